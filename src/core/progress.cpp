@@ -1,0 +1,39 @@
+#include "core/progress.h"
+
+#include <cstdio>
+
+#include <spdlog/spdlog.h>
+
+namespace rtm {
+
+std::string format_duration(double s) {
+    char buf[32];
+    if (s < 60) std::snprintf(buf, sizeof buf, "%.1fs", s);
+    else if (s < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", int(s) / 60, int(s) % 60);
+    else std::snprintf(buf, sizeof buf, "%dh%02dm", int(s) / 3600, (int(s) % 3600) / 60);
+    return buf;
+}
+
+Progress::Progress(std::string label, long total, double every_seconds)
+    : label_(std::move(label)), total_(total), every_(every_seconds),
+      start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+double Progress::elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void Progress::update(long done) {
+    const auto now = std::chrono::steady_clock::now();
+    const bool last_item = done >= total_;
+    if (std::chrono::duration<double>(now - last_).count() < every_ && !(last_item && printed_))
+        return;
+    last_ = now;
+    printed_ = true;
+    const double t = elapsed();
+    const double eta = done > 0 ? t * double(total_ - done) / double(done) : 0.0;
+    spdlog::info("{} {}/{} ({:.0f}%), elapsed {}, ETA {}", label_, done, total_,
+                 100.0 * double(done) / double(total_ > 0 ? total_ : 1), format_duration(t),
+                 format_duration(eta));
+}
+
+}  // namespace rtm

@@ -1,0 +1,27 @@
+#pragma once
+// Progress of a long loop on the log: "<label> k/N (p%), elapsed, ETA", at most
+// every few seconds, so long runs show they are alive without flooding the log.
+#include <chrono>
+#include <string>
+
+namespace rtm {
+
+class Progress {
+public:
+    Progress(std::string label, long total, double every_seconds = 5.0);
+    // Call with the number of finished items; prints when enough time has passed
+    // (and always for the last item when the loop ran long enough to print before).
+    void update(long done);
+    double elapsed() const;
+
+private:
+    std::string label_;
+    long total_;
+    double every_;
+    std::chrono::steady_clock::time_point start_, last_;
+    bool printed_ = false;
+};
+
+std::string format_duration(double seconds);
+
+}  // namespace rtm

@@ -1,0 +1,21 @@
+#pragma once
+// PNG previews of gathers, sections and slices, so results can be looked at.
+#include <string>
+#include <vector>
+
+namespace rtm::io {
+
+// Writes a 2D array (width columns fastest, height rows) as a PNG image.
+// Seismic style (symmetric = true): blue-white-red centred on zero, clipped at the
+// `clip_percentile` of |values|.
+// Field style (symmetric = false): a perceptual colour ramp from min to max (velocities).
+// The image is scaled to at least min_size pixels on its shorter side when small.
+struct PngStyle {
+    bool symmetric = true;
+    double clip_percentile = 99.0;
+    int min_size = 400;
+};
+void write_png(const std::string& path, const std::vector<float>& values, int width, int height,
+               const PngStyle& style = {});
+
+}  // namespace rtm::io
