@@ -1,6 +1,5 @@
-#include "support/catch.hpp"
-#ifndef RTM_CATCH3
-// Catch2 v2 has no separate main library.
-#define CATCH_CONFIG_RUNNER
-int main(int argc, char* argv[]) { return Catch::Session().run(argc, argv); }
+// Catch2 v2 builds its main in one translation unit; v3 links Catch2WithMain instead.
+#if !__has_include(<catch2/catch_all.hpp>)
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
 #endif

@@ -1,0 +1,19 @@
+#pragma once
+// CPU time step: the twin of the CUDA kernels (same function, tests hold them together).
+#include "kernels/step_args.h"
+
+namespace rtm::kernels {
+
+// u[n+1] = 2 u[n] - u[n-1] + (v dt)^2 (Lap8 u[n] + C-PML terms), into args.w.
+// Points farther than R from every absorbing layer take the plain update; the rest
+// first advance psi (pass 1, layers only) and then the full C-PML update (pass 2).
+// Then, with a free surface, sets w = 0 at iz = 0 and mirrors it antisymmetrically
+// into the halo above. OpenMP over z, SIMD along x.
+template <class T>
+void step_cpu(const StepArgs<T>& args);
+
+// The free-surface mirror on its own (used after injecting sources too).
+template <class T>
+void free_surface_cpu(const Box& box, T* f);
+
+}  // namespace rtm::kernels

@@ -1,0 +1,58 @@
+#pragma once
+// What one time step needs, as plain data so the same struct goes to the CPU loop
+// and, by value, to a CUDA kernel. Built by the propagation layer.
+//
+// The box: nx * ny * nz computed points (model window plus absorbing layers; ny = 1
+// in 2D). Every array below that is "padded" holds a halo of R = 4 cells around the
+// computed points in x and z (and y in 3D); the halo stays zero (Dirichlet, behind
+// the absorbing layers) except above a free surface, where it mirrors the field.
+#include <cstddef>
+
+#include "physics/stencil.h"
+
+namespace rtm::kernels {
+
+struct Box {
+    int ndim = 2;
+    int nx = 0, ny = 1, nz = 0;      // computed points
+    int pml_lo[3] = {0, 0, 0};       // layer cells at the low end of x, y, z
+    int pml_hi[3] = {0, 0, 0};       // layer cells at the high end of x, y, z
+    bool free_surface = false;       // p = 0 at iz = 0 (then pml_lo[2] = 0)
+
+    int halo_y() const { return ndim == 3 ? stencil::R : 0; }
+    long sx() const { return 1; }
+    long sy() const { return nx + 2 * stencil::R; }
+    long sz() const { return sy() * (ny + 2 * halo_y()); }
+    std::size_t padded_size() const { return std::size_t(sz()) * (nz + 2 * stencil::R); }
+    // Index of computed point (ix, iy, iz) in a padded array; halo points have
+    // coordinates -R..-1 and n..n+R-1.
+    long at(int ix, int iy, int iz) const {
+        return (long(iz) + stencil::R) * sz() + (long(iy) + halo_y()) * sy() + ix + stencil::R;
+    }
+    std::size_t points() const { return std::size_t(nx) * ny * nz; }
+    bool has_pml() const {
+        for (int i = 0; i < 3; ++i)
+            if (pml_lo[i] || pml_hi[i]) return true;
+        return false;
+    }
+};
+
+template <class T>
+struct StepArgs {
+    Box box;
+    T inv_h2[3];          // 1/dx^2, 1/dy^2, 1/dz^2 (inv_h2[1] = 0 in 2D)
+    T inv_h[3];           // 1/dx, 1/dy, 1/dz
+
+    const T* u = nullptr; // u[n], padded
+    T* w = nullptr;       // in: u[n-1], out: u[n+1], padded
+    const T* vdt2 = nullptr;  // (v dt)^2, padded (halo unused)
+
+    // C-PML (absent when !box.has_pml()): per-axis profiles over the computed points
+    // (a = 0, b = 1 in the interior) and the memory variables, padded.
+    const T* a[3] = {nullptr, nullptr, nullptr};
+    const T* b[3] = {nullptr, nullptr, nullptr};
+    T* psi[3] = {nullptr, nullptr, nullptr};
+    T* zeta[3] = {nullptr, nullptr, nullptr};
+};
+
+}  // namespace rtm::kernels

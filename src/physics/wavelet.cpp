@@ -1,0 +1,40 @@
+#include "physics/wavelet.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "physics/interpolation.h"
+
+namespace rtm {
+
+std::vector<float> ricker(double f0, double dt, int nt, double t0) {
+    if (t0 < 0) t0 = 1.5 / f0;
+    std::vector<float> w(nt);
+    for (int i = 0; i < nt; ++i) {
+        const double a = M_PI * f0 * (i * dt - t0);
+        w[i] = float((1 - 2 * a * a) * std::exp(-a * a));
+    }
+    return w;
+}
+
+std::vector<float> resample(const float* in, int nin, double dtin, int nout, double dtout) {
+    const double T = std::max(dtin, dtout);  // the coarser interval sets the pass band
+    const double half = 8 * T;               // half-width of the filter in seconds
+    const double beta = 6.0;                 // Kaiser shape: ~-60 dB side lobes
+    const double gain = dtin / T;            // keeps amplitudes when downsampling
+    std::vector<float> out(nout, 0.f);
+    for (int j = 0; j < nout; ++j) {
+        const double t = j * dtout;
+        const int i0 = std::max(0, int(std::ceil((t - half) / dtin)));
+        const int i1 = std::min(nin - 1, int(std::floor((t + half) / dtin)));
+        double s = 0;
+        for (int i = i0; i <= i1; ++i) {
+            const double x = (t - i * dtin) / T;
+            s += in[i] * sinc(x) * kaiser(x / 8, beta);
+        }
+        out[j] = float(s * gain);
+    }
+    return out;
+}
+
+}  // namespace rtm

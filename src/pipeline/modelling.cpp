@@ -1,0 +1,119 @@
+#include "pipeline/modelling.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "core/error.h"
+#include "core/progress.h"
+#include "physics/stability.h"
+#include "physics/wavelet.h"
+
+namespace rtm {
+
+double choose_time_step(const Grid& g, double v_min, double v_max, double record_dt,
+                        double f_max, const PropagationOptions& opt) {
+    const double dt_max = max_stable_dt(v_max, g.dx, g.ndim() == 3 ? g.dy : 0, g.dz);
+    double dt = opt.dt;
+    if (dt < 0 || !std::isfinite(dt))
+        fail("option propagation.dt", "the time step " + std::to_string(dt) + " s is not positive",
+             "Give a positive dt, or 0 to choose it from the CFL limit");
+    if (dt > dt_max) {
+        std::ostringstream os;
+        os << "the time step " << dt << " s is unstable for v_max = " << v_max << " m/s on this grid";
+        std::ostringstream fix;
+        fix << "The largest stable dt is " << dt_max << " s; use propagation.dt <= " << dt_max
+            << " or 0 for automatic";
+        fail("option propagation.dt", os.str(), fix.str());
+    }
+    if (dt == 0) dt = record_dt / std::ceil(record_dt / (opt.courant_safety * dt_max));
+    const double h_max = std::max({g.dx, g.dz, g.ndim() == 3 ? g.dy : 0.0});
+    const double ppw = points_per_wavelength(v_min, f_max, h_max);
+    if (ppw < kMinPointsPerWavelength)
+        spdlog::warn("dispersion: {:.1f} grid points per shortest wavelength (v_min {:.0f} m/s, "
+                     "f_max {:.1f} Hz, h {:.1f} m); below {:.0f} the wavefield will be visibly "
+                     "dispersed. Refine the grid or lower the frequency",
+                     ppw, v_min, f_max, h_max, kMinPointsPerWavelength);
+    return dt;
+}
+
+std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGather>& geometry,
+                                    const Wavelet& wavelet, const PropagationOptions& opt,
+                                    ModellingStats* stats) {
+    if (geometry.empty()) return {};
+    const Grid& g = model.grid();
+    const double record_dt = geometry.front().dt;
+    const int record_nt = geometry.front().nt;
+    auto [vmin, vmax] = std::minmax_element(model.vp.data.begin(), model.vp.data.end());
+    const double dt = choose_time_step(g, *vmin, *vmax, record_dt, wavelet.f_max, opt);
+    const double t_len = (record_nt - 1) * record_dt;
+    const int nt = int(std::ceil(t_len / dt - 1e-9)) + 1;
+
+    DomainOptions dopt;
+    dopt.pml_cells = opt.pml_cells;
+    dopt.free_surface = opt.free_surface;
+    dopt.dt = dt;
+    dopt.f_dominant = wavelet.f_dominant;
+    Domain domain(g, model.vp.data, dopt);
+    auto prop = make_cpu_propagator(domain, opt.precision);
+    const auto& box = domain.box();
+    spdlog::info("modelling {} shot(s) on {} ({}D grid {} x {} x {} with {} absorbing cells), "
+                 "dt {:.3g} ms, {} steps", geometry.size(), prop->name(), g.ndim(), g.nx, g.ny, g.nz,
+                 opt.pml_cells, dt * 1e3, nt);
+
+    const auto w = resample(wavelet.samples.data(), int(wavelet.samples.size()), wavelet.dt, nt, dt);
+    const std::vector<double> src_trace(w.begin(), w.end());
+
+    auto local = [&](const Position& p, double& x, double& y) {
+        g.frame.to_local(p.x, p.y, x, y);
+        if (g.ndim() == 2) y = 0;
+    };
+
+    std::vector<ShotGather> out;
+    Progress progress("modelling: shot", long(geometry.size()));
+    for (std::size_t s = 0; s < geometry.size(); ++s) {
+        const ShotGather& geo = geometry[s];
+        if (geo.dt != record_dt || geo.nt != record_nt)
+            fail("shot " + std::to_string(geo.id), "its sampling differs from the first shot's",
+                 "Model shots with different sampling in separate runs");
+        double x, y;
+        local(geo.source, x, y);
+        const std::string sname = "shot " + std::to_string(geo.id) + " source";
+        prop->set_sources({domain.point(x, y, geo.source.z, sname)}, {src_trace});
+        std::vector<PointStencil> rec;
+        rec.reserve(geo.receivers.size());
+        for (std::size_t r = 0; r < geo.receivers.size(); ++r) {
+            local(geo.receivers[r], x, y);
+            rec.push_back(domain.point(x, y, geo.receivers[r].z,
+                                       "shot " + std::to_string(geo.id) + " receiver " +
+                                           std::to_string(r + 1)));
+        }
+        prop->set_receivers(rec, nt);
+        prop->reset();
+        for (int n = 0; n < nt; ++n) prop->step(n);
+        const auto traces = prop->receiver_traces();
+
+        ShotGather shot = geo;
+        shot.data.assign(geo.receivers.size() * std::size_t(record_nt), 0.f);
+        std::vector<float> tr(nt);
+        for (std::size_t r = 0; r < geo.receivers.size(); ++r) {
+            std::copy(traces.begin() + r * nt, traces.begin() + (r + 1) * nt, tr.begin());
+            const auto rs = resample(tr.data(), nt, dt, record_nt, record_dt);
+            std::copy(rs.begin(), rs.end(), shot.trace(r));
+        }
+        out.push_back(std::move(shot));
+        progress.update(long(s + 1));
+    }
+    if (stats) {
+        stats->shots = long(geometry.size());
+        stats->steps = long(nt) * stats->shots;
+        stats->point_updates = double(box.points()) * nt * stats->shots;
+        stats->seconds = progress.elapsed();
+        stats->dt = dt;
+    }
+    return out;
+}
+
+}  // namespace rtm

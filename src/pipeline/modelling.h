@@ -1,0 +1,44 @@
+#pragma once
+// Forward modelling: a model, shot geometries and a wavelet -> synthetic gathers.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/survey.h"
+#include "propagation/propagator.h"
+
+namespace rtm {
+
+struct Wavelet {
+    std::vector<float> samples;  // starting at t = 0
+    double dt = 0;               // s
+    double f_max = 0;            // highest frequency with energy, Hz (for dispersion)
+    double f_dominant = 0;       // Hz (for the C-PML frequency shift)
+};
+
+struct PropagationOptions {
+    int pml_cells = 20;
+    bool free_surface = false;
+    double dt = 0;                   // time step, s; 0 = chosen from the CFL limit
+    double courant_safety = 0.8;     // automatic dt = record dt / ceil(record dt / (safety * dt_max))
+    Precision precision = Precision::Single;
+};
+
+// The time step used for a model and record interval (checked against CFL; throws
+// with the largest stable dt when an explicit one is unstable). Warns about dispersion.
+double choose_time_step(const Grid& g, double v_min, double v_max, double record_dt,
+                        double f_max, const PropagationOptions& opt);
+
+struct ModellingStats {
+    long shots = 0, steps = 0;
+    double point_updates = 0, seconds = 0;
+    double dt = 0;
+};
+
+// Models every gather of `geometry` (receivers, nt, dt used; data replaced).
+// Positions are world coordinates, mapped through the model's frame.
+std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGather>& geometry,
+                                    const Wavelet& wavelet, const PropagationOptions& opt,
+                                    ModellingStats* stats = nullptr);
+
+}  // namespace rtm

@@ -1,0 +1,118 @@
+// The CPU backend: padded arrays in host memory, kernels/cpu for the step.
+#include <utility>
+
+#include "kernels/cpu/step_cpu.h"
+#include "propagation/propagator.h"
+
+namespace rtm {
+
+namespace {
+
+template <class T>
+class CpuPropagator final : public Propagator {
+public:
+    CpuPropagator(const Domain& d) : d_(d), box_(d.box()) {
+        const std::size_t n = box_.padded_size();
+        u_.assign(n, T(0));
+        w_.assign(n, T(0));
+        vdt2_.assign(d.vdt2().begin(), d.vdt2().end());
+        const double h[3] = {d.window().dx, d.window().dy, d.window().dz};
+        for (int ax = 0; ax < 3; ++ax) {
+            const bool used = box_.ndim == 3 || ax != 1;
+            args_.inv_h2[ax] = used ? T(1 / (h[ax] * h[ax])) : T(0);
+            args_.inv_h[ax] = used ? T(1 / h[ax]) : T(0);
+            if (box_.pml_lo[ax] || box_.pml_hi[ax]) {
+                a_[ax].assign(d.profile(ax).a.begin(), d.profile(ax).a.end());
+                b_[ax].assign(d.profile(ax).b.begin(), d.profile(ax).b.end());
+                psi_[ax].assign(n, T(0));
+                zeta_[ax].assign(n, T(0));
+            }
+        }
+        args_.box = box_;
+        args_.vdt2 = vdt2_.data();
+    }
+
+    void set_sources(const std::vector<PointStencil>& where,
+                     const std::vector<std::vector<double>>& traces) override {
+        src_ = where;
+        src_traces_ = traces;
+    }
+    void set_receivers(const std::vector<PointStencil>& where, int nt) override {
+        rec_ = where;
+        nt_ = nt;
+        rec_traces_.assign(where.size() * std::size_t(nt), 0.0);
+    }
+
+    void reset() override {
+        std::fill(u_.begin(), u_.end(), T(0));
+        std::fill(w_.begin(), w_.end(), T(0));
+        for (int ax = 0; ax < 3; ++ax) {
+            std::fill(psi_[ax].begin(), psi_[ax].end(), T(0));
+            std::fill(zeta_[ax].begin(), zeta_[ax].end(), T(0));
+        }
+        std::fill(rec_traces_.begin(), rec_traces_.end(), 0.0);
+    }
+
+    void step(int n) override {
+        for (std::size_t r = 0; r < rec_.size(); ++r) {
+            double s = 0;
+            for (std::size_t k = 0; k < rec_[r].index.size(); ++k)
+                s += rec_[r].weight[k] * double(u_[rec_[r].index[k]]);
+            if (n < nt_) rec_traces_[r * nt_ + n] = s;
+        }
+        args_.u = u_.data();
+        args_.w = w_.data();
+        for (int ax = 0; ax < 3; ++ax) {
+            args_.a[ax] = a_[ax].empty() ? nullptr : a_[ax].data();
+            args_.b[ax] = b_[ax].empty() ? nullptr : b_[ax].data();
+            args_.psi[ax] = psi_[ax].empty() ? nullptr : psi_[ax].data();
+            args_.zeta[ax] = zeta_[ax].empty() ? nullptr : zeta_[ax].data();
+        }
+        kernels::step_cpu(args_);
+        const double inv_vol = 1.0 / d_.cell_volume();
+        for (std::size_t i = 0; i < src_.size(); ++i) {
+            const auto& tr = src_traces_[i];
+            if (n >= int(tr.size()) || tr[n] == 0) continue;
+            for (std::size_t k = 0; k < src_[i].index.size(); ++k) {
+                const long p = src_[i].index[k];
+                w_[p] += T(vdt2_[p] * src_[i].weight[k] * tr[n] * inv_vol);
+            }
+        }
+        std::swap(u_, w_);
+    }
+
+    std::vector<double> receiver_traces() const override { return rec_traces_; }
+
+    std::vector<double> wavefield() const override {
+        const Grid& g = d_.window();
+        std::vector<double> out(g.size());
+        for (int iz = 0; iz < g.nz; ++iz)
+            for (int iy = 0; iy < g.ny; ++iy)
+                for (int ix = 0; ix < g.nx; ++ix)
+                    out[g.index(ix, iy, iz)] = double(u_[d_.index(ix, iy, iz)]);
+        return out;
+    }
+
+    std::string name() const override {
+        return sizeof(T) == 4 ? "cpu (fp32)" : "cpu (fp64)";
+    }
+
+private:
+    const Domain& d_;
+    kernels::Box box_;
+    kernels::StepArgs<T> args_;
+    std::vector<T> u_, w_, vdt2_, a_[3], b_[3], psi_[3], zeta_[3];
+    std::vector<PointStencil> src_, rec_;
+    std::vector<std::vector<double>> src_traces_;
+    std::vector<double> rec_traces_;
+    int nt_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Propagator> make_cpu_propagator(const Domain& domain, Precision precision) {
+    if (precision == Precision::Double) return std::make_unique<CpuPropagator<double>>(domain);
+    return std::make_unique<CpuPropagator<float>>(domain);
+}
+
+}  // namespace rtm

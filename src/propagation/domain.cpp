@@ -1,0 +1,111 @@
+#include "propagation/domain.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/error.h"
+#include "physics/interpolation.h"
+
+namespace rtm {
+
+using stencil::R;
+
+Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOptions& opt)
+    : window_(window), opt_(opt) {
+    const int nb = opt.pml_cells;
+    box_.ndim = window.ndim();
+    const int pad_y = box_.ndim == 3 ? nb : 0;
+    box_.nx = window.nx + 2 * nb;
+    box_.ny = window.ny + 2 * pad_y;
+    box_.nz = window.nz + (opt.free_surface ? 0 : nb) + nb;
+    box_.pml_lo[0] = box_.pml_hi[0] = nb;
+    box_.pml_lo[1] = box_.pml_hi[1] = pad_y;
+    box_.pml_lo[2] = opt.free_surface ? 0 : nb;
+    box_.pml_hi[2] = nb;
+    box_.free_surface = opt.free_surface;
+
+    auto mm = std::minmax_element(vp.begin(), vp.end());
+    vmin_ = *mm.first;
+    vmax_ = *mm.second;
+
+    vdt2_.assign(box_.padded_size(), 0.0);
+    const double dt2 = opt.dt * opt.dt;
+    for (int iz = 0; iz < box_.nz; ++iz)
+        for (int iy = 0; iy < box_.ny; ++iy)
+            for (int ix = 0; ix < box_.nx; ++ix) {
+                const int wx = std::clamp(ix - nb, 0, window.nx - 1);
+                const int wy = std::clamp(iy - pad_y, 0, window.ny - 1);
+                const int wz = std::clamp(iz - box_.pml_lo[2], 0, window.nz - 1);
+                const double v = vp[window.index(wx, wy, wz)];
+                vdt2_[box_.at(ix, iy, iz)] = v * v * dt2;
+            }
+
+    const double h[3] = {window.dx, window.dy, window.dz};
+    const int n[3] = {box_.nx, box_.ny, box_.nz};
+    for (int ax = 0; ax < 3; ++ax)
+        prof_[ax] = cpml_profile(n[ax], box_.pml_lo[ax], box_.pml_hi[ax], h[ax], opt.dt, vmax_,
+                                 opt.f_dominant);
+}
+
+double Domain::cell_volume() const {
+    return window_.dx * window_.dz * (box_.ndim == 3 ? window_.dy : 1.0);
+}
+
+long Domain::index(int ix, int iy, int iz) const {
+    return box_.at(ix + box_.pml_lo[0], iy + box_.pml_lo[1], iz + box_.pml_lo[2]);
+}
+
+PointStencil Domain::point(double x, double y, double z, const std::string& what) const {
+    const Grid& g = window_;
+    const double fx = x / g.dx, fz = (z - g.z0) / g.dz;
+    const double fy = box_.ndim == 3 ? y / g.dy : 0.0;
+    const double eps = 1e-6;
+    if (fx < -eps || fx > g.nx - 1 + eps || fz < -eps || fz > g.nz - 1 + eps ||
+        (box_.ndim == 3 && (fy < -eps || fy > g.ny - 1 + eps))) {
+        std::ostringstream os;
+        os << "(x, y, z) = (" << x << ", " << y << ", " << z << ") m lies outside the model, which spans x 0.."
+           << g.x_max() << " m, " << (box_.ndim == 3 ? "y 0.." + std::to_string(g.y_max()) + " m, " : "")
+           << "z " << g.z0 << ".." << g.z_max() << " m";
+        fail(what, os.str(), "Move it inside the model or extend the model");
+    }
+    const SincWeights wx = sinc_weights(fx), wz = sinc_weights(fz);
+    SincWeights wy{0, {1, 0, 0, 0, 0, 0, 0, 0}};
+    int ny_taps = 1;
+    if (box_.ndim == 3) {
+        wy = sinc_weights(fy);
+        ny_taps = 2 * R;
+    }
+    // Nodes of the window's absorbing layers and beyond may be touched; only the
+    // padded array's own halo is out of reach (R cells are enough for radius 4, but
+    // guard anyway).
+    PointStencil s;
+    for (int kz = 0; kz < 2 * R; ++kz)
+        for (int ky = 0; ky < ny_taps; ++ky)
+            for (int kx = 0; kx < 2 * R; ++kx) {
+                double wgt = wx.w[kx] * wy.w[ky] * wz.w[kz];
+                if (wgt == 0) continue;
+                int iz = wz.first + kz;
+                if (opt_.free_surface) {
+                    if (iz == 0) continue;   // p = 0 on the surface
+                    if (iz < 0) {            // mirror: p(-z) = -p(z)
+                        iz = -iz;
+                        wgt = -wgt;
+                    }
+                }
+                const int ix = wx.first + kx, iy = box_.ndim == 3 ? wy.first + ky : 0;
+                const int bx = ix + box_.pml_lo[0], by = iy + box_.pml_lo[1], bz = iz + box_.pml_lo[2];
+                if (bx < 0 || bx >= box_.nx || by < 0 || by >= box_.ny || bz < 0 || bz >= box_.nz)
+                    continue;  // beyond the outermost layer: nothing to inject or sample
+                const long p = box_.at(bx, by, bz);
+                auto it = std::find(s.index.begin(), s.index.end(), p);
+                if (it != s.index.end()) s.weight[it - s.index.begin()] += wgt;
+                else {
+                    s.index.push_back(p);
+                    s.weight.push_back(wgt);
+                }
+            }
+    return s;
+}
+
+}  // namespace rtm

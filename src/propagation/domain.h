@@ -1,0 +1,63 @@
+#pragma once
+// One propagation's computational domain, independent of the backend: the model
+// window with absorbing layers around it, (v dt)^2 on every computed point, C-PML
+// profiles, and where sources and receivers touch the grid.
+#include <string>
+#include <vector>
+
+#include "core/grid.h"
+#include "kernels/step_args.h"
+#include "physics/cpml.h"
+
+namespace rtm {
+
+struct DomainOptions {
+    int pml_cells = 20;          // absorbing cells on every side (but the top with a free surface)
+    bool free_surface = false;   // p = 0 at the window's first depth sample
+    double dt = 0;               // time step, s (must be stable)
+    double f_dominant = 10;      // Hz, sets the C-PML frequency shift
+};
+
+// Where a point source or receiver touches the padded grid: windowed-sinc weights
+// (Hicks 2002), folded antisymmetrically about a free surface so that injection and
+// sampling stay each other's transpose.
+struct PointStencil {
+    std::vector<long> index;     // into padded arrays
+    std::vector<double> weight;
+};
+
+class Domain {
+public:
+    // window: the physical grid (local coordinates: x = ix dx, y = iy dy, z = z0 + iz dz);
+    // vp: its velocities (window.size() values, m/s).
+    Domain(const Grid& window, const std::vector<float>& vp, const DomainOptions& opt);
+
+    const Grid& window() const { return window_; }
+    const kernels::Box& box() const { return box_; }
+    double dt() const { return opt_.dt; }
+    const DomainOptions& options() const { return opt_; }
+    double v_min() const { return vmin_; }
+    double v_max() const { return vmax_; }
+    double cell_volume() const;
+
+    // (v dt)^2 on the padded grid (layers take the velocity of the nearest window point).
+    const std::vector<double>& vdt2() const { return vdt2_; }
+    const CpmlProfile& profile(int axis) const { return prof_[axis]; }
+
+    // Stencil of a point at local coordinates (x, y, z) of the window; throws when the
+    // point lies outside the window (`what` names it in the message).
+    PointStencil point(double x, double y, double z, const std::string& what) const;
+
+    // Padded index of window node (ix, iy, iz).
+    long index(int ix, int iy, int iz) const;
+
+private:
+    Grid window_;
+    DomainOptions opt_;
+    kernels::Box box_;
+    std::vector<double> vdt2_;
+    CpmlProfile prof_[3];
+    double vmin_ = 0, vmax_ = 0;
+};
+
+}  // namespace rtm

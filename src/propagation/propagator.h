@@ -1,0 +1,42 @@
+#pragma once
+// The backend seam: a propagator advances one domain's wavefield in time on some
+// device (CPU now; CUDA behind the same interface). It owns the wavefields; the
+// host gives it source traces and reads receiver traces back.
+//
+// Time step n (n = 0 .. nt-1) of `step`:
+//   1. record u[n] at every receiver into row n of the receiver traces;
+//   2. u[n+1] = 2 u[n] - u[n-1] + (v dt)^2 (Lap u[n] + C-PML terms + s[n]),
+//      with s[n] = sum over sources of trace[n] * weight / cell volume,
+//      so that (1/v^2) u_tt - Lap u = f(t) delta(x - x_s) for a source of wavelet f.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "propagation/domain.h"
+
+namespace rtm {
+
+enum class Precision { Single, Double };
+
+class Propagator {
+public:
+    virtual ~Propagator() = default;
+
+    // Sources: one stencil and one trace of nt samples (at the domain's dt) each.
+    virtual void set_sources(const std::vector<PointStencil>& where,
+                             const std::vector<std::vector<double>>& traces) = 0;
+    virtual void set_receivers(const std::vector<PointStencil>& where, int nt) = 0;
+
+    virtual void reset() = 0;       // wavefields and C-PML memory to zero
+    virtual void step(int n) = 0;   // see above
+    // Receiver traces recorded so far: receivers x nt, receiver after receiver.
+    virtual std::vector<double> receiver_traces() const = 0;
+    // The current wavefield u[n] on the window's nodes (x fastest), for tests and snapshots.
+    virtual std::vector<double> wavefield() const = 0;
+
+    virtual std::string name() const = 0;
+};
+
+std::unique_ptr<Propagator> make_cpu_propagator(const Domain& domain, Precision precision);
+
+}  // namespace rtm

@@ -1,0 +1,59 @@
+#pragma once
+// Small propagation runs for the numerics tests: a velocity function on a grid,
+// one source with a Ricker wavelet, receivers anywhere, traces back in double.
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "core/survey.h"
+#include "physics/wavelet.h"
+#include "propagation/propagator.h"
+
+namespace rtm::test {
+
+struct Run {
+    Grid grid;                                    // window (local coordinates)
+    std::function<double(double, double, double)> velocity = [](double, double, double) { return 2000.0; };
+    DomainOptions domain;                         // dt, pml_cells, free_surface, f_dominant
+    int nt = 0;
+    double f0 = 10;                               // Ricker peak frequency
+    Position source;                              // local coordinates
+    std::vector<Position> receivers;              // local coordinates
+    Precision precision = Precision::Double;
+};
+
+inline std::vector<float> velocity_field(const Run& r) {
+    std::vector<float> v(r.grid.size());
+    for (int iz = 0; iz < r.grid.nz; ++iz)
+        for (int iy = 0; iy < r.grid.ny; ++iy)
+            for (int ix = 0; ix < r.grid.nx; ++ix)
+                v[r.grid.index(ix, iy, iz)] = float(
+                    r.velocity(ix * r.grid.dx, iy * r.grid.dy, r.grid.z0 + iz * r.grid.dz));
+    return v;
+}
+
+// Returns receivers x nt traces.
+inline std::vector<double> simulate(const Run& r) {
+    Domain d(r.grid, velocity_field(r), r.domain);
+    auto p = make_cpu_propagator(d, r.precision);
+    const auto w = ricker(r.f0, r.domain.dt, r.nt);
+    p->set_sources({d.point(r.source.x, r.source.y, r.source.z, "source")},
+                   {std::vector<double>(w.begin(), w.end())});
+    std::vector<PointStencil> rec;
+    for (const auto& q : r.receivers) rec.push_back(d.point(q.x, q.y, q.z, "receiver"));
+    p->set_receivers(rec, r.nt);
+    for (int n = 0; n < r.nt; ++n) p->step(n);
+    return p->receiver_traces();
+}
+
+// ||a - b|| / ||b|| over n samples.
+inline double rel_l2(const double* a, const double* b, std::size_t n) {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return std::sqrt(num / den);
+}
+
+}  // namespace rtm::test
