@@ -1,0 +1,45 @@
+#include "propagation/backend.h"
+
+#include "core/error.h"
+
+namespace rtm {
+
+DeviceChoice parse_device(const std::string& s) {
+    if (s == "auto") return DeviceChoice::Auto;
+    if (s == "cpu") return DeviceChoice::Cpu;
+    if (s == "gpu") return DeviceChoice::Gpu;
+    fail("option --device", "unknown device '" + s + "'", "Use auto, cpu or gpu");
+}
+
+#ifndef RTM_HAVE_CUDA
+bool cuda_device_available(std::string* description) {
+    if (description) *description = "this rtm was built without CUDA";
+    return false;
+}
+std::unique_ptr<Propagator> make_cuda_propagator(const Domain&, Precision) {
+    fail("option --device", "this rtm was built without CUDA", "Rebuild with nvcc on the PATH, or use --device cpu");
+}
+#endif
+
+Backend choose_backend(DeviceChoice choice) {
+    Backend b;
+    if (choice == DeviceChoice::Cpu) {
+        b.why = "CPU requested (--device cpu)";
+        return b;
+    }
+    std::string what;
+    const bool have = cuda_device_available(&what);
+    if (choice == DeviceChoice::Gpu && !have)
+        fail("option --device gpu", "no usable GPU: " + what, "Use --device cpu or auto");
+    b.gpu = have;
+    b.why = have ? what : "no GPU (" + what + "), using the CPU";
+    return b;
+}
+
+std::unique_ptr<Propagator> make_propagator(const Domain& domain, Precision precision,
+                                            const Backend& backend) {
+    if (backend.gpu) return make_cuda_propagator(domain, precision);
+    return make_cpu_propagator(domain, precision);
+}
+
+}  // namespace rtm

@@ -1,0 +1,31 @@
+#pragma once
+// Choosing where propagations run: the GPU when one is present (and rtm was built
+// with CUDA), else the CPU; --device cpu|gpu overrides. The log says which and why.
+#include <memory>
+#include <string>
+
+#include "propagation/propagator.h"
+
+namespace rtm {
+
+enum class DeviceChoice { Auto, Cpu, Gpu };
+
+// Parses "auto", "cpu" or "gpu" (the --device option); throws naming the option.
+DeviceChoice parse_device(const std::string& s);
+
+struct Backend {
+    bool gpu = false;
+    std::string why;  // e.g. "GPU 0: NVIDIA H100 (80 GB) found" or "no CUDA device: ..."
+};
+
+// Resolves Auto; throws when Gpu is asked for but none can be used.
+Backend choose_backend(DeviceChoice choice);
+
+std::unique_ptr<Propagator> make_propagator(const Domain& domain, Precision precision,
+                                            const Backend& backend);
+
+// Implemented by the CUDA backend (propagation/cuda_propagator.cu) when built.
+bool cuda_device_available(std::string* description);
+std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision);
+
+}  // namespace rtm
