@@ -2,6 +2,26 @@
 // Velocity models and images as SEG-Y: one trace per surface position, samples
 // along depth. Reading places every trace on its (x, y) node from the headers;
 // writing fills complete geometry headers so other tools read the result.
+//
+// Axes of a cube placed by line numbers: x runs along increasing CROSSLINE number
+// (byte 193 by default: the traces of one inline, which vary fastest in
+// inline-sorted files such as f3.sgy), y along increasing INLINE number (byte 189).
+// ix = (crossline - first crossline) / crossline step, iy likewise for inlines.
+// write_volume writes crossline = ix + 1 and inline = iy + 1, so a volume read back
+// keeps its orientation.
+//
+// A 2D line (ny == 1) is recognised when all traces share one inline number (or none
+// carry line numbers): x runs along increasing crossline number (or inline number,
+// when only that varies), else along the line through the traces' coordinates in
+// increasing CDP number (byte 21) or, when that is constant, from the file's first
+// trace towards its last; with neither coordinates nor line numbers, by CDP number.
+// For a 2D line dy = dx and the frame's y axis is x turned 90 degrees counter-clockwise.
+//
+// Coordinates: CDP X/Y (bytes 181/185) when any trace has them non-zero, else source
+// X/Y (73/77), with the coordinate scalar (byte 71: negative divides, positive
+// multiplies, 0 means 1). dx, dy and the frame (origin of node (0,0), unit axes in
+// world X/Y) are a least-squares fit over all traces; a trace farther than
+// 5% of the spacing (plus the coordinates' rounding) from its node is an error.
 #include <string>
 
 #include "core/grid.h"
@@ -12,13 +32,17 @@ namespace rtm::io {
 struct GridReadOptions {
     // Where each trace sits: by inline/crossline numbers, by CDP X/Y (or source X/Y)
     // coordinates with the coordinate scalar, or "auto" (line numbers when they vary
-    // across traces, else coordinates).
+    // across traces, else coordinates, else CDP numbers). Placement by coordinates
+    // alone reads 2D lines only.
     enum class Placement { Auto, LineNumbers, Coordinates };
     Placement placement = Placement::Auto;
     int inline_byte = 189;     // trace-header byte of the inline number
     int crossline_byte = 193;  // trace-header byte of the crossline number
     // Depth sampling. Depth models conventionally store dz in the sample-interval
     // field in millimetres: dz[m] = interval * depth_unit. dz > 0 overrides it.
+    // The interval is the first trace's byte 117, or binary byte 3217 when that is 0.
+    // z0 = delay recording time (byte 109, "ms") * 1000 * depth_unit: metres for
+    // depth models, in the same "thousand times the interval unit" convention.
     double depth_unit = 1e-3;
     double dz = 0;
     // Spacing along x and y when coordinates are missing (line-number placement
@@ -27,19 +51,24 @@ struct GridReadOptions {
 };
 
 // Reads a gridded volume (2D line or 3D cube). Errors name the file and field.
+// Samples of any supported format (IBM float, int32, int16, IEEE float, int8) are
+// returned as float, integers exactly up to 2^24.
 Volume read_volume(const std::string& path, const GridReadOptions& opt = {});
 
 // Reads vp (m/s) and the optional anisotropy volumes, checking they share vp's
-// grid. Empty paths are skipped. Checks that vp is finite and positive.
+// grid. Empty paths are skipped. Checks that vp is finite and positive, and that the
+// other volumes are finite.
 struct ModelPaths {
     std::string vp, epsilon, delta, theta, phi;
 };
 Model read_model(const ModelPaths& paths, const GridReadOptions& opt = {});
 
 // Writes a volume as SEG-Y rev 1, IEEE float: inline/crossline numbers (1-based) at
-// bytes 189/193, CDP X/Y and source/group X/Y with scalar -100 (cm), dz in mm in the
-// sample-interval fields. The file is written to PATH.tmp and renamed, so a reader
-// never sees half a file.
-void write_volume(const std::string& path, const Volume& v);
+// bytes 189/193 (crossline = ix + 1, inline = iy + 1), CDP X/Y and source/group X/Y
+// with scalar -100 (cm), dz in mm in the sample-interval fields (dz must be a whole
+// number of mm up to 32767), z0 in whole metres in the delay field (byte 109).
+// `description` goes into the textual header ("P velocity, m/s", "RTM image").
+// The file is written to PATH.tmp and renamed, so a reader never sees half a file.
+void write_volume(const std::string& path, const Volume& v, const std::string& description = "");
 
 }  // namespace rtm::io
