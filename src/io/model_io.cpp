@@ -1,0 +1,231 @@
+#include "io/model_io.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+#include "core/error.h"
+#include "io/grid_placement.h"
+#include "io/segy_file.h"
+
+namespace rtm::io {
+
+namespace {
+
+std::string num(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    return buf;
+}
+
+void check_options(const GridReadOptions& opt) {
+    for (auto [byte, name] : {std::pair{opt.inline_byte, "inline_byte"}, std::pair{opt.crossline_byte, "crossline_byte"}})
+        if (!detail::is_trace_field(byte))
+            fail(std::string("GridReadOptions::") + name,
+                 std::to_string(byte) + " is not the first byte of a trace-header field",
+                 "Use the byte where the field starts, e.g. 189 (inline), 193 (crossline), 9 (field record) or 21 (CDP)");
+    if (!(opt.depth_unit > 0)) fail("GridReadOptions::depth_unit", "must be positive, got " + num(opt.depth_unit), "Use 1e-3 for mm");
+    if (!(opt.dz >= 0)) fail("GridReadOptions::dz", "must be 0 (from the file) or positive, got " + num(opt.dz));
+}
+
+// Whole number of `unit`s in `value`, or a clear error.
+long whole(double value, double unit, long lo, long hi, const std::string& path, const std::string& what,
+           const std::string& field) {
+    const double n = value / unit;
+    const double r = std::round(n);
+    if (!(std::abs(n - r) <= 1e-6 * std::max(1.0, std::abs(n))))
+        fail(path, what + " = " + num(value) + " m is not a whole number of " + (unit == 1e-3 ? "millimetres" : "metres") +
+                       ", and SEG-Y stores it as an integer in " + field,
+             "Resample the volume so that it is");
+    if (r < lo || r > hi)
+        fail(path, what + " = " + num(value) + " m does not fit " + field + " (" + std::to_string(lo) + ".." +
+                       std::to_string(hi) + " " + (unit == 1e-3 ? "mm" : "m") + ")",
+             "Resample the volume");
+    return long(r);
+}
+
+std::int64_t centimetres(double metres, const std::string& path, const char* what) {
+    const double cm = std::round(metres * 100.0);
+    if (!(std::abs(cm) < 2147483647.0))
+        fail(path, std::string(what) + " = " + num(metres) + " m does not fit a 32-bit SEG-Y coordinate in centimetres",
+             "Shift the grid's frame origin closer to 0");
+    return std::int64_t(cm);
+}
+
+std::string upper(std::string s) {
+    for (auto& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+}
+
+}  // namespace
+
+Volume read_volume(const std::string& path, const GridReadOptions& opt) {
+    check_options(opt);
+    const detail::SegyReader file(path);
+    const auto headers = file.headers();
+    const detail::GridPlacement place = detail::place_traces(detail::read_spots(headers, opt), opt, path);
+
+    Grid grid = place.grid;
+    grid.nz = file.samples();
+    int interval_byte = 0;
+    const int interval = file.interval(headers.front(), &interval_byte);
+    const int first = headers.front().get(SEGY_TR_SAMPLE_INTER);
+    for (std::size_t i = 1; i < headers.size(); ++i) {
+        const int v = headers[i].get(SEGY_TR_SAMPLE_INTER);
+        if (v != 0 && v != first)
+            fail(path, "trace " + std::to_string(i + 1) + " has " + detail::trace_field_name(SEGY_TR_SAMPLE_INTER) + " " +
+                           std::to_string(v) + " where trace 1 has " + std::to_string(first),
+                 "All traces of a volume must share one sample interval");
+    }
+    if (opt.dz > 0) {
+        grid.dz = opt.dz;
+    } else if (interval <= 0) {
+        fail(path, "the sample interval is zero or negative: " + detail::trace_field_name(SEGY_TR_SAMPLE_INTER) + " = " +
+                       std::to_string(first) + " in trace 1 and " + detail::binary_field_name(SEGY_BIN_INTERVAL) + " = " +
+                       std::to_string(file.binary().get(SEGY_BIN_INTERVAL)) +
+                       " (values over 32767 do not fit the signed 16-bit field)",
+             "Set the sample interval in the file (dz in mm for depth models), or give dz in GridReadOptions");
+    } else {
+        grid.dz = interval * opt.depth_unit;
+    }
+    grid.z0 = headers.front().get(SEGY_TR_DELAY_REC_TIME) * 1000.0 * opt.depth_unit;
+
+    Volume v(grid);
+    std::vector<float> trace(grid.nz);
+    const std::size_t plane = std::size_t(grid.nx) * grid.ny;
+    for (int i = 0; i < file.traces(); ++i) {
+        file.read(i, trace.data());
+        float* out = v.data.data() + place.node[i];
+        for (int iz = 0; iz < grid.nz; ++iz) out[iz * plane] = trace[iz];
+    }
+    return v;
+}
+
+Model read_model(const ModelPaths& paths, const GridReadOptions& opt) {
+    if (paths.vp.empty()) fail("model", "no vp file given", "Give the P-velocity model (SEG-Y, m/s)");
+    Model m;
+    m.vp = read_volume(paths.vp, opt);
+    const Grid& g = m.vp.grid;
+    std::size_t bad = 0, first_bad = 0;
+    for (std::size_t k = 0; k < m.vp.data.size(); ++k) {
+        const float v = m.vp.data[k];
+        if (!(std::isfinite(v) && v > 0) && bad++ == 0) first_bad = k;
+    }
+    if (bad) {
+        const std::size_t ix = first_bad % g.nx, iy = (first_bad / g.nx) % g.ny, iz = first_bad / (std::size_t(g.nx) * g.ny);
+        fail(paths.vp, "vp at node (ix " + std::to_string(ix) + ", iy " + std::to_string(iy) + ", iz " + std::to_string(iz) +
+                           ") is " + num(m.vp.data[first_bad]) + " (" + std::to_string(bad) + " of " +
+                           std::to_string(m.vp.data.size()) + " samples are not finite and > 0)",
+             "Velocities must be finite and positive m/s: fix the model (e.g. give water or air a real velocity)");
+    }
+
+    const std::pair<const char*, const std::string*> extras[] = {
+        {"epsilon", &paths.epsilon}, {"delta", &paths.delta}, {"theta", &paths.theta}, {"phi", &paths.phi}};
+    for (const auto& [name, path] : extras) {
+        if (path->empty()) continue;
+        Volume v = read_volume(*path, opt);
+        const Grid& h = v.grid;
+        auto near = [](double a, double b, double tol) { return std::abs(a - b) <= tol; };
+        const bool same = h.nx == g.nx && h.ny == g.ny && h.nz == g.nz && near(h.dx, g.dx, 1e-3) && near(h.dy, g.dy, 1e-3) &&
+                          near(h.dz, g.dz, 1e-3) && near(h.z0, g.z0, 1e-3) && near(h.frame.ox, g.frame.ox, 0.01) &&
+                          near(h.frame.oy, g.frame.oy, 0.01) && near(h.frame.exx, g.frame.exx, 1e-4) &&
+                          near(h.frame.exy, g.frame.exy, 1e-4) && near(h.frame.eyx, g.frame.eyx, 1e-4) &&
+                          near(h.frame.eyy, g.frame.eyy, 1e-4);
+        if (!same)
+            fail(*path, std::string(name) + "'s grid (" + std::to_string(h.nx) + " x " + std::to_string(h.ny) + " x " +
+                            std::to_string(h.nz) + ", dx " + num(h.dx) + ", dy " + num(h.dy) + ", dz " + num(h.dz) +
+                            " m, origin " + num(h.frame.ox) + ", " + num(h.frame.oy) + ") differs from vp's in " +
+                            paths.vp + " (" + std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " +
+                            std::to_string(g.nz) + ", dx " + num(g.dx) + ", dy " + num(g.dy) + ", dz " + num(g.dz) +
+                            " m, origin " + num(g.frame.ox) + ", " + num(g.frame.oy) + ")",
+                 "Write all model volumes on vp's grid");
+        for (std::size_t k = 0; k < v.data.size(); ++k)
+            if (!std::isfinite(v.data[k]))
+                fail(*path, std::string(name) + " at node (ix " + std::to_string(k % g.nx) + ", iy " +
+                                std::to_string((k / g.nx) % g.ny) + ", iz " + std::to_string(k / (std::size_t(g.nx) * g.ny)) +
+                                ") is " + num(v.data[k]),
+                     "Fix the model: every value must be finite");
+        m.extra[name] = std::move(v);
+    }
+    return m;
+}
+
+void write_volume(const std::string& path, const Volume& v, const std::string& description) {
+    const Grid& g = v.grid;
+    if (g.nx < 1 || g.ny < 1 || g.nz < 1)
+        fail(path, "cannot write a volume of " + std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " +
+                       std::to_string(g.nz) + " nodes", "Give at least one node along each axis");
+    if (v.data.size() != g.size())
+        fail(path, "the volume holds " + std::to_string(v.data.size()) + " values for a grid of " + std::to_string(g.size()),
+             "Internal error: resize the data to the grid");
+    if (!(g.dx > 0) || (g.ny > 1 && !(g.dy > 0)))
+        fail(path, "grid spacing dx " + num(g.dx) + ", dy " + num(g.dy) + " m must be positive");
+    if (g.nz > 65535) fail(path, "nz = " + std::to_string(g.nz) + " samples does not fit SEG-Y's 16-bit sample count", "Resample");
+    const long dz_mm = whole(g.dz, 1e-3, 1, 32767, path, "dz", detail::binary_field_name(SEGY_BIN_INTERVAL) + " (in mm)");
+    const long delay = whole(g.z0, 1.0, -32768, 32767, path, "z0", detail::trace_field_name(SEGY_TR_DELAY_REC_TIME) + " (in m)");
+
+    const auto& f = g.frame;
+    const std::vector<std::string> text = {
+        "C 1 RTM " + upper(description.empty() ? "VOLUME" : description),
+        "C 2 SEG-Y REV 1, IEEE FLOAT (FORMAT 5), BIG-ENDIAN, WRITTEN BY RTM",
+        "C 3 GRID NX=" + std::to_string(g.nx) + " NY=" + std::to_string(g.ny) + " NZ=" + std::to_string(g.nz) +
+            " DX=" + num(g.dx) + " DY=" + num(g.dy) + " DZ=" + num(g.dz) + " M",
+        "C 4 ONE TRACE PER (X,Y) NODE, X FASTEST; SAMPLES ALONG DEPTH",
+        "C 5 SAMPLE INTERVAL (117, 3217) = DZ IN MM; DELAY (109) = Z0 IN M",
+        "C 6 CROSSLINE (193) = IX+1, INLINE (189) = IY+1",
+        "C 7 CDP X/Y (181/185) = SOURCE X/Y = GROUP X/Y: NODE X/Y IN CM, SCALAR -100",
+        "C 8 ORIGIN X=" + num(f.ox) + " Y=" + num(f.oy),
+        "C 9 X AXIS (" + num(f.exx) + ", " + num(f.exy) + ") Y AXIS (" + num(f.eyx) + ", " + num(f.eyy) + ")",
+        "C40 END TEXTUAL HEADER",
+    };
+    std::vector<std::string> card(40);
+    for (const auto& line : text) card[std::stoi(line.substr(1, 2)) - 1] = line;
+    for (int i = 0; i < 40; ++i)
+        if (card[i].empty()) card[i] = (i < 9 ? "C " : "C") + std::to_string(i + 1);
+
+    detail::BinaryHeader bin;
+    bin.set(SEGY_BIN_TRACES, std::min(g.nx, 32767), path);
+    bin.set(SEGY_BIN_INTERVAL, dz_mm, path);
+    bin.set(SEGY_BIN_INTERVAL_ORIG, dz_mm, path);
+    bin.set(SEGY_BIN_SAMPLES, g.nz, path);
+    bin.set(SEGY_BIN_SAMPLES_ORIG, g.nz, path);
+    bin.set(SEGY_BIN_SORTING_CODE, 4, path);  // horizontally stacked: one trace per position
+    bin.set(SEGY_BIN_MEASUREMENT_SYSTEM, 1, path);  // metres
+    bin.set(SEGY_BIN_SEGY_REVISION, 0x0100, path);
+    bin.set(SEGY_BIN_TRACE_FLAG, 1, path);  // fixed-length traces
+    detail::SegyWriter out(path, card, bin);
+
+    detail::TraceHeader h;
+    h.set(SEGY_TR_TRACE_ID, 1, path);
+    h.set(SEGY_TR_SOURCE_GROUP_SCALAR, -100, path);
+    h.set(SEGY_TR_COORD_UNITS, 1, path);  // length (metres)
+    h.set(SEGY_TR_SAMPLE_COUNT, g.nz, path);
+    h.set(SEGY_TR_SAMPLE_INTER, dz_mm, path);
+    h.set(SEGY_TR_DELAY_REC_TIME, delay, path);
+    std::vector<float> trace(g.nz);
+    const std::size_t plane = std::size_t(g.nx) * g.ny;
+    for (int iy = 0; iy < g.ny; ++iy)
+        for (int ix = 0; ix < g.nx; ++ix) {
+            const int k = iy * g.nx + ix;
+            double X, Y;
+            f.to_world(ix * g.dx, iy * g.dy, X, Y);
+            const std::int64_t cx = centimetres(X, path, "node X"), cy = centimetres(Y, path, "node Y");
+            h.set(SEGY_TR_SEQ_LINE, k + 1, path);
+            h.set(SEGY_TR_SEQ_FILE, k + 1, path);
+            h.set(SEGY_TR_ENSEMBLE, k + 1, path);
+            h.set(SEGY_TR_INLINE, iy + 1, path);
+            h.set(SEGY_TR_CROSSLINE, ix + 1, path);
+            for (auto [xb, yb] : {std::pair{SEGY_TR_CDP_X, SEGY_TR_CDP_Y}, std::pair{SEGY_TR_SOURCE_X, SEGY_TR_SOURCE_Y},
+                                  std::pair{SEGY_TR_GROUP_X, SEGY_TR_GROUP_Y}}) {
+                h.set(xb, cx, path);
+                h.set(yb, cy, path);
+            }
+            const float* column = v.data.data() + k;
+            for (int iz = 0; iz < g.nz; ++iz) trace[iz] = column[iz * plane];
+            out.write(k, h, trace.data());
+        }
+    out.commit();
+}
+
+}  // namespace rtm::io

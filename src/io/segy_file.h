@@ -1,0 +1,144 @@
+#pragma once
+// Private to src/io: a thin RAII layer over segyio's C API (segyio/segy.h).
+//
+// All byte-level work (big-endian fields, IBM float, sample conversion) is done by
+// segyio; this layer only turns its error codes into rtm::Error messages that name
+// the file, the trace and the header field ("unable to read trace 17 of model.sgy"),
+// and checks what segyio leaves to its caller: the sample format, the sample count
+// against the file size, field values that do not fit their 16-bit slots.
+//
+// Conventions: trace numbers are 0-based in code and 1-based in messages (as in
+// segyio-catr); header fields are named by their 1-based byte position, as in the
+// SEG-Y standard and segyio's SEGY_TR_* / SEGY_BIN_* enums.
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <segyio/segy.h>
+
+namespace rtm::io::detail {
+
+// "inline number (trace-header byte 189)" and the like, for messages.
+std::string trace_field_name(int byte);
+std::string binary_field_name(int byte);
+
+// Whether `byte` starts a trace-header field that segyio knows (e.g. 189, not 190).
+bool is_trace_field(int byte);
+
+// The sample formats rtm reads, by SEG-Y code: 1 IBM float, 2 int32, 3 int16,
+// 5 IEEE float, 8 int8.
+bool format_supported(int code);
+std::string format_name(int code);     // "IBM float", "int16", ..., "unknown"
+std::string supported_formats_text();  // "1 (IBM float), 2 (int32), ..."
+
+// Coordinate and elevation scalars (bytes 69, 71): negative divides, positive
+// multiplies, zero means 1.
+double apply_scalar(std::int32_t value, std::int32_t scalar);
+
+// One 240-byte trace header; fields are read and written through segyio.
+class TraceHeader {
+public:
+    TraceHeader();
+    // Value of the field starting at `byte` (a valid field: see is_trace_field).
+    // The sample count (115) is unsigned in SEG-Y; segyio 1.8 hands it back signed,
+    // so it is returned here as 0..65535.
+    std::int32_t get(int byte) const;
+    // Sets a field; throws rtm::Error naming `where` and the field when the value does
+    // not fit (read back differently: 16-bit fields hold -32768..32767, the sample
+    // count 0..65535).
+    void set(int byte, std::int64_t value, const std::string& where);
+    char* bytes() { return buf_.data(); }
+    const char* bytes() const { return buf_.data(); }
+
+private:
+    std::vector<char> buf_;
+};
+
+// The 400-byte binary header.
+class BinaryHeader {
+public:
+    BinaryHeader();
+    std::int32_t get(int byte) const;  // sample counts (3221, 3223) come back unsigned
+    void set(int byte, std::int64_t value, const std::string& where);
+    char* bytes() { return buf_.data(); }
+    const char* bytes() const { return buf_.data(); }
+
+private:
+    std::vector<char> buf_;
+};
+
+struct SegyCloser {
+    void operator()(segy_file* fp) const;
+};
+
+// A SEG-Y file opened for reading. The constructor checks everything needed to read
+// traces safely: the file exists and holds the 3600-byte headers, the sample format
+// is supported, and the file size equals trace0 + traces x (240 + samples x bytes).
+//
+// Sample count: the binary header (3221) first, as segyio does, then the first trace
+// header (115): the first that matches the file size wins. Real files disagree
+// (f3.sgy's trace headers say 462 samples where the binary header and the file
+// size say 75), and the file size settles it.
+class SegyReader {
+public:
+    explicit SegyReader(const std::string& path);
+
+    const std::string& path() const { return path_; }
+    int format() const { return format_; }
+    int samples() const { return samples_; }
+    int samples_byte() const { return samples_byte_; }  // field the count came from
+    int traces() const { return traces_; }
+    long trace0() const { return trace0_; }
+    int trace_bytes() const { return trace_bytes_; }  // sample bytes per trace
+    const BinaryHeader& binary() const { return bin_; }
+    std::string text_header() const;  // 40 lines of 80 characters, ASCII
+
+    TraceHeader header(int trace) const;
+    std::vector<TraceHeader> headers() const;  // all of them, in file order
+    // Reads one trace's samples converted to float (out holds samples() values).
+    void read(int trace, float* out) const;
+
+    // Sample interval in the header's unit (microseconds, or millimetres for depth
+    // models): the first trace's byte 117 when positive, else binary byte 3217.
+    // Returns 0 when both are zero or negative; `from_byte` tells which was used.
+    int interval(const TraceHeader& first, int* from_byte = nullptr) const;
+
+private:
+    std::string path_;
+    std::unique_ptr<segy_file, SegyCloser> fp_;
+    BinaryHeader bin_;
+    int format_ = 0, samples_ = 0, samples_byte_ = 0, traces_ = 0, trace_bytes_ = 0;
+    long trace0_ = 0;
+    mutable std::vector<char> raw_;
+};
+
+// A new SEG-Y file (IEEE float, format 5), written to PATH.tmp and renamed to PATH
+// by commit(). Destroying an uncommitted writer removes PATH.tmp, so a failed write
+// leaves no half file behind.
+class SegyWriter {
+public:
+    // `text` is up to 40 lines of at most 80 characters (written as EBCDIC by segyio);
+    // `bin` must carry the sample count (3221); the format field is set to 5 here.
+    SegyWriter(const std::string& path, const std::vector<std::string>& text, BinaryHeader bin);
+    ~SegyWriter();
+    SegyWriter(const SegyWriter&) = delete;
+    SegyWriter& operator=(const SegyWriter&) = delete;
+
+    int samples() const { return samples_; }
+    // Writes trace number `trace` (0-based): its header and samples() floats.
+    void write(int trace, const TraceHeader& header, const float* samples);
+    // Flushes, closes and renames PATH.tmp to PATH.
+    void commit();
+
+private:
+    std::string path_, tmp_;
+    std::unique_ptr<segy_file, SegyCloser> fp_;
+    int samples_ = 0, trace_bytes_ = 0;
+    long trace0_ = 0;
+    std::vector<char> raw_;
+    bool committed_ = false;
+};
+
+}  // namespace rtm::io::detail
