@@ -1,0 +1,231 @@
+#include "io/segy_info.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include "core/error.h"
+#include "io/grid_placement.h"
+#include "io/segy_file.h"
+
+namespace rtm::io {
+
+namespace {
+
+std::string num(double v, int digits = 6) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
+}
+
+// Lengths to the centimetre, without trailing zeros: "25", "7.5", "620181.88".
+std::string metres(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    std::string t = buf;
+    t.erase(t.find_last_not_of('0') + 1);
+    if (t.back() == '.') t.pop_back();
+    return t == "-0" ? "0" : t;
+}
+
+std::string metres_range(double lo, double hi) {
+    return metres(lo) == metres(hi) ? metres(lo) : metres(lo) + ".." + metres(hi);
+}
+
+std::string range(double lo, double hi, int digits = 8) {
+    return lo == hi ? num(lo, digits) : num(lo, digits) + ".." + num(hi, digits);
+}
+
+constexpr double kPi = 3.14159265358979323846;
+
+struct MinMax {
+    double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
+    void add(double v) { lo = std::min(lo, v), hi = std::max(hi, v); }
+    std::string text() const { return metres_range(lo, hi); }
+};
+
+// Shot gathers: records (by field record number, or by source position when that is
+// all zero) of several traces each, one source per record, receivers that move.
+struct ShotSummary {
+    bool is_shots = false;
+    std::size_t shots = 0, min_traces = 0, max_traces = 0;
+    long first_id = 0, last_id = 0;
+    bool by_ffid = true;
+    MinMax sx, sy, sz, gx, gy, gz, offset;
+};
+
+ShotSummary summarise_shots(const std::vector<detail::TraceHeader>& headers) {
+    struct Rec {
+        std::vector<std::size_t> traces;
+        bool one_source = true, moving_receivers = false;
+    };
+    ShotSummary s;
+    s.by_ffid = std::any_of(headers.begin(), headers.end(), [](const auto& h) { return h.get(SEGY_TR_FIELD_RECORD) != 0; });
+    std::map<long, Rec> recs;
+    std::map<std::tuple<int, int, int>, long> by_source;
+    for (std::size_t i = 0; i < headers.size(); ++i) {
+        const auto& h = headers[i];
+        long id = h.get(SEGY_TR_FIELD_RECORD);
+        const auto src = std::make_tuple(h.get(SEGY_TR_SOURCE_X), h.get(SEGY_TR_SOURCE_Y), h.get(SEGY_TR_SOURCE_DEPTH));
+        if (!s.by_ffid) id = by_source.emplace(src, long(by_source.size()) + 1).first->second;
+        Rec& r = recs[id];
+        if (!r.traces.empty()) {
+            const auto& f = headers[r.traces.front()];
+            r.one_source = r.one_source && src == std::make_tuple(f.get(SEGY_TR_SOURCE_X), f.get(SEGY_TR_SOURCE_Y),
+                                                                  f.get(SEGY_TR_SOURCE_DEPTH));
+            r.moving_receivers = r.moving_receivers || h.get(SEGY_TR_GROUP_X) != f.get(SEGY_TR_GROUP_X) ||
+                                 h.get(SEGY_TR_GROUP_Y) != f.get(SEGY_TR_GROUP_Y);
+        }
+        r.traces.push_back(i);
+    }
+    s.is_shots = !recs.empty();
+    for (const auto& [id, r] : recs) s.is_shots = s.is_shots && r.traces.size() > 1 && r.one_source && r.moving_receivers;
+    if (!s.is_shots) return s;
+    s.shots = recs.size();
+    s.first_id = recs.begin()->first;
+    s.last_id = recs.rbegin()->first;
+    s.min_traces = headers.size();
+    for (const auto& [id, r] : recs) {
+        s.min_traces = std::min(s.min_traces, r.traces.size());
+        s.max_traces = std::max(s.max_traces, r.traces.size());
+    }
+    for (const auto& h : headers) {
+        const auto xy = h.get(SEGY_TR_SOURCE_GROUP_SCALAR), z = h.get(SEGY_TR_ELEV_SCALAR);
+        const double sx = detail::apply_scalar(h.get(SEGY_TR_SOURCE_X), xy), sy = detail::apply_scalar(h.get(SEGY_TR_SOURCE_Y), xy);
+        const double gx = detail::apply_scalar(h.get(SEGY_TR_GROUP_X), xy), gy = detail::apply_scalar(h.get(SEGY_TR_GROUP_Y), xy);
+        s.sx.add(sx), s.sy.add(sy), s.gx.add(gx), s.gy.add(gy);
+        s.sz.add(detail::apply_scalar(h.get(SEGY_TR_SOURCE_DEPTH), z));
+        s.gz.add(-detail::apply_scalar(h.get(SEGY_TR_RECV_GROUP_ELEV), z));
+        s.offset.add(std::hypot(gx - sx, gy - sy) * ((gx < sx || (gx == sx && gy < sy)) ? -1 : 1));
+    }
+    return s;
+}
+
+struct Values {
+    double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity(), sum2 = 0;
+    std::size_t finite = 0, bad = 0;
+};
+
+}  // namespace
+
+void describe_segy(const std::string& path, std::ostream& out) {
+    const detail::SegyReader file(path);
+    const auto headers = file.headers();
+    const detail::BinaryHeader& bin = file.binary();
+
+    Values values;
+    std::vector<float> trace(file.samples());
+    for (int i = 0; i < file.traces(); ++i) {
+        file.read(i, trace.data());
+        for (float v : trace) {
+            if (!std::isfinite(v)) {
+                ++values.bad;
+                continue;
+            }
+            values.lo = std::min(values.lo, double(v)), values.hi = std::max(values.hi, double(v));
+            values.sum2 += double(v) * v;
+            ++values.finite;
+        }
+    }
+
+    const ShotSummary shots = summarise_shots(headers);
+    std::string text = file.text_header();
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+    // A depth model: not shots, and said so in the textual header or holding velocity-like values.
+    const bool depth = !shots.is_shots && (text.find("DEPTH") != std::string::npos ||
+                                           (values.finite > 0 && values.lo >= 100 && values.hi <= 20000));
+
+    const int rev = bin.get(SEGY_BIN_SEGY_REVISION);
+    out << "file:            " << path << " (" << std::filesystem::file_size(path) << " bytes)\n";
+    out << "SEG-Y revision:  " << (rev >> 8) << "." << (rev & 0xff) << " (binary-header byte 3501 = " << rev << ")\n";
+    out << "sample format:   " << detail::format_name(file.format()) << " (code " << file.format() << ")\n";
+    out << "traces:          " << file.traces() << "\n";
+    out << "samples:         " << file.samples() << " per trace ("
+        << (file.samples_byte() == SEGY_BIN_SAMPLES ? "binary-header byte 3221" : "trace-header byte 115");
+    const int stale = headers.front().get(SEGY_TR_SAMPLE_COUNT);
+    if (file.samples_byte() == SEGY_BIN_SAMPLES && stale != file.samples())
+        out << "; trace-header byte 115 says " << stale << ", which the file size rules out";
+    out << ")\n";
+
+    int interval_byte = 0;
+    const int interval = file.interval(headers.front(), &interval_byte);
+    const std::string from =
+        interval_byte == SEGY_TR_SAMPLE_INTER ? "trace-header byte 117" : "binary-header byte 3217";
+    const double delay = headers.front().get(SEGY_TR_DELAY_REC_TIME);
+    std::string axis;
+    if (interval <= 0) {
+        out << "sample interval: missing (0 in trace-header byte 117 and binary-header byte 3217)\n";
+    } else if (depth) {
+        out << "sample interval: " << interval << " (" << from << "): as a depth model's dz in mm, "
+            << num(interval * 1e-3) << " m (as time, " << num(interval * 1e-3) << " ms)\n";
+        axis = "depth:           " + range(delay, delay + (file.samples() - 1) * interval * 1e-3) + " m\n";
+    } else {
+        out << "sample interval: " << num(interval * 1e-3) << " ms (" << interval << " us, " << from << ")\n";
+        axis = "time:            " + range(delay, delay + (file.samples() - 1) * interval * 1e-3) + " ms\n";
+    }
+
+    if (shots.is_shots) {
+        out << "geometry:        shot gathers: " << shots.shots << " shots ("
+            << (shots.by_ffid ? "field records " + range(shots.first_id, shots.last_id) + ", byte 9"
+                              : "grouped by source position: field record numbers are 0")
+            << "), " << range(shots.min_traces, shots.max_traces) << " channels per shot\n";
+        out << "  sources:       X " << shots.sx.text() << " m, Y " << shots.sy.text() << " m, depth " << shots.sz.text() << " m\n";
+        out << "  receivers:     X " << shots.gx.text() << " m, Y " << shots.gy.text() << " m, depth " << shots.gz.text() << " m\n";
+        out << "  offsets:       " << shots.offset.text() << " m (source to group distance, negative when group X < source X)\n";
+    } else {
+        try {
+            const GridReadOptions opt;
+            const detail::TraceSpots spots = detail::read_spots(headers, opt);
+            const detail::GridPlacement p = detail::place_traces(spots, opt, path);
+            const Grid& g = p.grid;
+            auto keys = [](std::int64_t first, std::int64_t step, int n) {
+                return range(double(first), double(first + step * (n - 1)), 12) +
+                       (step != 1 && n > 1 ? " step " + std::to_string(step) : std::string());
+            };
+            if (g.ny > 1) {
+                out << "geometry:        3D cube: " << g.ny << " inlines x " << g.nx << " crosslines\n";
+                out << "  inlines:       " << keys(p.y_first, p.y_step, g.ny) << " (byte " << p.y_byte << "): y, dy "
+                    << metres(g.dy) << " m\n";
+                out << "  crosslines:    " << keys(p.x_first, p.x_step, g.nx) << " (byte " << p.x_byte << "): x, dx "
+                    << metres(g.dx) << " m\n";
+            } else {
+                out << "geometry:        2D line: " << g.nx << " traces, dx " << metres(g.dx) << " m";
+                if (p.x_byte) out << " (" << detail::trace_field_name(p.x_byte) << " " << keys(p.x_first, p.x_step, g.nx) << ")";
+                out << "\n";
+            }
+            out << "  placed by:     " << p.method << "\n";
+            MinMax X, Y;
+            for (int iy : {0, g.ny - 1})
+                for (int ix : {0, g.nx - 1}) {
+                    double wx, wy;
+                    g.frame.to_world(ix * g.dx, iy * g.dy, wx, wy);
+                    X.add(wx), Y.add(wy);
+                }
+            out << "  extent:        x 0.." << metres(g.x_max()) << " m";
+            if (g.ny > 1) out << ", y 0.." << metres(g.y_max()) << " m";
+            if (spots.x_byte) {
+                const double azimuth = std::fmod(std::atan2(g.frame.exx, g.frame.exy) * 180 / kPi + 360, 360);
+                out << "; world X " << metres_range(X.lo, X.hi) << " m, Y " << metres_range(Y.lo, Y.hi) << " m; x axis azimuth " << metres(azimuth)
+                    << " deg from north";
+            }
+            out << "\n";
+        } catch (const rtm::Error& e) {
+            out << "geometry:        unstructured: neither shot gathers nor a regular grid (" << e.what() << ")\n";
+        }
+    }
+    if (!axis.empty()) out << axis;
+
+    out << "values:          ";
+    if (values.finite)
+        out << "min " << num(values.lo) << ", max " << num(values.hi) << ", rms " << num(std::sqrt(values.sum2 / values.finite));
+    else
+        out << "no finite values";
+    if (values.bad) out << "; " << values.bad << " samples are NaN or infinite";
+    out << "\n";
+}
+
+}  // namespace rtm::io
