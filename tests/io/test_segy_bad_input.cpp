@@ -1,0 +1,166 @@
+// Broken input: every failure is an rtm::Error naming the file and what is wrong.
+// Each test writes a good file and breaks one thing in it.
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+#include "io/model_io.h"
+#include "io/segy_info.h"
+#include "io/shot_io.h"
+#include "segy_test_files.h"
+#include "support/test_data.h"
+
+using namespace rtm;
+using namespace rtm::test;
+
+namespace {
+
+Grid small_cube() {
+    Grid g;
+    g.nx = 4, g.ny = 3, g.nz = 5;
+    g.dx = 10, g.dy = 10, g.dz = 10;
+    g.frame = rotated_frame(15);
+    return g;
+}
+
+std::string write_cube(const std::string& name) {
+    const std::string path = (scratch(name) / "cube.sgy").string();
+    io::write_volume(path, numbered_volume(small_cube()));
+    return path;
+}
+
+void check_message(const std::string& msg, std::initializer_list<const char*> parts) {
+    INFO("message: " << msg);
+    for (const char* p : parts) {
+        INFO("expected part: " << p);
+        CHECK(contains(msg, p));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("a missing file is reported by name") {
+    const std::string path = (scratch("missing") / "nowhere.sgy").string();
+    check_message(error_of([&] { io::read_volume(path); }), {path.c_str(), "no such file"});
+    check_message(error_of([&] { io::read_shots(path); }), {path.c_str(), "no such file"});
+    std::ostringstream out;
+    check_message(error_of([&] { io::describe_segy(path, out); }), {path.c_str(), "no such file"});
+}
+
+TEST_CASE("a file shorter than the SEG-Y headers is not read") {
+    const std::string path = (scratch("tiny") / "tiny.sgy").string();
+    std::ofstream(path) << "not a SEG-Y file";
+    check_message(error_of([&] { io::read_volume(path); }), {path.c_str(), "fewer than the 3600 bytes"});
+}
+
+TEST_CASE("a truncated file is reported as truncated, not read short") {
+    const std::string path = write_cube("truncated");
+    std::filesystem::resize_file(path, std::filesystem::file_size(path) - 7);
+    check_message(error_of([&] { io::read_volume(path); }), {path.c_str(), "truncated", "binary-header byte 3221"});
+}
+
+TEST_CASE("an unsupported sample format is named with the formats that are read") {
+    const std::string path = write_cube("format-4");
+    set_binary_field(path, SEGY_BIN_FORMAT, 4);
+    check_message(error_of([&] { io::read_volume(path); }),
+                  {path.c_str(), "sample format code 4", "byte 3225", "not supported", "5 (IEEE float)", "3 (int16)"});
+}
+
+TEST_CASE("a little-endian file is recognised by its byte-swapped format code") {
+    const std::string path = write_cube("little-endian");
+    set_binary_field(path, SEGY_BIN_FORMAT, 5 << 8);
+    check_message(error_of([&] { io::read_volume(path); }), {path.c_str(), "little-endian"});
+}
+
+TEST_CASE("read_model rejects NaN, zero and negative velocities at the first bad node") {
+    const auto dir = scratch("bad-velocity");
+    for (float bad : {std::numeric_limits<float>::quiet_NaN(), 0.f, -1500.f}) {
+        Volume v = numbered_volume(small_cube());
+        v.at(2, 1, 3) = bad;
+        io::ModelPaths paths;
+        paths.vp = (dir / "vp.sgy").string();
+        io::write_volume(paths.vp, v);
+        const std::string value = std::isnan(bad) ? "is nan" : bad == 0 ? "is 0" : "is -1500";
+        check_message(error_of([&] { io::read_model(paths); }),
+                      {paths.vp.c_str(), "(ix 2, iy 1, iz 3)", value.c_str(), "finite and positive"});
+    }
+}
+
+TEST_CASE("two traces at one inline/crossline are reported as duplicates") {
+    const std::string path = write_cube("duplicate");
+    set_trace_field(path, 1, SEGY_TR_CROSSLINE, 1);  // trace 2 claims trace 1's node
+    check_message(error_of([&] { io::read_volume(path); }),
+                  {path.c_str(), "trace 1 and trace 2", "duplicate", "byte 193"});
+}
+
+TEST_CASE("a cube with a node without trace is reported as irregular") {
+    const auto dir = scratch("missing-node");
+    const std::string full = (dir / "full.sgy").string(), holed = (dir / "holed.sgy").string();
+    io::write_volume(full, numbered_volume(small_cube()));
+    std::vector<int> order;
+    for (int i = 0; i < 12; ++i)
+        if (i != 6) order.push_back(i);  // drop node ix 2, iy 1: inline 2, crossline 3
+    copy_traces(full, holed, order);
+    check_message(error_of([&] { io::read_volume(holed); }),
+                  {holed.c_str(), "no trace at inline number (trace-header byte 189) 2", "crossline number (trace-header byte 193) 3",
+                   "irregular"});
+}
+
+TEST_CASE("a trace off the regular spacing is reported with its position") {
+    const std::string path = write_cube("inconsistent-spacing");
+    set_trace_field(path, 5, SEGY_TR_CDP_X, trace_field(path, 5, SEGY_TR_CDP_X) + 300);  // 3 m off
+    check_message(error_of([&] { io::read_volume(path); }), {path.c_str(), "trace 6", "inconsistent trace spacing", "181/185"});
+}
+
+TEST_CASE("a 2D line with a gap in its coordinates is reported as missing a position") {
+    const auto dir = scratch("line-gap");
+    Grid g;
+    g.nx = 8, g.nz = 4, g.dx = 25, g.dz = 25;
+    const std::string full = (dir / "full.sgy").string(), gap = (dir / "gap.sgy").string();
+    io::write_volume(full, numbered_volume(g));
+    copy_traces(full, gap, {0, 1, 2, 4, 5, 6, 7});
+    set_trace_field(gap, -1, SEGY_TR_CROSSLINE, 0);
+    set_trace_field(gap, -1, SEGY_TR_INLINE, 0);
+    check_message(error_of([&] { io::read_volume(gap); }), {gap.c_str(), "50 m apart", "25 m apart", "missing"});
+}
+
+TEST_CASE("a zero sample interval is an error unless dz is given") {
+    const std::string path = write_cube("zero-interval");
+    set_trace_field(path, -1, SEGY_TR_SAMPLE_INTER, 0);
+    set_binary_field(path, SEGY_BIN_INTERVAL, 0);
+    check_message(error_of([&] { io::read_volume(path); }),
+                  {path.c_str(), "sample interval is zero", "byte 117", "byte 3217", "GridReadOptions"});
+    io::GridReadOptions opt;
+    opt.dz = 12;
+    CHECK(io::read_volume(path, opt).grid.dz == 12);
+}
+
+TEST_CASE("shots with a zero sample interval are not read") {
+    const std::string path = (scratch("shots-zero-interval") / "shots.sgy").string();
+    ShotGather g;
+    g.id = 1, g.nt = 10, g.dt = 0.004;
+    g.receivers = {{0, 0, 0}, {10, 0, 0}};
+    g.data.assign(20, 1.f);
+    io::write_shots(path, {g});
+    set_trace_field(path, -1, SEGY_TR_SAMPLE_INTER, 0);
+    set_binary_field(path, SEGY_BIN_INTERVAL, 0);
+    check_message(error_of([&] { io::read_shots(path); }), {path.c_str(), "sample interval is zero", "byte 117"});
+}
+
+TEST_CASE("a field record with two source positions is not read as one shot") {
+    const std::string path = (scratch("shots-two-sources") / "shots.sgy").string();
+    ShotGather g;
+    g.id = 7, g.nt = 10, g.dt = 0.004;
+    g.receivers = {{0, 0, 0}, {10, 0, 0}, {20, 0, 0}};
+    g.data.assign(30, 1.f);
+    io::write_shots(path, {g});
+    set_trace_field(path, 2, SEGY_TR_SOURCE_X, 5000);
+    check_message(error_of([&] { io::read_shots(path); }), {path.c_str(), "field record 7", "two source positions", "trace 3"});
+}
+
+TEST_CASE("an inline byte that does not start a header field is refused") {
+    const std::string path = write_cube("bad-option");
+    io::GridReadOptions opt;
+    opt.inline_byte = 190;
+    check_message(error_of([&] { io::read_volume(path, opt); }), {"inline_byte", "190", "not the first byte"});
+}

@@ -1,0 +1,197 @@
+// Shot records through SEG-Y: write_shots then read_shots, unsorted files, and the
+// headers as another tool (segyio-catr) reads them.
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "io/shot_io.h"
+#include "segy_test_files.h"
+#include "support/test_data.h"
+
+using namespace rtm;
+using namespace rtm::test;
+
+namespace {
+
+// Three gathers with different receiver counts, written out of id order.
+std::vector<ShotGather> three_shots() {
+    std::vector<ShotGather> shots;
+    for (long id : {20L, 10L, 30L}) {
+        ShotGather g;
+        g.id = id;
+        g.nt = 50;
+        g.dt = 0.002;
+        g.source = {1000.0 + 10 * id, 250.5, 5.25};
+        const int n = int(id / 10) + 3;
+        for (int r = 0; r < n; ++r) {
+            g.receivers.push_back({500.0 + 37.5 * r, 240.0 + 0.5 * r, 12.5});
+            g.channels.push_back(r + 1);
+        }
+        g.data.resize(std::size_t(n) * g.nt);
+        for (std::size_t k = 0; k < g.data.size(); ++k) g.data[k] = float(id) + 0.001f * float(k);
+        shots.push_back(g);
+    }
+    return shots;
+}
+
+const ShotGather& by_id(const std::vector<ShotGather>& shots, long id) {
+    for (const auto& s : shots)
+        if (s.id == id) return s;
+    FAIL("no gather " << id);
+    return shots.front();
+}
+
+void check_same_gather(const ShotGather& a, const ShotGather& b) {
+    CHECK(a.id == b.id);
+    CHECK(a.nt == b.nt);
+    CHECK(a.dt == Approx(b.dt));
+    CHECK(a.source.x == Approx(b.source.x).margin(0.01));
+    CHECK(a.source.y == Approx(b.source.y).margin(0.01));
+    CHECK(a.source.z == Approx(b.source.z).margin(0.01));
+    REQUIRE(a.ntraces() == b.ntraces());
+    CHECK(a.channels == b.channels);
+    for (std::size_t r = 0; r < a.ntraces(); ++r) {
+        CHECK(a.receivers[r].x == Approx(b.receivers[r].x).margin(0.01));
+        CHECK(a.receivers[r].y == Approx(b.receivers[r].y).margin(0.01));
+        CHECK(a.receivers[r].z == Approx(b.receivers[r].z).margin(0.01));
+    }
+    CHECK(a.data == b.data);
+}
+
+// The trace-header fields segyio-catr prints for one trace (1-based), by name.
+std::map<std::string, long> catr(const std::string& path, int trace) {
+    std::map<std::string, long> fields;
+    const std::string cmd = "segyio-catr -t " + std::to_string(trace) + " '" + path + "'";
+    FILE* p = popen(cmd.c_str(), "r");
+    REQUIRE(p);
+    char line[256];
+    while (std::fgets(line, sizeof line, p)) {
+        std::istringstream in(line);
+        std::string name;
+        long value;
+        if (in >> name >> value) fields[name] = value;
+    }
+    pclose(p);
+    return fields;
+}
+
+}  // namespace
+
+TEST_CASE("shot gathers written and read back keep ids, geometry, channels and samples") {
+    const auto dir = scratch("shots-roundtrip");
+    const auto shots = three_shots();
+    io::write_shots((dir / "shots.sgy").string(), shots);
+    const auto back = io::read_shots((dir / "shots.sgy").string());
+    REQUIRE(back.size() == 3);
+    CHECK(back[0].id == 10);
+    CHECK(back[1].id == 20);
+    CHECK(back[2].id == 30);
+    for (const auto& g : back) check_same_gather(g, by_id(shots, g.id));
+    CHECK_FALSE(std::filesystem::exists(dir / "shots.sgy.tmp"));
+}
+
+TEST_CASE("traces of gathers interleaved in the file read back grouped by field record and sorted by channel") {
+    const auto dir = scratch("shots-interleaved");
+    const auto shots = three_shots();
+    io::write_shots((dir / "sorted.sgy").string(), shots);
+    // File order: 5 traces of id 20, then 4 of id 10, then 6 of id 30; deal them out
+    // round-robin, channels descending within each gather.
+    const std::vector<int> order = {4, 8, 14, 3, 7, 13, 2, 6, 12, 1, 5, 11, 0, 10, 9};
+    copy_traces((dir / "sorted.sgy").string(), (dir / "interleaved.sgy").string(), order);
+    const auto back = io::read_shots((dir / "interleaved.sgy").string());
+    REQUIRE(back.size() == 3);
+    for (const auto& g : back) check_same_gather(g, by_id(shots, g.id));
+}
+
+TEST_CASE("gathers without field record numbers are grouped by source position") {
+    const auto dir = scratch("shots-no-ffid");
+    const std::string path = (dir / "shots.sgy").string();
+    const auto shots = three_shots();
+    io::write_shots(path, shots);
+    set_trace_field(path, -1, SEGY_TR_FIELD_RECORD, 0);
+    const auto back = io::read_shots(path);
+    REQUIRE(back.size() == 3);
+    // Ids are ordinals in order of first appearance: ids 20, 10, 30 become 1, 2, 3.
+    const long was[] = {20, 10, 30};
+    for (int k = 0; k < 3; ++k) {
+        CHECK(back[k].id == k + 1);
+        ShotGather expected = by_id(shots, was[k]);
+        expected.id = k + 1;
+        check_same_gather(back[k], expected);
+    }
+}
+
+TEST_CASE("a gather without channel numbers keeps the file order of its traces") {
+    const auto dir = scratch("shots-no-channels");
+    const std::string path = (dir / "shots.sgy").string();
+    auto shots = three_shots();
+    io::write_shots(path, shots);
+    set_trace_field(path, -1, SEGY_TR_NUMBER_ORIG_FIELD, 0);
+    const auto back = io::read_shots(path);
+    for (const auto& g : back) check_same_gather(g, by_id(shots, g.id));
+}
+
+TEST_CASE("a shot file written by rtm carries the header values other tools read") {
+    if (std::system("command -v segyio-catr > /dev/null 2>&1") != 0) {
+        WARN("SKIPPED: segyio-catr is not installed (apt install segyio-bin)");
+        return;
+    }
+    const auto dir = scratch("shots-headers");
+    const std::string path = (dir / "shots.sgy").string();
+    io::write_shots(path, three_shots());
+    // Trace 8 of the file: the 3rd receiver of id 10 (after 5 traces of id 20).
+    const auto f = catr(path, 8);
+    INFO(path);
+    CHECK(f.at("fldr") == 10);
+    CHECK(f.at("tracf") == 3);
+    CHECK(f.at("tracl") == 8);
+    CHECK(f.at("tracr") == 8);
+    CHECK(f.at("trid") == 1);
+    CHECK(f.at("scalco") == -100);
+    CHECK(f.at("scalel") == -100);
+    CHECK(f.at("sx") == 110000);
+    CHECK(f.at("sy") == 25050);
+    CHECK(f.at("gx") == 57500);
+    CHECK(f.at("gy") == 24100);
+    CHECK(f.at("sdepth") == 525);
+    CHECK(f.at("gelev") == -1250);
+    CHECK(f.at("offset") == -525);  // group 525 m behind the source in X
+    CHECK(f.at("cdpx") == (110000 + 57500) / 2);
+    CHECK(f.at("cdpy") == (25050 + 24100) / 2);
+    CHECK(f.at("ns") == 50);
+    CHECK(f.at("dt") == 2000);
+
+    std::map<std::string, long> bin;
+    FILE* p = popen(("segyio-catb '" + path + "'").c_str(), "r");
+    REQUIRE(p);
+    char line[256];
+    while (std::fgets(line, sizeof line, p)) {
+        std::istringstream in(line);
+        std::string name;
+        long value;
+        if (in >> name >> value) bin[name] = value;
+    }
+    pclose(p);
+    CHECK(bin.at("format") == 5);
+    CHECK(bin.at("hns") == 50);
+    CHECK(bin.at("hdt") == 2000);
+    CHECK(bin.at("rev") == 256);
+}
+
+TEST_CASE("write_shots refuses gathers that disagree on nt or a dt of fractional microseconds") {
+    const auto dir = scratch("shots-bad-sampling");
+    const std::string path = (dir / "shots.sgy").string();
+    auto shots = three_shots();
+    shots[1].nt = 40;
+    shots[1].data.resize(shots[1].ntraces() * 40);
+    std::string msg = error_of([&] { io::write_shots(path, shots); });
+    INFO(msg);
+    CHECK(contains(msg, path));
+    CHECK(contains(msg, "shot 10 has nt 40"));
+
+    shots = three_shots();
+    for (auto& s : shots) s.dt = 0.0012345;
+    msg = error_of([&] { io::write_shots(path, shots); });
+    CHECK(contains(msg, "whole number of microseconds"));
+    CHECK_FALSE(std::filesystem::exists(path));
+}

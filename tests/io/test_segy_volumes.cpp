@@ -1,0 +1,230 @@
+// Velocity models and images through SEG-Y: write_volume then read_volume/read_model
+// on small purpose-made grids.
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "io/model_io.h"
+#include "segy_test_files.h"
+#include "support/test_data.h"
+
+using namespace rtm;
+using namespace rtm::test;
+
+namespace {
+
+// Coordinates are stored in whole centimetres, so geometry comes back within 1 cm.
+void check_same_grid(const Grid& a, const Grid& b) {
+    CHECK(a.nx == b.nx);
+    CHECK(a.ny == b.ny);
+    CHECK(a.nz == b.nz);
+    CHECK(a.dx == Approx(b.dx).margin(0.01));
+    CHECK(a.dz == Approx(b.dz).margin(1e-9));
+    CHECK(a.z0 == Approx(b.z0).margin(1e-9));
+    CHECK(a.frame.ox == Approx(b.frame.ox).margin(0.01));
+    CHECK(a.frame.oy == Approx(b.frame.oy).margin(0.01));
+    CHECK(a.frame.exx == Approx(b.frame.exx).margin(1e-4));
+    CHECK(a.frame.exy == Approx(b.frame.exy).margin(1e-4));
+    if (a.ny > 1) {
+        CHECK(a.dy == Approx(b.dy).margin(0.01));
+        CHECK(a.frame.eyx == Approx(b.frame.eyx).margin(1e-4));
+        CHECK(a.frame.eyy == Approx(b.frame.eyy).margin(1e-4));
+    }
+}
+
+Grid cube_grid() {
+    Grid g;
+    g.nx = 7, g.ny = 5, g.nz = 11;
+    g.dx = 12.5, g.dy = 20, g.dz = 5;
+    g.z0 = 100;
+    g.frame = rotated_frame(30);
+    return g;
+}
+
+Grid line_grid() {
+    Grid g;
+    g.nx = 9, g.nz = 6;
+    g.dx = 7.5, g.dz = 7.5;
+    g.frame = rotated_frame(-20);
+    return g;
+}
+
+std::vector<int> shuffled(int n, unsigned seed) {
+    std::vector<int> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), std::mt19937(seed));
+    return order;
+}
+
+}  // namespace
+
+TEST_CASE("a 3D cube written and read back keeps every sample and its geometry") {
+    const auto dir = scratch("cube-roundtrip");
+    const Volume v = numbered_volume(cube_grid());
+    io::write_volume((dir / "cube.sgy").string(), v, "test cube");
+    const Volume r = io::read_volume((dir / "cube.sgy").string());
+    check_same_grid(r.grid, v.grid);
+    CHECK(r.data == v.data);
+    CHECK_FALSE(std::filesystem::exists(dir / "cube.sgy.tmp"));
+}
+
+TEST_CASE("a 2D line written and read back keeps every sample, its spacing and its direction") {
+    const auto dir = scratch("line-roundtrip");
+    const Volume v = numbered_volume(line_grid());
+    io::write_volume((dir / "line.sgy").string(), v);
+    const Volume r = io::read_volume((dir / "line.sgy").string());
+    check_same_grid(r.grid, v.grid);
+    CHECK(r.grid.ny == 1);
+    CHECK(r.data == v.data);
+}
+
+TEST_CASE("write_volume fills inline, crossline, coordinates and the depth sampling in the headers") {
+    const auto dir = scratch("cube-headers");
+    const std::string path = (dir / "cube.sgy").string();
+    const Volume v = numbered_volume(cube_grid());
+    io::write_volume(path, v);
+    const int trace = 2 * 7 + 3;  // node ix 3, iy 2
+    CHECK(trace_field(path, trace, SEGY_TR_CROSSLINE) == 4);
+    CHECK(trace_field(path, trace, SEGY_TR_INLINE) == 3);
+    CHECK(trace_field(path, trace, SEGY_TR_SOURCE_GROUP_SCALAR) == -100);
+    CHECK(trace_field(path, trace, SEGY_TR_SAMPLE_INTER) == 5000);
+    CHECK(trace_field(path, trace, SEGY_TR_SAMPLE_COUNT) == 11);
+    CHECK(trace_field(path, trace, SEGY_TR_SEQ_FILE) == trace + 1);
+    double X, Y;
+    v.grid.frame.to_world(3 * 12.5, 2 * 20.0, X, Y);
+    CHECK(trace_field(path, trace, SEGY_TR_CDP_X) == std::lround(X * 100));
+    CHECK(trace_field(path, trace, SEGY_TR_CDP_Y) == std::lround(Y * 100));
+    CHECK(trace_field(path, trace, SEGY_TR_GROUP_X) == std::lround(X * 100));
+    CHECK(trace_field(path, trace, SEGY_TR_SOURCE_Y) == std::lround(Y * 100));
+}
+
+TEST_CASE("traces of a cube in any order land on the node named by their inline and crossline") {
+    const auto dir = scratch("cube-shuffled");
+    const Volume v = numbered_volume(cube_grid());
+    io::write_volume((dir / "sorted.sgy").string(), v);
+    copy_traces((dir / "sorted.sgy").string(), (dir / "shuffled.sgy").string(), shuffled(7 * 5, 42));
+    const Volume r = io::read_volume((dir / "shuffled.sgy").string());
+    check_same_grid(r.grid, v.grid);
+    CHECK(r.data == v.data);
+}
+
+TEST_CASE("a 2D line without line numbers is ordered by distance along its coordinates") {
+    const auto dir = scratch("line-by-coordinates");
+    const Volume v = numbered_volume(line_grid());
+    io::write_volume((dir / "sorted.sgy").string(), v);
+    const std::string path = (dir / "shuffled.sgy").string();
+    // Shuffled, with the first trace of the line first in the file (which orients it).
+    auto order = shuffled(9, 7);
+    std::iter_swap(order.begin(), std::find(order.begin(), order.end(), 0));
+    copy_traces((dir / "sorted.sgy").string(), path, order);
+    set_trace_field(path, -1, SEGY_TR_INLINE, 0);
+    set_trace_field(path, -1, SEGY_TR_CROSSLINE, 0);
+    set_trace_field(path, -1, SEGY_TR_ENSEMBLE, 0);
+    const Volume r = io::read_volume(path);
+    check_same_grid(r.grid, v.grid);
+    CHECK(r.data == v.data);
+}
+
+TEST_CASE("a cube without coordinates takes its spacing from the options") {
+    const auto dir = scratch("cube-no-coordinates");
+    const std::string path = (dir / "cube.sgy").string();
+    io::write_volume(path, numbered_volume(cube_grid()));
+    for (int byte : {SEGY_TR_CDP_X, SEGY_TR_CDP_Y, SEGY_TR_SOURCE_X, SEGY_TR_SOURCE_Y}) set_trace_field(path, -1, byte, 0);
+    const std::string msg = error_of([&] { io::read_volume(path); });
+    INFO(msg);
+    CHECK(contains(msg, path));
+    CHECK(contains(msg, "GridReadOptions::dx"));
+    io::GridReadOptions opt;
+    opt.dx = 10, opt.dy = 15;
+    const Volume r = io::read_volume(path, opt);
+    CHECK(r.grid.nx == 7);
+    CHECK(r.grid.ny == 5);
+    CHECK(r.grid.dx == 10);
+    CHECK(r.grid.dy == 15);
+}
+
+TEST_CASE("the depth sampling can be overridden and scaled by the depth unit") {
+    const auto dir = scratch("cube-depth-unit");
+    const std::string path = (dir / "line.sgy").string();
+    io::write_volume(path, numbered_volume(line_grid()));  // interval field 7500
+    io::GridReadOptions opt;
+    opt.depth_unit = 1e-4;
+    CHECK(io::read_volume(path, opt).grid.dz == Approx(0.75));
+    opt.dz = 2;
+    CHECK(io::read_volume(path, opt).grid.dz == 2);
+}
+
+TEST_CASE("read_model returns vp and the anisotropy volumes on one grid") {
+    const auto dir = scratch("model-with-anisotropy");
+    Volume vp = numbered_volume(cube_grid()), eps(cube_grid(), 0.1f), delta(cube_grid(), -0.05f);
+    io::write_volume((dir / "vp.sgy").string(), vp);
+    io::write_volume((dir / "eps.sgy").string(), eps);
+    io::write_volume((dir / "delta.sgy").string(), delta);
+    io::ModelPaths paths;
+    paths.vp = (dir / "vp.sgy").string();
+    paths.epsilon = (dir / "eps.sgy").string();
+    paths.delta = (dir / "delta.sgy").string();
+    const Model m = io::read_model(paths);
+    CHECK(m.vp.data == vp.data);
+    REQUIRE(m.extra.count("epsilon") == 1);
+    REQUIRE(m.extra.count("delta") == 1);
+    CHECK(m.extra.count("theta") == 0);
+    CHECK(m.extra.at("epsilon").data == eps.data);
+    CHECK(m.extra.at("delta").data == delta.data);
+}
+
+TEST_CASE("read_model rejects an anisotropy volume on another grid than vp") {
+    const auto dir = scratch("model-grid-mismatch");
+    Grid other = cube_grid();
+    other.dx = 10;
+    io::write_volume((dir / "vp.sgy").string(), numbered_volume(cube_grid()));
+    io::write_volume((dir / "eps.sgy").string(), Volume(other, 0.1f));
+    io::ModelPaths paths;
+    paths.vp = (dir / "vp.sgy").string();
+    paths.epsilon = (dir / "eps.sgy").string();
+    const std::string msg = error_of([&] { io::read_model(paths); });
+    INFO(msg);
+    CHECK(contains(msg, paths.epsilon));
+    CHECK(contains(msg, "differs from vp's"));
+}
+
+TEST_CASE("write_volume refuses a dz that SEG-Y cannot hold in whole millimetres") {
+    const auto dir = scratch("volume-bad-dz");
+    Grid g = line_grid();
+    g.dz = 2.5004;
+    const std::string path = (dir / "line.sgy").string();
+    std::string msg = error_of([&] { io::write_volume(path, Volume(g, 1.f)); });
+    INFO(msg);
+    CHECK(contains(msg, path));
+    CHECK(contains(msg, "millimetres"));
+    g.dz = 40;  // 40000 mm does not fit 16 bits
+    msg = error_of([&] { io::write_volume(path, Volume(g, 1.f)); });
+    CHECK(contains(msg, "does not fit"));
+    CHECK_FALSE(std::filesystem::exists(path));
+    CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
+}
+
+TEST_CASE("int32 samples are read as their integer values") {
+    const auto dir = scratch("volume-int32");
+    const std::string path = (dir / "cube.sgy").string();
+    const Volume v = numbered_volume(cube_grid());
+    io::write_volume(path, v);
+    rewrite_as_int32(path, 4);  // the volume's quarter steps become whole numbers
+    const Volume r = io::read_volume(path);
+    REQUIRE(r.data.size() == v.data.size());
+    for (std::size_t k = 0; k < v.data.size(); ++k) REQUIRE(r.data[k] == v.data[k] * 4);
+}
+
+TEST_CASE("a write that fails half way leaves neither the file nor its temporary") {
+    const auto dir = scratch("volume-failed-write");
+    const std::string path = (dir / "cube.sgy").string();
+    Volume v = numbered_volume(cube_grid());
+    // Node (0,0) fits a 32-bit field in cm (2^31 cm = 21474836.48 m), the last node
+    // of the first inline, 65 m further east, does not.
+    v.grid.frame.ox = 21474800.0;
+    const std::string msg = error_of([&] { io::write_volume(path, v); });
+    INFO(msg);
+    CHECK(contains(msg, "does not fit a 32-bit SEG-Y coordinate"));
+    CHECK_FALSE(std::filesystem::exists(path));
+    CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
+}
