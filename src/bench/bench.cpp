@@ -1,0 +1,363 @@
+// rtm bench: throughput of the time step (full update, stencil only) and of whole
+// modelling steps, each against a bandwidth ceiling measured in the same run.
+#include "bench/bench.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "bench/bench_common.h"
+#include "core/error.h"
+#include "kernels/cpu/step_cpu.h"
+#include "propagation/backend.h"
+#include "propagation/propagator.h"
+#ifdef RTM_HAVE_CUDA
+#include "kernels/cuda/step_cuda.h"
+#endif
+
+namespace rtm {
+
+namespace bench {
+namespace {
+
+namespace po = boost::program_options;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+void parse_grid(const std::string& s, Options& o) {
+    std::vector<int> v;
+    std::stringstream ss(s);
+    std::string part;
+    while (std::getline(ss, part, 'x')) {
+        try {
+            v.push_back(std::stoi(part));
+        } catch (...) {
+            v.clear();
+            break;
+        }
+    }
+    if ((v.size() != 2 && v.size() != 3) || *std::min_element(v.begin(), v.end()) < 1)
+        fail("option --grid", "'" + s + "' is not NXxNYxNZ (3D) or NXxNZ (2D)", "Write for example 512x512x512");
+    o.nx = v[0];
+    o.ny = v.size() == 3 ? v[1] : 1;
+    o.nz = v.back();
+}
+
+// CPU memory bandwidth in this run: STREAM triad a = b + s c (counted 12 B/element,
+// as STREAM does) and the update's own pattern d = 2 a - d + b c (16 B/element, in place).
+Ceiling cpu_ceiling() {
+    Ceiling c;
+    c.device = "CPU, " + std::to_string(omp_get_max_threads()) + " OpenMP threads";
+    const std::size_t n = std::size_t(1) << 25;  // 128 MiB per array
+    std::vector<float> a(n), b(n), d(n), e(n);
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+        a[i] = float(i % 7) * 0.1f;
+        b[i] = float(i % 5) * 0.2f;
+        d[i] = float(i % 3) * 0.3f;
+        e[i] = 1.f;
+    }
+    auto best = [](auto&& f) {
+        std::vector<double> t;
+        for (int r = 0; r < 7; ++r) {
+            const auto t0 = Clock::now();
+            f();
+            t.push_back(seconds_since(t0));
+        }
+        std::sort(t.begin(), t.end());
+        return t[t.size() / 2];
+    };
+    const float s = 0.5f;
+    float* pa = a.data();
+    const float* pb = b.data();
+    const float* pd = d.data();
+    float* pe = e.data();
+    const double tt = best([&] {
+#pragma omp parallel for simd schedule(static)
+        for (std::size_t i = 0; i < n; ++i) pa[i] = pb[i] + s * pd[i];
+    });
+    const double t4 = best([&] {
+#pragma omp parallel for simd schedule(static)
+        for (std::size_t i = 0; i < n; ++i) pe[i] = 2 * pa[i] - pe[i] + pb[i] * pd[i];
+    });
+    const double triad = 12.0 * n / tt * 1e-9, s4 = 16.0 * n / t4 * 1e-9;
+    c.name = triad >= s4 ? "OpenMP triad (STREAM count, 12 B/element)" : "OpenMP 3-read-1-write stream (16 B/element)";
+    c.gbs = std::max(triad, s4);
+    c.others.push_back({"OpenMP triad (STREAM count)", triad});
+    c.others.push_back({"OpenMP 3-read-1-write stream", s4});
+    return c;
+}
+
+template <class T>
+Row cpu_full(const Options& o, const Ceiling& c) {
+    kernels::Box box;
+    box.ndim = o.ndim();
+    box.nx = o.nx;
+    box.ny = o.ny;
+    box.nz = o.nz;
+    const std::size_t n = box.padded_size();
+    std::vector<T> u(n), w(n), v(n);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> d(-1, 1), dv(0.02, 0.08);
+    for (std::size_t i = 0; i < n; ++i) {
+        u[i] = T(d(rng));
+        w[i] = T(d(rng));
+        v[i] = T(dv(rng));
+    }
+    kernels::StepArgs<T> A;
+    A.box = box;
+    for (int i = 0; i < 3; ++i) A.inv_h2[i] = A.inv_h[i] = (i == 1 && box.ndim == 2) ? T(0) : T(1);
+    A.vdt2 = v.data();
+    T* pu = u.data();
+    T* pw = w.data();
+    auto one = [&] {
+        A.u = pu;
+        A.w = pw;
+        kernels::step_cpu(A);
+        std::swap(pu, pw);
+    };
+    one();
+    std::vector<double> t;
+    for (int r = 0; r < o.repeats; ++r) {
+        const auto t0 = Clock::now();
+        for (int s = 0; s < o.steps; ++s) one();
+        t.push_back(seconds_since(t0) / o.steps);
+    }
+    std::sort(t.begin(), t.end());
+    Row r;
+    r.mode = "full";
+    r.variant = "step_cpu";
+    r.precision = sizeof(T) == 4 ? "fp32" : "fp64";
+    r.device = "cpu";
+    r.nx = o.nx;
+    r.ny = o.ny;
+    r.nz = o.nz;
+    r.seconds_per_step = t[t.size() / 2];
+    r.gpts = box.points() / r.seconds_per_step * 1e-9;
+    r.bytes_per_point = 4.0 * sizeof(T);
+    r.gbs = r.gpts * r.bytes_per_point;
+    r.ceiling_gpts = c.gbs / r.bytes_per_point;
+    r.ratio = r.gpts / r.ceiling_gpts;
+    r.note = std::to_string(omp_get_max_threads()) + " threads";
+    return r;
+}
+
+// A whole forward-modelling step through the backend's Propagator: C-PML on every
+// side (o.pml cells, inside the grid), one off-grid source in the middle, a receiver
+// on every window node of the plane 2 cells below the top of the window.
+Row modelling(const Options& o, const Ceiling& c) {
+    Grid g;
+    const int p = o.pml;
+    g.nx = o.nx - 2 * p;
+    g.ny = o.ndim() == 3 ? o.ny - 2 * p : 1;
+    g.nz = o.nz - 2 * p;
+    if (g.nx < 8 || g.nz < 8 || (o.ndim() == 3 && g.ny < 8))
+        fail("option --grid", "too small for modelling with " + std::to_string(p) + " absorbing cells per side",
+             "Use at least " + std::to_string(2 * p + 8) + " points per axis");
+    g.dx = g.dy = g.dz = 10;
+    std::vector<float> vp(g.size());
+    for (int iz = 0; iz < g.nz; ++iz)
+        for (std::size_t i = 0; i < std::size_t(g.nx) * g.ny; ++i)
+            vp[std::size_t(iz) * g.nx * g.ny + i] = float(1500 + 1500.0 * iz / std::max(1, g.nz - 1));
+    DomainOptions dop;
+    dop.pml_cells = p;
+    dop.dt = 0.3 * 10 / 3000.0;
+    dop.f_dominant = 10;
+    Domain d(g, vp, dop);
+    const Backend be{o.device == "gpu", o.device};
+    auto prop = make_propagator(d, o.dbl ? Precision::Double : Precision::Single, be);
+    const int warm = 3, nt = warm + o.steps * o.repeats;
+    std::vector<double> wavelet(nt);
+    for (int i = 0; i < nt; ++i) wavelet[i] = std::sin(0.05 * i) * std::exp(-0.001 * i);
+    const double cx = 0.5 * g.x_max() + 3.7, cy = 0.5 * g.y_max() + 2.1, cz = 0.5 * g.z_max() + 1.3;
+    prop->set_sources({d.point(cx, o.ndim() == 3 ? cy : 0, cz, "source")}, {wavelet});
+    std::vector<PointStencil> rec;
+    for (int iy = 0; iy < g.ny; ++iy)
+        for (int ix = 0; ix < g.nx; ++ix) rec.push_back(d.point(ix * g.dx, iy * g.dy, 2 * g.dz, "receiver"));
+    prop->set_receivers(rec, nt);
+    auto sync = [&] {
+#ifdef RTM_HAVE_CUDA
+        if (o.device == "gpu") gpu_synchronize();
+#endif
+    };
+    int n = 0;
+    for (; n < warm; ++n) prop->step(n);
+    sync();
+    std::vector<double> t;
+    for (int r = 0; r < o.repeats; ++r) {
+        const auto t0 = Clock::now();
+        for (int s = 0; s < o.steps; ++s) prop->step(n++);
+        sync();
+        t.push_back(seconds_since(t0) / o.steps);
+    }
+    std::sort(t.begin(), t.end());
+    const auto tr = prop->receiver_traces();  // also proves the traces come back
+    double peak = 0;
+    for (double x : tr) peak = std::max(peak, std::abs(x));
+
+    const auto& B = d.box();
+    Row r;
+    r.mode = "modelling";
+    r.variant = prop->name();
+    r.precision = o.dbl ? "fp64" : "fp32";
+    r.device = o.device;
+    r.nx = B.nx;
+    r.ny = B.ny;
+    r.nz = B.nz;
+    r.seconds_per_step = t[t.size() / 2];
+    r.gpts = B.points() / r.seconds_per_step * 1e-9;
+    r.bytes_per_point = o.dbl ? 32 : 16;
+    r.gbs = r.gpts * r.bytes_per_point;
+    r.ceiling_gpts = c.gbs / r.bytes_per_point;
+    r.ratio = r.gpts / r.ceiling_gpts;
+    // Bytes the C-PML adds at the least, per axis with layers: pass 1 reads u and
+    // reads/writes psi on its layer cells (3 values); pass 2 reads psi and zeta on the
+    // zone (layer + R cells) and writes zeta on the layer (3 values near enough).
+    const double e = o.dbl ? 8 : 4;
+    const int nn[3] = {B.nx, B.ny, B.nz};
+    double extra = 0;
+    for (int ax = 0; ax < 3; ++ax) {
+        const int L = B.pml_lo[ax] + B.pml_hi[ax];
+        if (!L) continue;
+        const int Z = L + (B.pml_lo[ax] ? 4 : 0) + (B.pml_hi[ax] ? 4 : 0);
+        extra += e * (3.0 * L + 2.0 * Z + 1.0 * L) / nn[ax];
+    }
+    r.needed_bytes_per_point = r.bytes_per_point + extra;
+    std::ostringstream os;
+    os.precision(3);
+    os << rec.size() << " receivers, 1 source, C-PML " << p << " cells; >= " << r.needed_bytes_per_point
+       << " B/pt with C-PML (ratio at that count " << r.ratio * r.needed_bytes_per_point / r.bytes_per_point
+       << "); peak trace " << peak;
+    r.note = os.str();
+    return r;
+}
+
+void print(const Ceiling& c, const std::vector<Row>& rows) {
+    std::printf("device : %s\n", c.device.c_str());
+    std::printf("ceiling: %.1f GB/s, %s\n", c.gbs, c.name.c_str());
+    for (const auto& x : c.others) std::printf("         %.1f GB/s, %s\n", x.second, x.first.c_str());
+    std::printf("%-10s %-12s %-5s %-15s %9s %8s %8s %5s %9s %6s  %s\n", "mode", "variant", "prec", "grid",
+                "ms/step", "Gpts/s", "GB/s", "B/pt", "ceilGpts", "ratio", "note");
+    for (const auto& r : rows) {
+        char grid[40];
+        if (r.ny > 1) std::snprintf(grid, sizeof grid, "%dx%dx%d", r.nx, r.ny, r.nz);
+        else std::snprintf(grid, sizeof grid, "%dx%d", r.nx, r.nz);
+        std::printf("%-10s %-12s %-5s %-15s %9.3f %8.2f %8.1f %5.0f %9.2f %5.1f%%  %s\n", r.mode.c_str(),
+                    r.variant.c_str(), r.precision.c_str(), grid, r.seconds_per_step * 1e3, r.gpts, r.gbs,
+                    r.bytes_per_point, r.ceiling_gpts, 100 * r.ratio, r.note.c_str());
+    }
+    std::fflush(stdout);
+}
+
+void write_json(const std::string& file, const std::string& cmd, const Ceiling& c, const std::vector<Row>& rows) {
+    nlohmann::json j;
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    j["date"] = date;
+    j["command"] = cmd;
+    j["device"] = c.device;
+    j["ceiling"] = {{"name", c.name}, {"GBps", c.gbs}};
+    for (const auto& x : c.others) j["bandwidths"][x.first] = x.second;
+    for (const auto& r : rows)
+        j["rows"].push_back({{"mode", r.mode}, {"variant", r.variant}, {"precision", r.precision},
+                             {"device", r.device}, {"grid", {r.nx, r.ny, r.nz}},
+                             {"seconds_per_step", r.seconds_per_step}, {"Gpoints_per_s", r.gpts},
+                             {"bytes_per_point", r.bytes_per_point}, {"GBps", r.gbs},
+                             {"ceiling_Gpoints_per_s", r.ceiling_gpts}, {"ratio", r.ratio},
+                             {"needed_bytes_per_point", r.needed_bytes_per_point}, {"note", r.note}});
+    std::ofstream f(file);
+    if (!f) fail(file, "cannot be written", "Check the folder exists and is writable");
+    f << j.dump(2) << "\n";
+}
+
+}  // namespace
+}  // namespace bench
+
+int run_bench(int argc, char** argv) {
+    using namespace bench;
+    namespace po = boost::program_options;
+    Options o;
+    std::string grid, variant, precision, json;
+    po::options_description desc("rtm bench options");
+    desc.add_options()("help,h", "this help")
+        ("grid", po::value(&grid)->default_value("512x512x512"), "computed points NXxNYxNZ (or NXxNZ in 2D)")
+        ("steps", po::value(&o.steps)->default_value(50), "time steps per timed repeat")
+        ("repeats", po::value(&o.repeats)->default_value(5), "timed repeats (the median is reported)")
+        ("variant", po::value(&variant)->default_value("q32x16"), "GPU kernel variant, or 'all'")
+        ("precision", po::value(&precision)->default_value("single"), "single|double")
+        ("mode", po::value(&o.mode)->default_value("full"), "full|stencil|modelling|rtm")
+        ("device", po::value(&o.device)->default_value("gpu"), "cpu|gpu")
+        ("zchunk", po::value(&o.zchunk)->default_value(0), "z planes per block (0: fill the SMs)")
+        ("pml", po::value(&o.pml)->default_value(20), "absorbing cells per side (modelling)")
+        ("json", po::value(&json), "also write the results to this JSON file");
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc, argv).options(desc).run(),  // skips argv[0]
+                  vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        fail("rtm bench", e.what(), "See rtm bench --help");
+    }
+    if (vm.count("help")) {
+        std::cout << desc << "\n";
+        return 0;
+    }
+    std::string cmd = "rtm bench";
+    for (int i = 1; i < argc; ++i) cmd += std::string(" ") + argv[i];
+    parse_grid(grid, o);
+    if (precision != "single" && precision != "double")
+        fail("option --precision", "unknown precision '" + precision + "'", "Use single or double");
+    o.dbl = precision == "double";
+    if (o.device != "cpu" && o.device != "gpu") fail("option --device", "unknown device '" + o.device + "'", "Use cpu or gpu");
+    if (o.mode != "full" && o.mode != "stencil" && o.mode != "modelling" && o.mode != "rtm")
+        fail("option --mode", "unknown mode '" + o.mode + "'", "Use full, stencil, modelling or rtm");
+    if (o.mode == "rtm")
+        fail("option --mode rtm", "the RTM-shot-against-forward benchmark is not written yet",
+             "Use full, stencil or modelling");
+    if (o.steps < 1 || o.repeats < 1) fail("option --steps", "must be at least 1");
+
+    Ceiling c;
+    std::vector<Row> rows;
+    if (o.device == "cpu") {
+        if (o.mode == "stencil") fail("option --mode stencil", "there is no CPU stencil-only kernel", "Use --device gpu");
+        c = cpu_ceiling();
+        if (o.mode == "full") rows.push_back(o.dbl ? cpu_full<double>(o, c) : cpu_full<float>(o, c));
+        else rows.push_back(modelling(o, c));
+    } else {
+#ifdef RTM_HAVE_CUDA
+        std::string why;
+        if (!cuda_device_available(&why)) fail("option --device gpu", why, "Use --device cpu");
+        if (variant == "all") o.variants = kernels::cuda::variant_names();
+        else {
+            std::stringstream ss(variant);
+            std::string v;
+            while (std::getline(ss, v, ',')) {
+                kernels::cuda::parse_variant(v);
+                o.variants.push_back(v);
+            }
+        }
+        c = gpu_ceiling();
+        if (o.mode == "modelling") rows.push_back(modelling(o, c));
+        else rows = gpu_kernels(o, c);
+#else
+        fail("option --device gpu", "this rtm was built without CUDA", "Use --device cpu");
+#endif
+    }
+    print(c, rows);
+    if (!json.empty()) write_json(json, cmd, c, rows);
+    return 0;
+}
+
+}  // namespace rtm

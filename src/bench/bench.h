@@ -1,0 +1,12 @@
+#pragma once
+// rtm bench: kernel and end-to-end throughput against a bandwidth ceiling measured in
+// the same run. argv[0] is skipped (a program or sub-command name); the options follow:
+//   --grid NXxNYxNZ (NXxNZ in 2D)   --steps N   --variant NAME|all   --precision single|double
+//   --mode full|stencil|modelling|rtm   --device cpu|gpu   --zchunk N   --json FILE
+// Prints one table row per measurement: Gpoints/s, GB/s at the minimal byte count,
+// the ceiling (copy bandwidth / bytes per point) and the ratio. Returns 0 on success.
+namespace rtm {
+
+int run_bench(int argc, char** argv);
+
+}  // namespace rtm

@@ -1,0 +1,47 @@
+#pragma once
+// What the bench measures and reports, shared by the CPU and GPU halves.
+#include <string>
+#include <vector>
+
+namespace rtm::bench {
+
+struct Options {
+    int nx = 512, ny = 512, nz = 512;
+    int steps = 50;
+    int repeats = 5;
+    std::vector<std::string> variants;  // GPU kernel variants to time
+    bool dbl = false;
+    std::string mode = "full";
+    std::string device = "gpu";
+    int zchunk = 0;
+    int pml = 20;
+    int ndim() const { return ny > 1 ? 3 : 2; }
+};
+
+struct Ceiling {
+    std::string device;       // e.g. "NVIDIA H100 80GB HBM3, 132 SMs"
+    std::string name;         // what the ratio is taken against
+    double gbs = 0;           // that bandwidth, GB/s (bytes read + written)
+    std::vector<std::pair<std::string, double>> others;  // further bandwidths measured
+};
+
+struct Row {
+    std::string mode, variant, precision, device;
+    int nx = 0, ny = 0, nz = 0;
+    double seconds_per_step = 0;
+    double gpts = 0;              // 1e9 points per second
+    double bytes_per_point = 0;   // the minimal count the ratio uses
+    double gbs = 0;               // gpts * bytes_per_point
+    double ceiling_gpts = 0;      // ceiling GB/s / bytes_per_point
+    double ratio = 0;             // gpts / ceiling_gpts
+    double needed_bytes_per_point = 0;  // bytes this mode truly must move (C-PML etc.), 0: same
+    std::string note;
+};
+
+#ifdef RTM_HAVE_CUDA
+Ceiling gpu_ceiling();
+std::vector<Row> gpu_kernels(const Options& o, const Ceiling& c);  // modes full, stencil
+void gpu_synchronize();
+#endif
+
+}  // namespace rtm::bench

@@ -1,0 +1,171 @@
+// GPU half of rtm bench: the copy-bandwidth ceiling and the kernel modes (full
+// update, stencil only) timed with CUDA events, median of several repeats.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+
+#include "bench/bench_common.h"
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/device_buffer.h"
+#include "kernels/cuda/step_cuda.h"
+
+namespace rtm::bench {
+
+namespace kc = kernels::cuda;
+
+namespace {
+
+// Deterministic pseudo-random values in [lo, hi): never time on zeros.
+template <class T>
+__global__ void fill_kernel(T* p, std::size_t n, std::uint32_t seed, T lo, T hi) {
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed;
+        h ^= h >> 16;
+        h *= 0x7feb352du;
+        h ^= h >> 15;
+        h *= 0x846ca68bu;
+        h ^= h >> 16;
+        p[i] = lo + (hi - lo) * T(h * (1.0 / 4294967296.0));
+    }
+}
+
+template <class T>
+void fill(kc::DeviceBuffer<T>& b, std::uint32_t seed, double lo, double hi) {
+    fill_kernel<T><<<1024, 256>>>(b.data(), b.size(), seed, T(lo), T(hi));
+    RTM_CUDA_CHECK_LAUNCH("fill_kernel");
+}
+
+struct Events {
+    cudaEvent_t a, b;
+    Events() {
+        RTM_CUDA_CHECK(cudaEventCreate(&a));
+        RTM_CUDA_CHECK(cudaEventCreate(&b));
+    }
+    ~Events() {
+        cudaEventDestroy(a);
+        cudaEventDestroy(b);
+    }
+    // Median seconds per call of f over `reps` repeats of `inner` calls.
+    template <class F>
+    double median(int reps, int inner, F&& f) {
+        std::vector<double> t;
+        for (int r = 0; r < reps; ++r) {
+            RTM_CUDA_CHECK(cudaEventRecord(a));
+            for (int i = 0; i < inner; ++i) f();
+            RTM_CUDA_CHECK(cudaEventRecord(b));
+            RTM_CUDA_CHECK(cudaEventSynchronize(b));
+            float ms = 0;
+            RTM_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+            t.push_back(ms * 1e-3 / inner);
+        }
+        std::sort(t.begin(), t.end());
+        return t[t.size() / 2];
+    }
+};
+
+template <class T>
+std::vector<Row> kernels_t(const Options& o, const Ceiling& c) {
+    kernels::Box box;
+    box.ndim = o.ndim();
+    box.nx = o.nx;
+    box.ny = o.ny;
+    box.nz = o.nz;
+    const std::size_t n = box.padded_size();
+    const bool stencil = o.mode == "stencil";
+    kc::DeviceBuffer<T> u(n), w(n), v(stencil ? 0 : n);
+    fill(u, 1, -1, 1);
+    fill(w, 2, -1, 1);
+    // (v dt / h)^2 well inside the stability limit (h = 1).
+    if (!stencil) fill(v, 3, 0.02, 0.08);
+    kernels::StepArgs<T> A;
+    A.box = box;
+    for (int i = 0; i < 3; ++i) A.inv_h2[i] = A.inv_h[i] = (i == 1 && box.ndim == 2) ? T(0) : T(1);
+    A.vdt2 = v.data();
+    Events ev;
+    std::vector<Row> rows;
+    const double bpp = (stencil ? 2 : 4) * sizeof(T);
+    for (const auto& name : o.variants) {
+        kc::LaunchConfig cfg;
+        cfg.variant = kc::parse_variant(name);
+        cfg.zchunk = o.zchunk;
+        T* pu = u.data();
+        T* pw = w.data();
+        auto one = [&] {
+            if (stencil) {
+                kc::stencil_cuda<T>(box, A.inv_h2, pu, pw, cfg);
+            } else {
+                A.u = pu;
+                A.w = pw;
+                kc::step_cuda(A, cfg);
+                std::swap(pu, pw);
+            }
+        };
+        for (int i = 0; i < 3; ++i) one();  // warm-up
+        const double t = ev.median(o.repeats, o.steps, one);
+        const auto info = kc::describe_step<T>(box, cfg, stencil);
+        Row r;
+        r.mode = o.mode;
+        r.variant = name;
+        r.precision = sizeof(T) == 4 ? "fp32" : "fp64";
+        r.device = "gpu";
+        r.nx = o.nx;
+        r.ny = o.ny;
+        r.nz = o.nz;
+        r.seconds_per_step = t;
+        r.gpts = box.points() / t * 1e-9;
+        r.bytes_per_point = bpp;
+        r.gbs = r.gpts * bpp;
+        r.ceiling_gpts = c.gbs / bpp;
+        r.ratio = r.gpts / r.ceiling_gpts;
+        char note[160];
+        std::snprintf(note, sizeof note, "%d regs, %d B smem, %d threads, %d blocks/SM, %ld blocks, zchunk %d",
+                      info.regs, info.smem, info.threads, info.blocks_per_sm, info.blocks, info.zchunk);
+        r.note = note;
+        rows.push_back(r);
+    }
+    return rows;
+}
+
+}  // namespace
+
+void gpu_synchronize() { RTM_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+Ceiling gpu_ceiling() {
+    Ceiling c;
+    int dev = 0;
+    cudaDeviceProp p{};
+    RTM_CUDA_CHECK(cudaGetDevice(&dev));
+    RTM_CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%s, %d SMs, %.0f GiB, L2 %d MB", p.name, p.multiProcessorCount,
+                  p.totalGlobalMem / double(1 << 30), p.l2CacheSize >> 20);
+    c.device = buf;
+    // 1 GiB per buffer: 20x the L2, so every pass streams from DRAM.
+    const std::size_t n = std::size_t(1) << 28;
+    kc::DeviceBuffer<float> a(n), b(n), d(n), e(n);
+    fill(a, 11, -1, 1);
+    fill(b, 12, -1, 1);
+    fill(d, 13, -1, 1);
+    fill(e, 14, -1, 1);
+    Events ev;
+    for (int i = 0; i < 3; ++i) kc::copy_cuda(a.data(), b.data(), n);
+    const double tc = ev.median(7, 10, [&] { kc::copy_cuda(a.data(), b.data(), n); });
+    const double tm = ev.median(7, 10, [&] {
+        RTM_CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), n * 4, cudaMemcpyDeviceToDevice));
+    });
+    const double ts = ev.median(7, 10, [&] { kc::stream4_cuda(a.data(), b.data(), d.data(), e.data(), n); });
+    c.name = "copy kernel (16-byte loads/stores, bytes read + written)";
+    c.gbs = 2.0 * n * 4 / tc * 1e-9;
+    c.others.push_back({"cudaMemcpy device-to-device", 2.0 * n * 4 / tm * 1e-9});
+    c.others.push_back({"3-read-1-write stream (the full update's traffic)", 4.0 * n * 4 / ts * 1e-9});
+    return c;
+}
+
+std::vector<Row> gpu_kernels(const Options& o, const Ceiling& c) {
+    return o.dbl ? kernels_t<double>(o, c) : kernels_t<float>(o, c);
+}
+
+}  // namespace rtm::bench

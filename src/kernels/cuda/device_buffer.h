@@ -1,0 +1,63 @@
+#pragma once
+// A typed device allocation (cudaMalloc; never managed memory), freed on destruction.
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "kernels/cuda/cuda_check.h"
+
+namespace rtm::kernels::cuda {
+
+template <class T>
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(std::size_t n) { resize(n); }
+    explicit DeviceBuffer(const std::vector<T>& host) { upload(host); }
+    ~DeviceBuffer() { release(); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+        if (this != &o) {
+            release();
+            p_ = std::exchange(o.p_, nullptr);
+            n_ = std::exchange(o.n_, 0);
+        }
+        return *this;
+    }
+
+    void resize(std::size_t n) {
+        if (n == n_) return;
+        release();
+        if (n) RTM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p_), n * sizeof(T)));
+        n_ = n;
+    }
+    void upload(const std::vector<T>& host) {
+        resize(host.size());
+        if (n_) RTM_CUDA_CHECK(cudaMemcpy(p_, host.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    std::vector<T> download() const {
+        std::vector<T> h(n_);
+        if (n_) RTM_CUDA_CHECK(cudaMemcpy(h.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
+        return h;
+    }
+    void zero(cudaStream_t s = nullptr) {
+        if (n_) RTM_CUDA_CHECK(cudaMemsetAsync(p_, 0, n_ * sizeof(T), s));
+    }
+    T* data() { return p_; }
+    const T* data() const { return p_; }
+    std::size_t size() const { return n_; }
+    bool empty() const { return n_ == 0; }
+
+private:
+    void release() {
+        if (p_) cudaFree(p_);  // no throw from a destructor
+        p_ = nullptr;
+        n_ = 0;
+    }
+    T* p_ = nullptr;
+    std::size_t n_ = 0;
+};
+
+}  // namespace rtm::kernels::cuda

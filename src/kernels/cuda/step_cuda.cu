@@ -1,0 +1,530 @@
+// CUDA kernels of the constant-density acoustic time step with C-PML (twin of
+// kernels/cpu/step_cpu.cpp) and the small kernels around it.
+//
+// Equation (every kernel that updates w):
+//   w = 2 u - w + vdt2 * L,   L = sum_i [ inv_h2[i] (c0 u + sum_k c_k (u[+k s_i] + u[-k s_i]))
+//                                         + (d_i psi_i + zeta_i) where within R of axis i's layers ]
+//   psi_i  <- b_i psi_i + a_i d_i u          (pass 1, layer cells of axis i only)
+//   zeta_i <- b_i zeta_i + a_i (d_ii u + d_i psi_i)   (pass 2, zone of axis i)
+// Assumptions: padded arrays as in kernels::Box (halo R = 4, zero except above a free
+// surface); a = 0, b = 1 outside the layers (cpml_profile), so zeta there is read but
+// never changes and is not written back.
+//
+// Counts per interior point, fp32 (3D): 16 B at the minimum (read u, w, vdt2; write w),
+// 3*4 wing additions + 3*4 wing multiply-adds + centre + update: about 35 flops.
+// Stencil only: 8 B (read u, write out), about 32 flops.
+#include "kernels/cuda/step_cuda.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include "core/error.h"
+#include "kernels/cuda/cuda_check.h"
+
+namespace rtm::kernels::cuda {
+
+using stencil::R;
+
+namespace {
+
+enum Mode { kFull = 0, kPml = 1, kStencil = 2 };
+
+__host__ __device__ __forceinline__ bool in_zone(int i, int n, int lo, int hi) {
+    return (lo > 0 && i < lo + R) || (hi > 0 && i >= n - hi - R);
+}
+
+// Box's index arithmetic for device code (Box's own members are host-only).
+__host__ __device__ __forceinline__ long bsy(const Box& B) { return B.nx + 2 * R; }
+__host__ __device__ __forceinline__ long bsz(const Box& B) {
+    return bsy(B) * (B.ny + 2 * (B.ndim == 3 ? R : 0));
+}
+__host__ __device__ __forceinline__ long bat(const Box& B, int ix, int iy, int iz) {
+    return (long(iz) + R) * bsz(B) + (long(iy) + (B.ndim == 3 ? R : 0)) * bsy(B) + ix + R;
+}
+
+// Sum_k c_k (f[k] + f[-k]) for a value pointer with stride s (shared or global memory).
+template <class T>
+__device__ __forceinline__ T wings(const T* f, int s) {
+    return T(stencil::c2(1)) * (f[s] + f[-s]) + T(stencil::c2(2)) * (f[2 * s] + f[-2 * s]) +
+           T(stencil::c2(3)) * (f[3 * s] + f[-3 * s]) + T(stencil::c2(4)) * (f[4 * s] + f[-4 * s]);
+}
+
+// One axis's contribution in the C-PML zone: t = d_ii u + d_i psi_i, zeta advanced.
+template <class T>
+__device__ __forceinline__ T cpml_axis(const StepArgs<T>& A, int ax, int k, long p, long s, T d2) {
+    const T t = d2 + stencil::d1_diff(A.psi[ax] + p, s) * A.inv_h[ax];
+    const T a = A.a[ax][k], b = A.b[ax][k];
+    T* zp = A.zeta[ax] + p;
+    const T zn = b * *zp + a * t;
+    if (a != T(0) || b != T(1)) *zp = zn;
+    return t + zn;
+}
+
+// The Laplacian with C-PML terms at a zone point, axis after axis as layer_point does.
+template <class T, int NDIM>
+__device__ __forceinline__ T zone_lap(const StepArgs<T>& A, long p, int ix, int iy, int iz, T c, T wx,
+                                      T wy, T wz, bool zx, bool zy, bool zz) {
+    const Box& B = A.box;
+    const T c0 = T(stencil::c2(0));
+    T lap = 0;
+    {
+        const T d2 = (c0 * c + wx) * A.inv_h2[0];
+        lap += zx ? cpml_axis(A, 0, ix, p, 1, d2) : d2;
+    }
+    if (NDIM == 3) {
+        const T d2 = (c0 * c + wy) * A.inv_h2[1];
+        lap += zy ? cpml_axis(A, 1, iy, p, bsy(B), d2) : d2;
+    }
+    {
+        const T d2 = (c0 * c + wz) * A.inv_h2[2];
+        lap += zz ? cpml_axis(A, 2, iz, p, bsz(B), d2) : d2;
+    }
+    return lap;
+}
+
+template <class T, int NDIM>
+__device__ __forceinline__ bool axis_zone(const Box& B, int ax, int i) {
+    const int n = ax == 0 ? B.nx : ax == 1 ? B.ny : B.nz;
+    return in_zone(i, n, B.pml_lo[ax], B.pml_hi[ax]);
+}
+
+// ---------------------------------------------------------------------------------
+// naive: one thread per computed point; every neighbour a global load (L1 hits for
+// most). Bytes from DRAM as the minimum if L1/L2 catch the re-reads; 25 (3D) or 17
+// (2D) load instructions per point. Reference and fallback variant.
+template <class T, int NDIM, int MODE>
+__global__ void __launch_bounds__(256) naive_kernel(StepArgs<T> A) {
+    const Box& B = A.box;
+    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
+    const int iy = NDIM == 3 ? blockIdx.y * blockDim.y + threadIdx.y : 0;
+    const int iz = blockIdx.z;
+    if (ix >= B.nx || iy >= B.ny) return;
+    const long p = bat(B, ix, iy, iz);
+    const T* __restrict__ u = A.u;
+    const T c = u[p];
+    const T wx = wings(u + p, 1);
+    const T wz = wings(u + p, int(bsz(B)));
+    const T wy = NDIM == 3 ? wings(u + p, int(bsy(B))) : T(0);
+    const T hx = A.inv_h2[0], hy = A.inv_h2[1], hz = A.inv_h2[2];
+    const T c0s = T(stencil::c2(0)) * (hx + hy + hz);
+    T lap;
+    if (MODE == kPml) {
+        const bool zx = axis_zone<T, NDIM>(B, 0, ix), zy = NDIM == 3 && axis_zone<T, NDIM>(B, 1, iy),
+                   zz = axis_zone<T, NDIM>(B, 2, iz);
+        if (zx || zy || zz) lap = zone_lap<T, NDIM>(A, p, ix, iy, iz, c, wx, wy, wz, zx, zy, zz);
+        else lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
+    } else {
+        lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
+    }
+    if (MODE == kStencil) A.w[p] = lap;
+    else A.w[p] = T(2) * c - A.w[p] + A.vdt2[p] * lap;
+}
+
+// ---------------------------------------------------------------------------------
+// Register queue (Micikevicius 2009) with a double-buffered shared-memory plane tile.
+//
+// Block: BX x BY threads (BY = 1 in 2D), one output per thread per plane; blockIdx.z
+// selects a chunk of `zchunk` planes. Each thread keeps u of its own column at z-4..z+4
+// in registers (q[0..8]); plane z goes to shared memory with its x (and y) halos, read
+// by edge threads. Loads for plane z+1 (u at z+5, halos, w, vdt2) are issued before
+// plane z's barrier and arithmetic, so a plane's latency hides behind the last one's
+// work. One barrier per plane (two tile buffers).
+// DRAM bytes per point: the 16 B (full) / 8 B (stencil) minimum, plus halo re-reads that
+// mostly hit L2 ((BX+8)(BY+8)/(BX BY) - 1 of u, e.g. 0.88 for 32x16), plus 8/zchunk of u
+// for the queue's start-up at each chunk. Shared memory: 2 (BX+8)(BY+8) values.
+template <class T, int NDIM, int BX, int BY, int MODE>
+__global__ void __launch_bounds__(BX * BY) queue_kernel(StepArgs<T> A, int zchunk) {
+    constexpr int HY = NDIM == 3 ? R : 0;
+    constexpr int TW = BX + 2 * R;
+    __shared__ T tile[2][BY + 2 * HY][TW];
+    const Box& B = A.box;
+    const long sy = bsy(B), sz = bsz(B);
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int ix = blockIdx.x * BX + tx;
+    const int iy = NDIM == 3 ? blockIdx.y * BY + ty : 0;
+    const int z0 = blockIdx.z * zchunk;
+    const int z1 = min(z0 + zchunk, B.nz);
+    const bool active = ix < B.nx && iy < B.ny;
+    // Own column inside the padded array: provides the tile value (halo of the active).
+    const bool own = ix < B.nx + R && (NDIM == 2 || iy < B.ny + R);
+    const bool hxl = tx < R && iy < B.ny;
+    const bool hxr = tx >= BX - R && ix < B.nx && iy < B.ny;
+    const bool hyt = NDIM == 3 && ty < R && ix < B.nx;
+    const bool hyb = NDIM == 3 && ty >= BY - R && ix < B.nx && iy < B.ny;
+
+    const T* __restrict__ u = A.u;
+    const T* __restrict__ v = A.vdt2;
+    T* __restrict__ w = A.w;
+    long p = own ? bat(B, ix, iy, z0) : 0;
+
+    T q[2 * R + 1];
+#pragma unroll
+    for (int k = 0; k <= 2 * R; ++k) q[k] = own ? __ldg(u + p + (k - R) * sz) : T(0);
+    T cxl = hxl ? __ldg(u + p - R) : T(0);
+    T cxr = hxr ? __ldg(u + p + R) : T(0);
+    T cyt = hyt ? __ldg(u + p - R * sy) : T(0);
+    T cyb = hyb ? __ldg(u + p + R * sy) : T(0);
+    T cw = (MODE != kStencil && active) ? w[p] : T(0);
+    T cv = (MODE != kStencil && active) ? __ldg(v + p) : T(0);
+
+    const T hx = A.inv_h2[0], hy = A.inv_h2[1], hz = A.inv_h2[2];
+    const T c0s = T(stencil::c2(0)) * (hx + hy + hz);
+    const bool zx = MODE == kPml && axis_zone<T, NDIM>(B, 0, ix);
+    const bool zy = MODE == kPml && NDIM == 3 && axis_zone<T, NDIM>(B, 1, iy);
+
+    for (int z = z0; z < z1; ++z) {
+        const int buf = (z - z0) & 1;
+        tile[buf][ty + HY][tx + R] = q[R];
+        if (hxl) tile[buf][ty + HY][tx] = cxl;
+        if (hxr) tile[buf][ty + HY][tx + 2 * R] = cxr;
+        if (NDIM == 3) {
+            if (hyt) tile[buf][ty][tx + R] = cyt;
+            if (hyb) tile[buf][ty + 2 * HY][tx + R] = cyb;
+        }
+        // Issue the next plane's loads now; they complete behind this plane's work.
+        const bool more = z + 1 < z1;
+        const long pn = p + sz;
+        T nq = (more && own) ? __ldg(u + pn + R * sz) : T(0);
+        T nxl = (more && hxl) ? __ldg(u + pn - R) : T(0);
+        T nxr = (more && hxr) ? __ldg(u + pn + R) : T(0);
+        T nyt = (more && hyt) ? __ldg(u + pn - R * sy) : T(0);
+        T nyb = (more && hyb) ? __ldg(u + pn + R * sy) : T(0);
+        T nw = (MODE != kStencil && more && active) ? w[pn] : T(0);
+        T nv = (MODE != kStencil && more && active) ? __ldg(v + pn) : T(0);
+        __syncthreads();
+        if (active) {
+            const T* row = &tile[buf][ty + HY][tx + R];
+            const T c = q[R];
+            const T wx = wings(row, 1);
+            const T wy = NDIM == 3 ? wings(row, TW) : T(0);
+            const T wz = T(stencil::c2(1)) * (q[R + 1] + q[R - 1]) + T(stencil::c2(2)) * (q[R + 2] + q[R - 2]) +
+                         T(stencil::c2(3)) * (q[R + 3] + q[R - 3]) + T(stencil::c2(4)) * (q[R + 4] + q[R - 4]);
+            T lap;
+            if (MODE == kPml) {
+                const bool zz = axis_zone<T, NDIM>(B, 2, z);
+                if (zx || zy || zz) lap = zone_lap<T, NDIM>(A, p, ix, iy, z, c, wx, wy, wz, zx, zy, zz);
+                else lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
+            } else {
+                lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
+            }
+            if (MODE == kStencil) w[p] = lap;
+            else w[p] = T(2) * c - cw + cv * lap;
+        }
+#pragma unroll
+        for (int k = 0; k < 2 * R; ++k) q[k] = q[k + 1];
+        q[2 * R] = nq;
+        cxl = nxl; cxr = nxr; cyt = nyt; cyb = nyb; cw = nw; cv = nv;
+        p = pn;
+    }
+}
+
+// Pass 1 of the C-PML: psi_AX <- b psi_AX + a d_AX u on the layer cells of axis AX only.
+// Index space: the layer cells along AX (lo + hi of them) times the full other axes.
+// Bytes per layer point: read u (+ neighbours along AX, cache hits), psi read + write: 12 B.
+template <class T, int AX>
+__global__ void __launch_bounds__(256) psi_kernel(StepArgs<T> A) {
+    const Box& B = A.box;
+    const int lo = B.pml_lo[AX], hi = B.pml_hi[AX];
+    const int n[3] = {B.nx, B.ny, B.nz};
+    int c[3] = {int(blockIdx.x * blockDim.x + threadIdx.x), int(blockIdx.y * blockDim.y + threadIdx.y),
+                int(blockIdx.z)};
+    const int m[3] = {AX == 0 ? lo + hi : n[0], AX == 1 ? lo + hi : n[1], AX == 2 ? lo + hi : n[2]};
+    if (c[0] >= m[0] || c[1] >= m[1]) return;
+    const int k = c[AX] < lo ? c[AX] : n[AX] - hi + (c[AX] - lo);
+    c[AX] = k;
+    const long p = bat(B, c[0], c[1], c[2]);
+    const long s = AX == 0 ? 1 : AX == 1 ? bsy(B) : bsz(B);
+    T* psi = A.psi[AX];
+    psi[p] = A.b[AX][k] * psi[p] + A.a[AX][k] * stencil::d1_diff(A.u + p, s) * A.inv_h[AX];
+}
+
+template <class T>
+__global__ void free_surface_kernel(Box B, T* f) {
+    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
+    const int iy = blockIdx.y;
+    if (ix >= B.nx) return;
+    f[bat(B, ix, iy, 0)] = 0;
+#pragma unroll
+    for (int k = 1; k <= R; ++k) f[bat(B, ix, iy, -k)] = -f[bat(B, ix, iy, k)];
+}
+
+template <class T>
+__global__ void sample_kernel(const T* __restrict__ u, int nrec, const int* __restrict__ off,
+                              const long* __restrict__ idx, const double* __restrict__ wgt, T* traces) {
+    const int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= nrec) return;
+    double s = 0;
+    for (int k = off[r]; k < off[r + 1]; ++k) s += wgt[k] * double(u[idx[k]]);
+    traces[r] = T(s);
+}
+
+template <class T>
+__global__ void inject_kernel(T* w, int ntaps, const long* __restrict__ idx, const int* __restrict__ src,
+                              const double* __restrict__ coef, const double* __restrict__ traces, int nt,
+                              int n) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= ntaps) return;
+    const double a = traces[long(src[k]) * nt + n];
+    if (a == 0) return;
+    atomicAdd(w + idx[k], T(coef[k] * a));
+}
+
+__global__ void copy_kernel(const float4* __restrict__ src, float4* __restrict__ dst, std::size_t n4) {
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < n4; i += 4 * stride) {
+        const float4 a = __ldcs(src + i), b = __ldcs(src + i + stride), c = __ldcs(src + i + 2 * stride),
+                     d = __ldcs(src + i + 3 * stride);
+        __stcs(dst + i, a);
+        __stcs(dst + i + stride, b);
+        __stcs(dst + i + 2 * stride, c);
+        __stcs(dst + i + 3 * stride, d);
+    }
+    for (; i < n4; i += stride) __stcs(dst + i, __ldcs(src + i));
+}
+
+__global__ void stream4_kernel(const float4* __restrict__ a, const float4* __restrict__ b,
+                               const float4* __restrict__ c, float4* __restrict__ d, std::size_t n4) {
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += stride) {
+        const float4 x = __ldcs(a + i), y = __ldcs(b + i), z = __ldcs(c + i), o = d[i];
+        __stcs(d + i, make_float4(2 * x.x - o.x + y.x * z.x, 2 * x.y - o.y + y.y * z.y,
+                                  2 * x.z - o.z + y.z * z.z, 2 * x.w - o.w + y.w * z.w));
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Host side.
+
+int sm_count() {
+    static int n = [] {
+        int dev = 0, v = 0;
+        RTM_CUDA_CHECK(cudaGetDevice(&dev));
+        RTM_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
+        return v;
+    }();
+    return n;
+}
+
+int blocks_per_sm(const void* kernel, int threads) {
+    static std::mutex mu;
+    static std::map<const void*, int> cache;
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(kernel);
+    if (it != cache.end()) return it->second;
+    int n = 0;
+    RTM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, 0));
+    cache[kernel] = std::max(n, 1);
+    return cache[kernel];
+}
+
+// z planes per block: the fewest chunks whose blocks fill the resident slots in whole
+// waves within ~3%, weighing the queue start-up (8 planes of u re-read per chunk, about
+// 8/(4 zchunk) of the traffic).
+int choose_zchunk(long blocks_xy, int nz, int resident) {
+    double best = -1;
+    int best_chunk = nz;
+    for (int chunks = 1; chunks <= std::max(1, nz / 16); ++chunks) {
+        const int zc = (nz + chunks - 1) / chunks;
+        const long blocks = blocks_xy * ((nz + zc - 1) / zc);
+        const double waves = double(blocks) / resident;
+        const double fill = waves / std::ceil(waves);
+        // Many waves smooth the tail out (blocks finish at different times).
+        const double eff_fill = 1 - (1 - fill) / std::max(1.0, std::floor(waves));
+        const double eff = eff_fill / (1 + 2.0 / zc);
+        if (eff > best * 1.0001) {
+            best = eff;
+            best_chunk = zc;
+        }
+    }
+    return best_chunk;
+}
+
+template <class T, int NDIM, int MODE>
+struct Launch {
+    const void* kernel = nullptr;
+    dim3 grid, block;
+    int zchunk = 0;
+    bool queue = false;
+};
+
+template <class T, int NDIM, int BX, int BY, int MODE>
+Launch<T, NDIM, MODE> queue_launch(const Box& B, int zchunk) {
+    Launch<T, NDIM, MODE> L;
+    L.kernel = reinterpret_cast<const void*>(&queue_kernel<T, NDIM, BX, BY, MODE>);
+    L.block = dim3(BX, BY, 1);
+    const long gx = (B.nx + BX - 1) / BX, gy = NDIM == 3 ? (B.ny + BY - 1) / BY : 1;
+    if (zchunk <= 0) zchunk = choose_zchunk(gx * gy, B.nz, sm_count() * blocks_per_sm(L.kernel, BX * BY));
+    zchunk = std::min(zchunk, B.nz);
+    L.grid = dim3(unsigned(gx), unsigned(gy), unsigned((B.nz + zchunk - 1) / zchunk));
+    L.zchunk = zchunk;
+    L.queue = true;
+    return L;
+}
+
+template <class T, int NDIM, int MODE>
+Launch<T, NDIM, MODE> make_launch(const Box& B, const LaunchConfig& cfg) {
+    if (cfg.variant == Variant::Naive) {
+        Launch<T, NDIM, MODE> L;
+        L.kernel = reinterpret_cast<const void*>(&naive_kernel<T, NDIM, MODE>);
+        L.block = NDIM == 3 ? dim3(32, 8, 1) : dim3(256, 1, 1);
+        L.grid = dim3((B.nx + L.block.x - 1) / L.block.x, NDIM == 3 ? (B.ny + 7) / 8 : 1, B.nz);
+        return L;
+    }
+    if constexpr (NDIM == 2) {
+        return queue_launch<T, NDIM, 128, 1, MODE>(B, cfg.zchunk);
+    } else {
+    switch (cfg.variant) {
+        case Variant::Q32x8: return queue_launch<T, NDIM, 32, 8, MODE>(B, cfg.zchunk);
+        case Variant::Q64x8: return queue_launch<T, NDIM, 64, 8, MODE>(B, cfg.zchunk);
+        case Variant::Q64x4: return queue_launch<T, NDIM, 64, 4, MODE>(B, cfg.zchunk);
+        default: return queue_launch<T, NDIM, 32, 16, MODE>(B, cfg.zchunk);
+    }
+    }
+}
+
+template <class T, int NDIM, int MODE>
+void launch_main(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
+    const auto L = make_launch<T, NDIM, MODE>(A.box, cfg);
+    StepArgs<T> args = A;
+    int zc = L.zchunk;
+    void* params[2] = {&args, &zc};
+    RTM_CUDA_CHECK(cudaLaunchKernel(L.kernel, L.grid, L.block, params, 0, s));
+}
+
+template <class T, int AX>
+void launch_psi(const StepArgs<T>& A, cudaStream_t s) {
+    const Box& B = A.box;
+    const int L = B.pml_lo[AX] + B.pml_hi[AX];
+    if (!L) return;
+    const int m0 = AX == 0 ? L : B.nx, m1 = AX == 1 ? L : B.ny, m2 = AX == 2 ? L : B.nz;
+    const dim3 block(32, 8, 1), grid((m0 + 31) / 32, (m1 + 7) / 8, m2);
+    psi_kernel<T, AX><<<grid, block, 0, s>>>(A);
+    RTM_CUDA_CHECK_LAUNCH("psi_kernel");
+}
+
+template <class T, int NDIM>
+void step_dim(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
+    if (A.box.has_pml()) {
+        launch_psi<T, 0>(A, s);
+        if (NDIM == 3) launch_psi<T, 1>(A, s);
+        launch_psi<T, 2>(A, s);
+        launch_main<T, NDIM, kPml>(A, cfg, s);
+    } else {
+        launch_main<T, NDIM, kFull>(A, cfg, s);
+    }
+    if (A.box.free_surface) free_surface_cuda(A.box, A.w, s);
+}
+
+}  // namespace
+
+const std::vector<std::string>& variant_names() {
+    static const std::vector<std::string> names = {"naive", "q32x16", "q32x8", "q64x8", "q64x4"};
+    return names;
+}
+
+const char* variant_name(Variant v) { return variant_names()[int(v)].c_str(); }
+
+Variant parse_variant(const std::string& name) {
+    const auto& n = variant_names();
+    for (std::size_t i = 0; i < n.size(); ++i)
+        if (n[i] == name) return Variant(i);
+    std::string all;
+    for (const auto& s : n) all += (all.empty() ? "" : ", ") + s;
+    fail("option --variant", "unknown kernel variant '" + name + "'", "Use one of " + all);
+}
+
+template <class T>
+void step_cuda(const StepArgs<T>& args, const LaunchConfig& cfg, cudaStream_t stream) {
+    if (args.box.ndim == 3) step_dim<T, 3>(args, cfg, stream);
+    else step_dim<T, 2>(args, cfg, stream);
+}
+
+template <class T>
+void stencil_cuda(const Box& box, const T inv_h2[3], const T* u, T* out, const LaunchConfig& cfg,
+                  cudaStream_t stream) {
+    StepArgs<T> A;
+    A.box = box;
+    for (int i = 0; i < 3; ++i) A.inv_h2[i] = inv_h2[i];
+    A.u = u;
+    A.w = out;
+    if (box.ndim == 3) launch_main<T, 3, kStencil>(A, cfg, stream);
+    else launch_main<T, 2, kStencil>(A, cfg, stream);
+}
+
+template <class T>
+void free_surface_cuda(const Box& box, T* f, cudaStream_t stream) {
+    const dim3 block(128), grid((box.nx + 127) / 128, box.ny);
+    free_surface_kernel<T><<<grid, block, 0, stream>>>(box, f);
+    RTM_CUDA_CHECK_LAUNCH("free_surface_kernel");
+}
+
+template <class T>
+void sample_cuda(const T* u, int nrec, const int* offset, const long* index, const double* weight, T* traces,
+                 int n, cudaStream_t stream) {
+    if (nrec <= 0) return;
+    sample_kernel<T><<<(nrec + 255) / 256, 256, 0, stream>>>(u, nrec, offset, index, weight,
+                                                             traces + long(n) * nrec);
+    RTM_CUDA_CHECK_LAUNCH("sample_kernel");
+}
+
+template <class T>
+void inject_cuda(T* w, int ntaps, const long* index, const int* source, const double* coef,
+                 const double* traces, int nt, int n, cudaStream_t stream) {
+    if (ntaps <= 0 || n < 0 || n >= nt) return;
+    inject_kernel<T><<<(ntaps + 255) / 256, 256, 0, stream>>>(w, ntaps, index, source, coef, traces, nt, n);
+    RTM_CUDA_CHECK_LAUNCH("inject_kernel");
+}
+
+void copy_cuda(const float* src, float* dst, std::size_t n, cudaStream_t stream) {
+    const std::size_t n4 = n / 4;
+    copy_kernel<<<sm_count() * 8, 256, 0, stream>>>(reinterpret_cast<const float4*>(src),
+                                                    reinterpret_cast<float4*>(dst), n4);
+    RTM_CUDA_CHECK_LAUNCH("copy_kernel");
+}
+
+void stream4_cuda(const float* a, const float* b, const float* c, float* d, std::size_t n,
+                  cudaStream_t stream) {
+    stream4_kernel<<<sm_count() * 8, 256, 0, stream>>>(
+        reinterpret_cast<const float4*>(a), reinterpret_cast<const float4*>(b),
+        reinterpret_cast<const float4*>(c), reinterpret_cast<float4*>(d), n / 4);
+    RTM_CUDA_CHECK_LAUNCH("stream4_kernel");
+}
+
+template <class T>
+KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_only) {
+    auto fill = [&](auto L) {
+        KernelInfo k;
+        cudaFuncAttributes fa;
+        RTM_CUDA_CHECK(cudaFuncGetAttributes(&fa, L.kernel));
+        k.regs = fa.numRegs;
+        k.smem = int(fa.sharedSizeBytes);
+        k.threads = int(L.block.x * L.block.y * L.block.z);
+        k.blocks_per_sm = blocks_per_sm(L.kernel, k.threads);
+        k.zchunk = L.zchunk;
+        k.blocks = long(L.grid.x) * L.grid.y * L.grid.z;
+        return k;
+    };
+    if (box.ndim == 3) {
+        if (stencil_only) return fill(make_launch<T, 3, kStencil>(box, cfg));
+        return box.has_pml() ? fill(make_launch<T, 3, kPml>(box, cfg)) : fill(make_launch<T, 3, kFull>(box, cfg));
+    }
+    if (stencil_only) return fill(make_launch<T, 2, kStencil>(box, cfg));
+    return box.has_pml() ? fill(make_launch<T, 2, kPml>(box, cfg)) : fill(make_launch<T, 2, kFull>(box, cfg));
+}
+
+#define RTM_INSTANTIATE(T)                                                                                   \
+    template void step_cuda<T>(const StepArgs<T>&, const LaunchConfig&, cudaStream_t);                       \
+    template void stencil_cuda<T>(const Box&, const T[3], const T*, T*, const LaunchConfig&, cudaStream_t);  \
+    template void free_surface_cuda<T>(const Box&, T*, cudaStream_t);                                        \
+    template void sample_cuda<T>(const T*, int, const int*, const long*, const double*, T*, int,             \
+                                 cudaStream_t);                                                              \
+    template void inject_cuda<T>(T*, int, const long*, const int*, const double*, const double*, int, int,   \
+                                 cudaStream_t);                                                              \
+    template KernelInfo describe_step<T>(const Box&, const LaunchConfig&, bool);
+RTM_INSTANTIATE(float)
+RTM_INSTANTIATE(double)
+
+}  // namespace rtm::kernels::cuda

@@ -1,0 +1,74 @@
+#pragma once
+// CUDA time step: the twin of kernels::step_cpu (same StepArgs, same function; the
+// gpu tests hold them together). Arrays in StepArgs are device pointers here.
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/step_args.h"
+
+namespace rtm::kernels::cuda {
+
+// How the update of the computed points is laid out on the GPU.
+//   naive   : one thread per point, every neighbour read through L1 (reference variant)
+//   q32x16, q32x8, q64x8, q64x4 : Micikevicius register queue along z, one 2D tile of
+//             the current z-plane in shared memory (BX x BY threads, one output each),
+//             double-buffered (one barrier per plane), the next plane's loads issued
+//             before the current plane's arithmetic, z columns split in chunks so that
+//             every SM is busy. 2D grids use a 128-wide row tile for every q variant.
+enum class Variant { Naive, Q32x16, Q32x8, Q64x8, Q64x4 };
+
+const std::vector<std::string>& variant_names();
+Variant parse_variant(const std::string& name);  // throws rtm::Error naming the choices
+const char* variant_name(Variant v);
+
+struct LaunchConfig {
+    Variant variant = Variant::Q32x16;
+    int zchunk = 0;  // z planes per block for the q variants; 0: chosen to fill the SMs
+};
+
+// u[n+1] = 2 u[n] - u[n-1] + vdt2 (Lap8 u[n] + C-PML terms) into args.w, then the
+// free-surface mirror: exactly step_cpu's function, on `stream`.
+template <class T>
+void step_cuda(const StepArgs<T>& args, const LaunchConfig& cfg = {}, cudaStream_t stream = nullptr);
+
+// Stencil only: out = Lap8 u = sum_i inv_h2[i] d_ii u on the computed points (out's
+// halo untouched). 8 B/point in fp32; the FDTD3d-class comparison.
+template <class T>
+void stencil_cuda(const Box& box, const T inv_h2[3], const T* u, T* out, const LaunchConfig& cfg = {},
+                  cudaStream_t stream = nullptr);
+
+// The free-surface mirror alone (twin of free_surface_cpu).
+template <class T>
+void free_surface_cuda(const Box& box, T* f, cudaStream_t stream = nullptr);
+
+// Receiver sampling: for r < nrec, traces[n * nrec + r] = sum_k weight[k] * u[index[k]]
+// over k in [offset[r], offset[r+1]), summed in double (time-major on the device so
+// that each step writes one contiguous row).
+template <class T>
+void sample_cuda(const T* u, int nrec, const int* offset, const long* index, const double* weight,
+                 T* traces, int n, cudaStream_t stream = nullptr);
+
+// Source injection: for every tap k, w[index[k]] += T(coef[k] * traces[source[k] * nt + n]),
+// coef = vdt2 * weight / cell volume (atomic: taps of several sources may coincide).
+template <class T>
+void inject_cuda(T* w, int ntaps, const long* index, const int* source, const double* coef,
+                 const double* traces, int nt, int n, cudaStream_t stream = nullptr);
+
+// Streaming copy dst = src of n floats (16-byte accesses): the bandwidth ceiling.
+void copy_cuda(const float* src, float* dst, std::size_t n, cudaStream_t stream = nullptr);
+// Stream with the full update's traffic: d = 2 a - d + b * c (3 reads, 1 write).
+void stream4_cuda(const float* a, const float* b, const float* c, float* d, std::size_t n,
+                  cudaStream_t stream = nullptr);
+
+// Resources of the main kernel a configuration launches (for the bench and the docs):
+// registers per thread, static shared memory bytes, resident blocks per SM.
+struct KernelInfo {
+    int regs = 0, smem = 0, blocks_per_sm = 0, threads = 0, zchunk = 0;
+    long blocks = 0;
+};
+template <class T>
+KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_only = false);
+
+}  // namespace rtm::kernels::cuda

@@ -1,0 +1,69 @@
+#pragma once
+// Shared helpers of the GPU tests: the visible skip, seeded random fields, and the
+// relative L2 error with the position of the largest difference.
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/step_args.h"
+#include "propagation/backend.h"
+#include "support/catch.hpp"
+
+namespace rtm::test {
+
+// True when a CUDA device can be used; otherwise a visible SKIPPED warning.
+inline bool gpu_or_skip() {
+    std::string why;
+    if (cuda_device_available(&why)) return true;
+    WARN("SKIPPED: " << why);
+    return false;
+}
+
+struct Diff {
+    double rel = 0;        // ||a - b|| / ||b||
+    double max_abs = 0;    // largest |a - b|
+    long where = -1;       // its index
+    std::string at;        // its position, for the failure message
+};
+
+// Over padded arrays of `box` (halo included: a stray write there shows up too).
+template <class A, class B>
+Diff compare(const kernels::Box& box, const std::vector<A>& a, const std::vector<B>& b) {
+    Diff d;
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const double x = double(a[i]), y = double(b[i]), e = std::abs(x - y);
+        num += (x - y) * (x - y);
+        den += y * y;
+        if (e > d.max_abs || std::isnan(e)) {
+            d.max_abs = e;
+            d.where = long(i);
+        }
+    }
+    d.rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+    if (d.where >= 0) {
+        const long hy = box.ndim == 3 ? 4 : 0;
+        const long iz = d.where / box.sz() - 4, rem = d.where % box.sz();
+        const long iy = rem / box.sy() - hy, ix = rem % box.sy() - 4;
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "largest error %.3g at (ix, iy, iz) = (%ld, %ld, %ld): %.9g vs %.9g",
+                      d.max_abs, ix, iy, iz, double(a[d.where]), double(b[d.where]));
+        d.at = buf;
+    }
+    return d;
+}
+
+// Random values in [lo, hi) on the computed points of a padded array, zero halo.
+template <class T>
+std::vector<T> random_field(const kernels::Box& box, std::mt19937& rng, double lo, double hi) {
+    std::vector<T> f(box.padded_size(), T(0));
+    std::uniform_real_distribution<double> d(lo, hi);
+    for (int iz = 0; iz < box.nz; ++iz)
+        for (int iy = 0; iy < box.ny; ++iy)
+            for (int ix = 0; ix < box.nx; ++ix) f[box.at(ix, iy, iz)] = T(d(rng));
+    return f;
+}
+
+}  // namespace rtm::test
