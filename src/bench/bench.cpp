@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -156,7 +157,9 @@ Row cpu_full(const Options& o, const Ceiling& c) {
 // A whole forward-modelling step through the backend's Propagator: C-PML on every
 // side (o.pml cells, inside the grid), one off-grid source in the middle, a receiver
 // on every window node of the plane 2 cells below the top of the window.
-Row modelling(const Options& o, const Ceiling& c) {
+Row modelling_one(const Options& o, const Ceiling& c, const Domain& d, const std::string& variant);
+
+std::vector<Row> modelling(const Options& o, const Ceiling& c) {
     Grid g;
     const int p = o.pml;
     g.nx = o.nx - 2 * p;
@@ -175,6 +178,18 @@ Row modelling(const Options& o, const Ceiling& c) {
     dop.dt = 0.3 * 10 / 3000.0;
     dop.f_dominant = 10;
     Domain d(g, vp, dop);
+    std::vector<Row> rows;
+    if (o.device == "gpu")
+        for (const auto& v : o.variants) rows.push_back(modelling_one(o, c, d, v));
+    else
+        rows.push_back(modelling_one(o, c, d, "step_cpu"));
+    return rows;
+}
+
+Row modelling_one(const Options& o, const Ceiling& c, const Domain& d, const std::string& variant) {
+    const Grid& g = d.window();
+    const int p = o.pml;
+    if (o.device == "gpu") setenv("RTM_CUDA_VARIANT", variant.c_str(), 1);
     const Backend be{o.device == "gpu", o.device};
     auto prop = make_propagator(d, o.dbl ? Precision::Double : Precision::Single, be);
     const int warm = 3, nt = warm + o.steps * o.repeats;
@@ -209,7 +224,7 @@ Row modelling(const Options& o, const Ceiling& c) {
     const auto& B = d.box();
     Row r;
     r.mode = "modelling";
-    r.variant = prop->name();
+    r.variant = variant;
     r.precision = o.dbl ? "fp64" : "fp32";
     r.device = o.device;
     r.nx = B.nx;
@@ -236,7 +251,7 @@ Row modelling(const Options& o, const Ceiling& c) {
     r.needed_bytes_per_point = r.bytes_per_point + extra;
     std::ostringstream os;
     os.precision(3);
-    os << rec.size() << " receivers, 1 source, C-PML " << p << " cells; >= " << r.needed_bytes_per_point
+    os << prop->name() << ", " << rec.size() << " receivers, 1 source, C-PML " << p << " cells; >= " << r.needed_bytes_per_point
        << " B/pt with C-PML (ratio at that count " << r.ratio * r.needed_bytes_per_point / r.bytes_per_point
        << "); peak trace " << peak;
     r.note = os.str();
@@ -334,7 +349,7 @@ int run_bench(int argc, char** argv) {
         if (o.mode == "stencil") fail("option --mode stencil", "there is no CPU stencil-only kernel", "Use --device gpu");
         c = cpu_ceiling();
         if (o.mode == "full") rows.push_back(o.dbl ? cpu_full<double>(o, c) : cpu_full<float>(o, c));
-        else rows.push_back(modelling(o, c));
+        else rows = modelling(o, c);
     } else {
 #ifdef RTM_HAVE_CUDA
         std::string why;
@@ -349,7 +364,7 @@ int run_bench(int argc, char** argv) {
             }
         }
         c = gpu_ceiling();
-        if (o.mode == "modelling") rows.push_back(modelling(o, c));
+        if (o.mode == "modelling") rows = modelling(o, c);
         else rows = gpu_kernels(o, c);
 #else
         fail("option --device gpu", "this rtm was built without CUDA", "Use --device cpu");

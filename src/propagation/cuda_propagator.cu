@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <utility>
 
@@ -56,6 +57,8 @@ public:
             if (box_.pml_lo[ax] || box_.pml_hi[ax]) ++axes;
         require_memory(n * sizeof(T) * (3 + 2 * std::size_t(axes)), "wavefields, (v dt)^2 and C-PML memory");
 
+        // Kernel variant: the library default, or RTM_CUDA_VARIANT (tuning, rtm bench).
+        if (const char* v = std::getenv("RTM_CUDA_VARIANT")) cfg_.variant = kc::parse_variant(v);
         RTM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
         u_.resize(n);
         w_.resize(n);
@@ -182,6 +185,7 @@ public:
     }
 
     std::string name() const override { return sizeof(T) == 4 ? "cuda (fp32)" : "cuda (fp64)"; }
+    const char* variant() const { return kc::variant_name(cfg_.variant); }
 
 private:
     // A clear error, with the sizes, when an allocation would not fit.

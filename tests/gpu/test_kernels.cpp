@@ -180,7 +180,7 @@ TEST_CASE("CUDA step matches step_cpu in fp32 after 100 steps (every variant, 2D
     unsigned seed = 1000;
     for (const auto& c : kCases)
         for (const auto& v : kc::variant_names()) {
-            if (c.ndim == 2 && v != "naive" && v != "q32x16") continue;  // 2D: one q kernel shape
+            if (c.ndim == 2 && v != "naive" && v != "q32x16" && v != "a32x16") continue;  // 2D: one shape each
             check_step<float>(c, v, seed++);
         }
 }
@@ -199,13 +199,14 @@ TEST_CASE("CUDA step with automatic z chunks matches step_cpu on a larger 3D box
     if (!gpu_or_skip()) return;
     check_step<float>({3, 131, 97, 150, 20, 20, false}, "q32x16", 3001, 20);
     check_step<float>({3, 131, 97, 150, 20, 20, true}, "q64x8", 3002, 20);
+    check_step<float>({3, 131, 97, 150, 20, 20, false}, "a32x16", 3003, 20);
 }
 
 TEST_CASE("CUDA stencil-only kernel matches the CPU Laplacian", "[gpu]") {
     if (!gpu_or_skip()) return;
     for (const Case& c : {Case{3, 45, 37, 41, 0, 0, false}, Case{2, 157, 1, 93, 0, 0, false}})
         for (const auto& v : kc::variant_names()) {
-            if (c.ndim == 2 && v != "naive" && v != "q32x16") continue;
+            if (c.ndim == 2 && v != "naive" && v != "q32x16" && v != "a32x16") continue;
             State<float> s = make_state<float>(c, 77);
             const auto& B = s.box;
             // CPU reference in double.

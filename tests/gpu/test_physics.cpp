@@ -56,8 +56,9 @@ TEST_CASE("on the GPU a 3D homogeneous trace matches the analytic Green's functi
 
 TEST_CASE("on the GPU the C-PML absorbs an outgoing pulse (3D)", "[gpu]") {
     if (!gpu_or_skip()) return;
-    // 400 m cube, source in the middle; after the pulse has crossed the layers, the
-    // energy left in the window is a small fraction of its peak.
+    // 400 m cube, source in the middle; the Ricker peaks at 1.5/f0 = 0.1 s and has
+    // died out by 0.2 s, and the farthest corner is 0.17 s away: after 0.45 s the
+    // energy left in the window is what the layers reflected.
     Run r;
     r.grid.nx = r.grid.ny = r.grid.nz = 41;
     r.grid.dx = r.grid.dy = r.grid.dz = 10;
@@ -79,11 +80,11 @@ TEST_CASE("on the GPU the C-PML absorbs an outgoing pulse (3D)", "[gpu]") {
             const auto u = p->wavefield();
             double e = 0;
             for (double x : u) e += x * x;
-            if (n < 200) peak = std::max(peak, e);
-            else late = std::max(late, e);
+            if (n < 250) peak = std::max(peak, e);
+            else if (n >= 450) late = std::max(late, e);
         }
     }
-    INFO("window energy: peak " << peak << ", largest after 0.2 s " << late);
+    INFO("window energy: peak " << peak << ", largest after 0.45 s " << late);
     WARN("C-PML on the GPU: energy left after the pulse " << late / peak << " of its peak");
     CHECK(peak > 0);
     CHECK(late < 1e-3 * peak);

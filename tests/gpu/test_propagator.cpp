@@ -31,8 +31,11 @@ Run make_run(int ndim, bool free_surface, Precision prec) {
 
 void compare_backends(int ndim, bool fs, Precision prec) {
     const Run r = make_run(ndim, fs, prec);
-    const Result cpu = simulate_on(r, false);
-    const Result gpu = simulate_on(r, true);
+    // The snapshot while the wave is inside the window: at the end only the C-PML's
+    // small remainder is left, where fp32 rounding differences are no longer small
+    // against the field.
+    const Result cpu = simulate_on(r, false, 200);
+    const Result gpu = simulate_on(r, true, 200);
     const double tol = prec == Precision::Single ? 1e-5 : 1e-10;
     double peak = 0;
     for (double x : cpu.traces) peak = std::max(peak, std::abs(x));

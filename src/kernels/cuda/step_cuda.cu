@@ -23,6 +23,8 @@
 #include "core/error.h"
 #include "kernels/cuda/cuda_check.h"
 
+#include <cuda_pipeline.h>
+
 namespace rtm::kernels::cuda {
 
 using stencil::R;
@@ -134,10 +136,11 @@ __global__ void __launch_bounds__(256) naive_kernel(StepArgs<T> A) {
 // DRAM bytes per point: the 16 B (full) / 8 B (stencil) minimum, plus halo re-reads that
 // mostly hit L2 ((BX+8)(BY+8)/(BX BY) - 1 of u, e.g. 0.88 for 32x16), plus 8/zchunk of u
 // for the queue's start-up at each chunk. Shared memory: 2 (BX+8)(BY+8) values.
-template <class T, int NDIM, int BX, int BY, int MODE>
-__global__ void __launch_bounds__(BX * BY) queue_kernel(StepArgs<T> A, int zchunk) {
+template <class T, int NDIM, int BX, int BY, int MODE, int PD, int MINB>
+__global__ void __launch_bounds__(BX * BY, MINB) queue_kernel(StepArgs<T> A, int zchunk) {
     constexpr int HY = NDIM == 3 ? R : 0;
     constexpr int TW = BX + 2 * R;
+    constexpr int QN = 2 * R + PD;  // q[k] = u(z - R + k); entries past 2R are loads in flight
     __shared__ T tile[2][BY + 2 * HY][TW];
     const Box& B = A.box;
     const long sy = bsy(B), sz = bsz(B);
@@ -153,46 +156,55 @@ __global__ void __launch_bounds__(BX * BY) queue_kernel(StepArgs<T> A, int zchun
     const bool hxr = tx >= BX - R && ix < B.nx && iy < B.ny;
     const bool hyt = NDIM == 3 && ty < R && ix < B.nx;
     const bool hyb = NDIM == 3 && ty >= BY - R && ix < B.nx && iy < B.ny;
+    constexpr bool kW = MODE != kStencil;
 
     const T* __restrict__ u = A.u;
     const T* __restrict__ v = A.vdt2;
     T* __restrict__ w = A.w;
     long p = own ? bat(B, ix, iy, z0) : 0;
 
-    T q[2 * R + 1];
+    // Prologue: the queue and PD planes of halos, w and vdt2.
+    T q[QN];
 #pragma unroll
-    for (int k = 0; k <= 2 * R; ++k) q[k] = own ? __ldg(u + p + (k - R) * sz) : T(0);
-    T cxl = hxl ? __ldg(u + p - R) : T(0);
-    T cxr = hxr ? __ldg(u + p + R) : T(0);
-    T cyt = hyt ? __ldg(u + p - R * sy) : T(0);
-    T cyb = hyb ? __ldg(u + p + R * sy) : T(0);
-    T cw = (MODE != kStencil && active) ? w[p] : T(0);
-    T cv = (MODE != kStencil && active) ? __ldg(v + p) : T(0);
+    for (int k = 0; k < QN; ++k) q[k] = (own && z0 - R + k <= B.nz - 1 + R) ? __ldg(u + p + (k - R) * sz) : T(0);
+    T cxl[PD], cxr[PD], cyt[PD], cyb[PD], cw[PD], cv[PD];
+#pragma unroll
+    for (int d = 0; d < PD; ++d) {
+        const bool in = z0 + d < z1;
+        const long pd = p + d * sz;
+        cxl[d] = (in && hxl) ? __ldg(u + pd - R) : T(0);
+        cxr[d] = (in && hxr) ? __ldg(u + pd + R) : T(0);
+        cyt[d] = (in && hyt) ? __ldg(u + pd - R * sy) : T(0);
+        cyb[d] = (in && hyb) ? __ldg(u + pd + R * sy) : T(0);
+        cw[d] = (kW && in && active) ? w[pd] : T(0);
+        cv[d] = (kW && in && active) ? __ldg(v + pd) : T(0);
+    }
 
     const T hx = A.inv_h2[0], hy = A.inv_h2[1], hz = A.inv_h2[2];
     const T c0s = T(stencil::c2(0)) * (hx + hy + hz);
     const bool zx = MODE == kPml && axis_zone<T, NDIM>(B, 0, ix);
     const bool zy = MODE == kPml && NDIM == 3 && axis_zone<T, NDIM>(B, 1, iy);
 
+#pragma unroll 1
     for (int z = z0; z < z1; ++z) {
         const int buf = (z - z0) & 1;
         tile[buf][ty + HY][tx + R] = q[R];
-        if (hxl) tile[buf][ty + HY][tx] = cxl;
-        if (hxr) tile[buf][ty + HY][tx + 2 * R] = cxr;
+        if (hxl) tile[buf][ty + HY][tx] = cxl[0];
+        if (hxr) tile[buf][ty + HY][tx + 2 * R] = cxr[0];
         if (NDIM == 3) {
-            if (hyt) tile[buf][ty][tx + R] = cyt;
-            if (hyb) tile[buf][ty + 2 * HY][tx + R] = cyb;
+            if (hyt) tile[buf][ty][tx + R] = cyt[0];
+            if (hyb) tile[buf][ty + 2 * HY][tx + R] = cyb[0];
         }
-        // Issue the next plane's loads now; they complete behind this plane's work.
-        const bool more = z + 1 < z1;
-        const long pn = p + sz;
-        T nq = (more && own) ? __ldg(u + pn + R * sz) : T(0);
-        T nxl = (more && hxl) ? __ldg(u + pn - R) : T(0);
-        T nxr = (more && hxr) ? __ldg(u + pn + R) : T(0);
-        T nyt = (more && hyt) ? __ldg(u + pn - R * sy) : T(0);
-        T nyb = (more && hyb) ? __ldg(u + pn + R * sy) : T(0);
-        T nw = (MODE != kStencil && more && active) ? w[pn] : T(0);
-        T nv = (MODE != kStencil && more && active) ? __ldg(v + pn) : T(0);
+        // Issue the loads of plane z + PD now; they complete behind the next planes' work.
+        const bool more = z + PD < z1;
+        const long pn = p + PD * sz;
+        const T nq = (more && own) ? __ldg(u + pn + R * sz) : T(0);
+        const T nxl = (more && hxl) ? __ldg(u + pn - R) : T(0);
+        const T nxr = (more && hxr) ? __ldg(u + pn + R) : T(0);
+        const T nyt = (more && hyt) ? __ldg(u + pn - R * sy) : T(0);
+        const T nyb = (more && hyb) ? __ldg(u + pn + R * sy) : T(0);
+        const T nw = (kW && more && active) ? w[pn] : T(0);
+        const T nv = (kW && more && active) ? __ldg(v + pn) : T(0);
         __syncthreads();
         if (active) {
             const T* row = &tile[buf][ty + HY][tx + R];
@@ -210,14 +222,128 @@ __global__ void __launch_bounds__(BX * BY) queue_kernel(StepArgs<T> A, int zchun
                 lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
             }
             if (MODE == kStencil) w[p] = lap;
-            else w[p] = T(2) * c - cw + cv * lap;
+            else w[p] = T(2) * c - cw[0] + cv[0] * lap;
+        }
+#pragma unroll
+        for (int k = 0; k < QN - 1; ++k) q[k] = q[k + 1];
+        q[QN - 1] = nq;
+#pragma unroll
+        for (int d = 0; d < PD - 1; ++d) {
+            cxl[d] = cxl[d + 1]; cxr[d] = cxr[d + 1]; cyt[d] = cyt[d + 1]; cyb[d] = cyb[d + 1];
+            cw[d] = cw[d + 1]; cv[d] = cv[d + 1];
+        }
+        cxl[PD - 1] = nxl; cxr[PD - 1] = nxr; cyt[PD - 1] = nyt; cyb[PD - 1] = nyb;
+        cw[PD - 1] = nw; cv[PD - 1] = nv;
+        p += sz;
+    }
+}
+
+// Asynchronous-copy variant (cp.async, Ampere/Hopper): the same register queue along z
+// for the z-wings, but every load goes global -> shared memory without registers, S
+// planes ahead. u planes live in a ring of NR = S + 5 tiles (plane z for the x/y
+// wings, up to z+4 for the queue, S in flight), w and vdt2 in rings of S + 1 (full
+// update only). One commit group per plane: group i holds u(z0+4+i) and w, vdt2 of
+// plane z0+i; plane z waits for its group (S - 1 younger groups may stay in flight),
+// one barrier, then issues plane z+S's group into the slots plane z-1 freed.
+// Bytes in flight per thread: about S x 15 B (full) or S x 7 B (stencil), against one
+// plane's worth in the register-prefetch kernels. fp32 only (shared memory size).
+template <class T, int NDIM, int BX, int BY, int MODE, int S>
+__global__ void __launch_bounds__(BX * BY) async_kernel(StepArgs<T> A, int zchunk) {
+    constexpr int HY = NDIM == 3 ? R : 0;
+    constexpr int TW = BX + 2 * R, TH = BY + 2 * HY;
+    constexpr int NR = S + 5, NW = S + 1;
+    constexpr bool kW = MODE != kStencil;
+    __shared__ T ring[NR][TH][TW];
+    __shared__ T wr[kW ? NW : 1][BY][BX];
+    __shared__ T vr[kW ? NW : 1][BY][BX];
+    const Box& B = A.box;
+    const long sy = bsy(B), sz = bsz(B);
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int ix = blockIdx.x * BX + tx;
+    const int iy = NDIM == 3 ? blockIdx.y * BY + ty : 0;
+    const int z0 = blockIdx.z * zchunk;
+    const int z1 = min(z0 + zchunk, B.nz);
+    const bool active = ix < B.nx && iy < B.ny;
+    const bool own = ix < B.nx + R && (NDIM == 2 || iy < B.ny + R);
+    const bool hxl = tx < R && iy < B.ny;
+    const bool hxr = tx >= BX - R && ix < B.nx && iy < B.ny;
+    const bool hyt = NDIM == 3 && ty < R && ix < B.nx;
+    const bool hyb = NDIM == 3 && ty >= BY - R && ix < B.nx && iy < B.ny;
+    const T* __restrict__ u = A.u;
+    const T* __restrict__ v = A.vdt2;
+    T* __restrict__ w = A.w;
+    const long p0 = own ? bat(B, ix, iy, z0) : 0;
+
+    auto issue_u = [&](int k) {  // u plane k (with halos) into its ring slot
+        if (k > z1 - 1 + R) return;
+        const int sl = (k - z0) % NR;
+        const long b = p0 + long(k - z0) * sz;
+        if (own) __pipeline_memcpy_async(&ring[sl][ty + HY][tx + R], u + b, sizeof(T));
+        if (hxl) __pipeline_memcpy_async(&ring[sl][ty + HY][tx], u + b - R, sizeof(T));
+        if (hxr) __pipeline_memcpy_async(&ring[sl][ty + HY][tx + 2 * R], u + b + R, sizeof(T));
+        if (NDIM == 3) {
+            if (hyt) __pipeline_memcpy_async(&ring[sl][ty][tx + R], u + b - R * sy, sizeof(T));
+            if (hyb) __pipeline_memcpy_async(&ring[sl][ty + 2 * HY][tx + R], u + b + R * sy, sizeof(T));
+        }
+    };
+    auto issue_wv = [&](int k) {
+        if (!kW || k >= z1 || !active) return;
+        const int sl = (k - z0) % NW;
+        const long b = p0 + long(k - z0) * sz;
+        __pipeline_memcpy_async(&wr[sl][ty][tx], w + b, sizeof(T));
+        __pipeline_memcpy_async(&vr[sl][ty][tx], v + b, sizeof(T));
+    };
+
+    T q[2 * R + 1];
+#pragma unroll
+    for (int k = 0; k < 2 * R; ++k) q[k] = own ? __ldg(u + p0 + (k - R) * sz) : T(0);
+    q[2 * R] = 0;
+#pragma unroll
+    for (int k = 0; k < R; ++k) issue_u(z0 + k);
+#pragma unroll
+    for (int j = 0; j < S; ++j) {
+        issue_u(z0 + R + j);
+        issue_wv(z0 + j);
+        __pipeline_commit();
+    }
+
+    const T hx = A.inv_h2[0], hy = A.inv_h2[1], hz = A.inv_h2[2];
+    const T c0s = T(stencil::c2(0)) * (hx + hy + hz);
+    const bool zx = MODE == kPml && axis_zone<T, NDIM>(B, 0, ix);
+    const bool zy = MODE == kPml && NDIM == 3 && axis_zone<T, NDIM>(B, 1, iy);
+    long p = p0;
+#pragma unroll 1
+    for (int z = z0; z < z1; ++z) {
+        const int i = z - z0;
+        __pipeline_wait_prior(S - 1);
+        __syncthreads();
+        issue_u(z + R + S);
+        issue_wv(z + S);
+        __pipeline_commit();
+        if (active) {
+            q[2 * R] = ring[(i + R) % NR][ty + HY][tx + R];
+            const T* row = &ring[i % NR][ty + HY][tx + R];
+            const T c = q[R];
+            const T wx = wings(row, 1);
+            const T wy = NDIM == 3 ? wings(row, TW) : T(0);
+            const T wz = T(stencil::c2(1)) * (q[R + 1] + q[R - 1]) + T(stencil::c2(2)) * (q[R + 2] + q[R - 2]) +
+                         T(stencil::c2(3)) * (q[R + 3] + q[R - 3]) + T(stencil::c2(4)) * (q[R + 4] + q[R - 4]);
+            T lap;
+            if (MODE == kPml) {
+                const bool zz = axis_zone<T, NDIM>(B, 2, z);
+                if (zx || zy || zz) lap = zone_lap<T, NDIM>(A, p, ix, iy, z, c, wx, wy, wz, zx, zy, zz);
+                else lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
+            } else {
+                lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
+            }
+            if (MODE == kStencil) w[p] = lap;
+            else w[p] = T(2) * c - wr[i % NW][ty][tx] + vr[i % NW][ty][tx] * lap;
         }
 #pragma unroll
         for (int k = 0; k < 2 * R; ++k) q[k] = q[k + 1];
-        q[2 * R] = nq;
-        cxl = nxl; cxr = nxr; cyt = nyt; cyb = nyb; cw = nw; cv = nv;
-        p = pn;
+        p += sz;
     }
+    __pipeline_wait_prior(0);
 }
 
 // Pass 1 of the C-PML: psi_AX <- b psi_AX + a d_AX u on the layer cells of axis AX only.
@@ -350,10 +476,24 @@ struct Launch {
     bool queue = false;
 };
 
-template <class T, int NDIM, int BX, int BY, int MODE>
+template <class T, int NDIM, int BX, int BY, int MODE, int PD = 1, int MINB = 0>
 Launch<T, NDIM, MODE> queue_launch(const Box& B, int zchunk) {
     Launch<T, NDIM, MODE> L;
-    L.kernel = reinterpret_cast<const void*>(&queue_kernel<T, NDIM, BX, BY, MODE>);
+    L.kernel = reinterpret_cast<const void*>(&queue_kernel<T, NDIM, BX, BY, MODE, PD, MINB>);
+    L.block = dim3(BX, BY, 1);
+    const long gx = (B.nx + BX - 1) / BX, gy = NDIM == 3 ? (B.ny + BY - 1) / BY : 1;
+    if (zchunk <= 0) zchunk = choose_zchunk(gx * gy, B.nz, sm_count() * blocks_per_sm(L.kernel, BX * BY));
+    zchunk = std::min(zchunk, B.nz);
+    L.grid = dim3(unsigned(gx), unsigned(gy), unsigned((B.nz + zchunk - 1) / zchunk));
+    L.zchunk = zchunk;
+    L.queue = true;
+    return L;
+}
+
+template <class T, int NDIM, int BX, int BY, int MODE, int S>
+Launch<T, NDIM, MODE> async_launch(const Box& B, int zchunk) {
+    Launch<T, NDIM, MODE> L;
+    L.kernel = reinterpret_cast<const void*>(&async_kernel<T, NDIM, BX, BY, MODE, S>);
     L.block = dim3(BX, BY, 1);
     const long gx = (B.nx + BX - 1) / BX, gy = NDIM == 3 ? (B.ny + BY - 1) / BY : 1;
     if (zchunk <= 0) zchunk = choose_zchunk(gx * gy, B.nz, sm_count() * blocks_per_sm(L.kernel, BX * BY));
@@ -373,6 +513,17 @@ Launch<T, NDIM, MODE> make_launch(const Box& B, const LaunchConfig& cfg) {
         L.grid = dim3((B.nx + L.block.x - 1) / L.block.x, NDIM == 3 ? (B.ny + 7) / 8 : 1, B.nz);
         return L;
     }
+    const bool async = cfg.variant == Variant::A32x16 || cfg.variant == Variant::A32x8 ||
+                       cfg.variant == Variant::A32x8s5;
+    if constexpr (sizeof(T) == 4) {
+        if constexpr (NDIM == 2) {
+            if (async) return async_launch<T, NDIM, 128, 1, MODE, 3>(B, cfg.zchunk);
+        } else {
+            if (cfg.variant == Variant::A32x16) return async_launch<T, NDIM, 32, 16, MODE, 3>(B, cfg.zchunk);
+            if (cfg.variant == Variant::A32x8) return async_launch<T, NDIM, 32, 8, MODE, 3>(B, cfg.zchunk);
+            if (cfg.variant == Variant::A32x8s5) return async_launch<T, NDIM, 32, 8, MODE, 5>(B, cfg.zchunk);
+        }
+    }
     if constexpr (NDIM == 2) {
         return queue_launch<T, NDIM, 128, 1, MODE>(B, cfg.zchunk);
     } else {
@@ -380,6 +531,9 @@ Launch<T, NDIM, MODE> make_launch(const Box& B, const LaunchConfig& cfg) {
         case Variant::Q32x8: return queue_launch<T, NDIM, 32, 8, MODE>(B, cfg.zchunk);
         case Variant::Q64x8: return queue_launch<T, NDIM, 64, 8, MODE>(B, cfg.zchunk);
         case Variant::Q64x4: return queue_launch<T, NDIM, 64, 4, MODE>(B, cfg.zchunk);
+        case Variant::Q32x16d2: return queue_launch<T, NDIM, 32, 16, MODE, 2>(B, cfg.zchunk);
+        case Variant::Q32x8d2: return queue_launch<T, NDIM, 32, 8, MODE, 2>(B, cfg.zchunk);
+        case Variant::Q32x16o: return queue_launch<T, NDIM, 32, 16, MODE, 1, sizeof(T) == 4 ? 4 : 2>(B, cfg.zchunk);
         default: return queue_launch<T, NDIM, 32, 16, MODE>(B, cfg.zchunk);
     }
     }
@@ -421,7 +575,9 @@ void step_dim(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
 }  // namespace
 
 const std::vector<std::string>& variant_names() {
-    static const std::vector<std::string> names = {"naive", "q32x16", "q32x8", "q64x8", "q64x4"};
+    static const std::vector<std::string> names = {"naive",    "q32x16",   "q32x8",  "q64x8",
+                                                         "q64x4",    "q32x16d2", "q32x8d2", "q32x16o",
+                                                         "a32x16",   "a32x8",    "a32x8s5"};
     return names;
 }
 

@@ -17,7 +17,12 @@ namespace rtm::kernels::cuda {
 //             double-buffered (one barrier per plane), the next plane's loads issued
 //             before the current plane's arithmetic, z columns split in chunks so that
 //             every SM is busy. 2D grids use a 128-wide row tile for every q variant.
-enum class Variant { Naive, Q32x16, Q32x8, Q64x8, Q64x4 };
+//   q32x16d2, q32x8d2 : the same with loads issued two planes ahead (more bytes in flight)
+//   q32x16o : q32x16 compiled for full occupancy (4 blocks of 512 threads per SM in fp32)
+//   a32x16, a32x8, a32x8s5 : cp.async variants: every load goes straight to a shared-
+//             memory ring 3 (s5: 5) planes ahead, no registers held for data in flight;
+//             fp32 only (fp64 falls back to q32x16); 2D uses a 128-wide row.
+enum class Variant { Naive, Q32x16, Q32x8, Q64x8, Q64x4, Q32x16d2, Q32x8d2, Q32x16o, A32x16, A32x8, A32x8s5 };
 
 const std::vector<std::string>& variant_names();
 Variant parse_variant(const std::string& name);  // throws rtm::Error naming the choices
