@@ -17,23 +17,28 @@ std::vector<float> ricker(double f0, double dt, int nt, double t0) {
     return w;
 }
 
-std::vector<float> resample(const float* in, int nin, double dtin, int nout, double dtout) {
+Resampler::Resampler(int nin, double dtin, int nout, double dtout) {
     const double T = std::max(dtin, dtout);  // the coarser interval sets the pass band
     const double half = 8 * T;               // half-width of the filter in seconds
     const double beta = 6.0;                 // Kaiser shape: ~-60 dB side lobes
     const double gain = dtin / T;            // keeps amplitudes when downsampling
-    std::vector<float> out(nout, 0.f);
+    offset_.push_back(0);
     for (int j = 0; j < nout; ++j) {
         const double t = j * dtout;
         const int i0 = std::max(0, int(std::ceil((t - half) / dtin)));
         const int i1 = std::min(nin - 1, int(std::floor((t + half) / dtin)));
-        double s = 0;
+        first_.push_back(i0);
         for (int i = i0; i <= i1; ++i) {
             const double x = (t - i * dtin) / T;
-            s += in[i] * sinc(x) * kaiser(x / 8, beta);
+            weights_.push_back(sinc(x) * kaiser(x / 8, beta) * gain);
         }
-        out[j] = float(s * gain);
+        offset_.push_back(weights_.size());
     }
+}
+
+std::vector<float> Resampler::operator()(const float* in) const {
+    std::vector<float> out(first_.size());
+    apply(in, out.data());
     return out;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 // Source wavelets and time-axis resampling.
+#include <cstddef>
 #include <vector>
 
 namespace rtm {
@@ -12,9 +13,33 @@ std::vector<float> ricker(double f0, double dt, int nt, double t0 = -1);
 // at 2.5 f0 is 30 dB below the peak.
 inline double ricker_max_frequency(double f0) { return 2.5 * f0; }
 
-// Band-limited resampling of a trace from (nin, dtin) to (nout, dtout), both
+// Band-limited resampling of traces from (nin, dtin) to (nout, dtout), both
 // starting at t = 0: Kaiser-windowed sinc of half-width 8 samples of the coarser
 // interval, low-passed at the coarser Nyquist so downsampling does not alias.
-std::vector<float> resample(const float* in, int nin, double dtin, int nout, double dtout);
+// The weights depend only on the two time axes: built once, applied to every trace.
+class Resampler {
+public:
+    Resampler(int nin, double dtin, int nout, double dtout);
+    std::vector<float> operator()(const float* in) const;
+    template <class T>
+    void apply(const T* in, float* out) const {
+        for (std::size_t j = 0; j < first_.size(); ++j) {
+            double s = 0;
+            const double* w = weights_.data() + offset_[j];
+            const int n = int(offset_[j + 1] - offset_[j]);
+            for (int k = 0; k < n; ++k) s += double(in[first_[j] + k]) * w[k];
+            out[j] = float(s);
+        }
+    }
+
+private:
+    std::vector<int> first_;            // first input sample of each output sample
+    std::vector<std::size_t> offset_;   // its weights: weights_[offset_[j] .. offset_[j+1])
+    std::vector<double> weights_;
+};
+
+inline std::vector<float> resample(const float* in, int nin, double dtin, int nout, double dtout) {
+    return Resampler(nin, dtin, nout, dtout)(in);
+}
 
 }  // namespace rtm

@@ -57,7 +57,7 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
     dopt.dt = dt;
     dopt.f_dominant = wavelet.f_dominant;
     Domain domain(g, model.vp.data, dopt);
-    auto prop = make_cpu_propagator(domain, opt.precision);
+    auto prop = make_propagator(domain, opt.precision, opt.backend);
     const auto& box = domain.box();
     spdlog::info("modelling {} shot(s) on {} ({}D grid {} x {} x {} with {} absorbing cells), "
                  "dt {:.3g} ms, {} steps", geometry.size(), prop->name(), g.ndim(), g.nx, g.ny, g.nz,
@@ -71,6 +71,7 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
         if (g.ndim() == 2) y = 0;
     };
 
+    const Resampler to_record(nt, dt, record_nt, record_dt);
     std::vector<ShotGather> out;
     Progress progress("modelling: shot", long(geometry.size()));
     for (std::size_t s = 0; s < geometry.size(); ++s) {
@@ -97,12 +98,8 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
 
         ShotGather shot = geo;
         shot.data.assign(geo.receivers.size() * std::size_t(record_nt), 0.f);
-        std::vector<float> tr(nt);
-        for (std::size_t r = 0; r < geo.receivers.size(); ++r) {
-            std::copy(traces.begin() + r * nt, traces.begin() + (r + 1) * nt, tr.begin());
-            const auto rs = resample(tr.data(), nt, dt, record_nt, record_dt);
-            std::copy(rs.begin(), rs.end(), shot.trace(r));
-        }
+        for (std::size_t r = 0; r < geo.receivers.size(); ++r)
+            to_record.apply(traces.data() + r * nt, shot.trace(r));
         out.push_back(std::move(shot));
         progress.update(long(s + 1));
     }

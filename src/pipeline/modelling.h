@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/survey.h"
-#include "propagation/propagator.h"
+#include "propagation/backend.h"
 
 namespace rtm {
 
@@ -22,6 +22,7 @@ struct PropagationOptions {
     double dt = 0;                   // time step, s; 0 = chosen from the CFL limit
     double courant_safety = 0.8;     // automatic dt = record dt / ceil(record dt / (safety * dt_max))
     Precision precision = Precision::Single;
+    Backend backend;                 // CPU unless set (see choose_backend)
 };
 
 // The time step used for a model and record interval (checked against CFL; throws

@@ -33,29 +33,36 @@ struct Stepper {
         n[0] = B.nx; n[1] = B.ny; n[2] = B.nz;
     }
 
+    // psi <- b psi + a d u along stride st, for ix in [x0, x1) of one row; the
+    // profile index is ix along x (ka == nullptr gives the row's own coefficients).
+    static void psi_row(T* __restrict psi, const T* __restrict u, long row, long st, T ih, int x0, int x1,
+                        const T* __restrict a, const T* __restrict b, T a_row, T b_row) {
+        if (a) {
+#pragma omp simd
+            for (int ix = x0; ix < x1; ++ix)
+                psi[row + ix] = b[ix] * psi[row + ix] + a[ix] * stencil::d1_diff(u + row + ix, st) * ih;
+        } else {
+#pragma omp simd
+            for (int ix = x0; ix < x1; ++ix)
+                psi[row + ix] = b_row * psi[row + ix] + a_row * stencil::d1_diff(u + row + ix, st) * ih;
+        }
+    }
+
     // Pass 1: psi_i <- b psi_i + a d_i u, in the layers of axis i only.
     void advance_psi() {
-        for (int ax = 0; ax < 3; ++ax) {
-            if (ax == 1 && NDIM == 2) continue;
-            if (!B.pml_lo[ax] && !B.pml_hi[ax]) continue;
-            const T* a = A.a[ax];
-            const T* b = A.b[ax];
-            T* psi = A.psi[ax];
-            const long st = s[ax];
-            const T ih = A.inv_h[ax];
 #pragma omp parallel for collapse(2) schedule(static)
-            for (int iz = 0; iz < B.nz; ++iz)
-                for (int iy = 0; iy < B.ny; ++iy) {
-                    const int c[3] = {0, iy, iz};
-                    if (ax != 0 && !in_layer(c[ax], n[ax], B.pml_lo[ax], B.pml_hi[ax])) continue;
-                    for (int ix = 0; ix < B.nx; ++ix) {
-                        if (ax == 0 && !in_layer(ix, n[0], B.pml_lo[0], B.pml_hi[0])) continue;
-                        const int k = ax == 0 ? ix : c[ax];
-                        const long p = B.at(ix, iy, iz);
-                        psi[p] = b[k] * psi[p] + a[k] * stencil::d1_diff(A.u + p, st) * ih;
-                    }
+        for (int iz = 0; iz < B.nz; ++iz)
+            for (int iy = 0; iy < B.ny; ++iy) {
+                const long row = B.at(0, iy, iz);
+                if (A.psi[0]) {
+                    psi_row(A.psi[0], A.u, row, s[0], A.inv_h[0], 0, B.pml_lo[0], A.a[0], A.b[0], 0, 0);
+                    psi_row(A.psi[0], A.u, row, s[0], A.inv_h[0], B.nx - B.pml_hi[0], B.nx, A.a[0], A.b[0], 0, 0);
                 }
-        }
+                if (NDIM == 3 && A.psi[1] && in_layer(iy, n[1], B.pml_lo[1], B.pml_hi[1]))
+                    psi_row(A.psi[1], A.u, row, s[1], A.inv_h[1], 0, B.nx, nullptr, nullptr, A.a[1][iy], A.b[1][iy]);
+                if (A.psi[2] && in_layer(iz, n[2], B.pml_lo[2], B.pml_hi[2]))
+                    psi_row(A.psi[2], A.u, row, s[2], A.inv_h[2], 0, B.nx, nullptr, nullptr, A.a[2][iz], A.b[2][iz]);
+            }
     }
 
     // The plain update for ix in [x0, x1) of one row.
@@ -75,24 +82,74 @@ struct Stepper {
         }
     }
 
-    // The C-PML update of one point.
-    void layer_point(int ix, int iy, int iz) {
-        const long p = B.at(ix, iy, iz);
-        const int c[3] = {ix, iy, iz};
-        T lap = 0;
-        for (int ax = 0; ax < 3; ++ax) {
-            if (ax == 1 && NDIM == 2) continue;
-            const T d2 = (T(stencil::c2(0)) * A.u[p] + stencil::d2_wings(A.u + p, s[ax])) * A.inv_h2[ax];
-            if (A.psi[ax] && in_layer_zone(c[ax], n[ax], B.pml_lo[ax], B.pml_hi[ax])) {
-                const T t = d2 + stencil::d1_diff(A.psi[ax] + p, s[ax]) * A.inv_h[ax];
-                T& z = A.zeta[ax][p];
-                z = A.b[ax][c[ax]] * z + A.a[ax][c[ax]] * t;
-                lap += t + z;
-            } else {
-                lap += d2;
-            }
+    // The C-PML update for ix in [x0, x1) of one row. Outside the layers a = 0, b = 1
+    // and psi = zeta = 0, where this reduces exactly to the plain update: no branch per
+    // point, so the row vectorises.
+    void layer_row(int iy, int iz, int x0, int x1) {
+        // Which axes have layers is fixed per box: a template flag each, so the
+        // vectorised loop carries no branch.
+        const bool lx = A.psi[0] != nullptr, ly = NDIM == 3 && A.psi[1] != nullptr, lz = A.psi[2] != nullptr;
+        const int k = (lx ? 4 : 0) + (ly ? 2 : 0) + (lz ? 1 : 0);
+        switch (k) {
+            case 0: return layer_row_<false, false, false>(iy, iz, x0, x1);
+            case 1: return layer_row_<false, false, true>(iy, iz, x0, x1);
+            case 2: return layer_row_<false, true, false>(iy, iz, x0, x1);
+            case 3: return layer_row_<false, true, true>(iy, iz, x0, x1);
+            case 4: return layer_row_<true, false, false>(iy, iz, x0, x1);
+            case 5: return layer_row_<true, false, true>(iy, iz, x0, x1);
+            case 6: return layer_row_<true, true, false>(iy, iz, x0, x1);
+            default: return layer_row_<true, true, true>(iy, iz, x0, x1);
         }
-        A.w[p] = T(2) * A.u[p] - A.w[p] + A.vdt2[p] * lap;
+    }
+
+    template <bool lx, bool ly, bool lz>
+    void layer_row_(int iy, int iz, int x0, int x1) {
+        const long row = B.at(0, iy, iz);
+        const T* __restrict u = A.u;
+        T* __restrict w = A.w;
+        const T* __restrict v = A.vdt2;
+        const T c0 = T(stencil::c2(0));
+        const T ay = ly ? A.a[1][iy] : T(0), by = ly ? A.b[1][iy] : T(1);
+        const T az = lz ? A.a[2][iz] : T(0), bz = lz ? A.b[2][iz] : T(1);
+        const T* __restrict psx = A.psi[0];
+        const T* __restrict psy = A.psi[1];
+        const T* __restrict psz = A.psi[2];
+        T* __restrict zx = A.zeta[0];
+        T* __restrict zy = A.zeta[1];
+        T* __restrict zz = A.zeta[2];
+        const T* __restrict ax = A.a[0];
+        const T* __restrict bx = A.b[0];
+        const T hx2 = A.inv_h2[0], hy2 = A.inv_h2[1], hz2 = A.inv_h2[2];
+        const T hx = A.inv_h[0], hy = A.inv_h[1], hz = A.inv_h[2];
+        const long sy = s[1], sz = s[2];
+#pragma omp simd
+        for (int ix = x0; ix < x1; ++ix) {
+            const long p = row + ix;
+            T t = (c0 * u[p] + stencil::d2_wings(u + p, 1)) * hx2;
+            if constexpr (lx) {
+                t += stencil::d1_diff(psx + p, 1) * hx;
+                zx[p] = bx[ix] * zx[p] + ax[ix] * t;
+                t += zx[p];
+            }
+            T lap = t;
+            if constexpr (NDIM == 3) {
+                t = (c0 * u[p] + stencil::d2_wings(u + p, sy)) * hy2;
+                if constexpr (ly) {
+                    t += stencil::d1_diff(psy + p, sy) * hy;
+                    zy[p] = by * zy[p] + ay * t;
+                    t += zy[p];
+                }
+                lap += t;
+            }
+            t = (c0 * u[p] + stencil::d2_wings(u + p, sz)) * hz2;
+            if constexpr (lz) {
+                t += stencil::d1_diff(psz + p, sz) * hz;
+                zz[p] = bz * zz[p] + az * t;
+                t += zz[p];
+            }
+            lap += t;
+            w[p] = T(2) * u[p] - w[p] + v[p] * lap;
+        }
     }
 
     void run() {
@@ -106,12 +163,12 @@ struct Stepper {
                     in_layer_zone(iz, n[2], B.pml_lo[2], B.pml_hi[2]) ||
                     (NDIM == 3 && in_layer_zone(iy, n[1], B.pml_lo[1], B.pml_hi[1]));
                 if (row_in_layers || xlo >= xhi) {
-                    for (int ix = 0; ix < B.nx; ++ix) layer_point(ix, iy, iz);
+                    layer_row(iy, iz, 0, B.nx);
                     continue;
                 }
-                for (int ix = 0; ix < xlo; ++ix) layer_point(ix, iy, iz);
+                layer_row(iy, iz, 0, xlo);
                 interior_row(B.at(0, iy, iz), xlo, xhi);
-                for (int ix = xhi; ix < B.nx; ++ix) layer_point(ix, iy, iz);
+                layer_row(iy, iz, xhi, B.nx);
             }
         if (B.free_surface) free_surface_cpu(B, A.w);
     }

@@ -1,0 +1,8 @@
+#pragma once
+// rtm's commands; each takes the arguments after its name and returns the exit code.
+namespace rtm::app {
+
+int cmd_info(int argc, char** argv);
+int cmd_model(int argc, char** argv);
+
+}  // namespace rtm::app

@@ -1,0 +1,111 @@
+#include "app/job_options.h"
+
+#include <spdlog/spdlog.h>
+
+#include "core/error.h"
+#include "io/model_io.h"
+#include "io/shot_io.h"
+#include "physics/wavelet.h"
+
+namespace rtm::app {
+
+po::options_description model_options() {
+    po::options_description d("Velocity model ([model] section)");
+    d.add_options()
+        ("model.vp", po::value<std::string>(), "P velocity, m/s: SEG-Y, one trace per surface position, samples along depth")
+        ("model.placement", po::value<std::string>()->default_value("auto"),
+         "how traces are placed on the grid: lines (inline/crossline numbers), coordinates (CDP X/Y "
+         "with the coordinate scalar), or auto (line numbers when they vary, else coordinates)")
+        ("model.inline-byte", po::value<int>()->default_value(189), "trace-header byte of the inline number")
+        ("model.crossline-byte", po::value<int>()->default_value(193), "trace-header byte of the crossline number")
+        ("model.depth-unit", po::value<double>()->default_value(1e-3),
+         "metres per unit of the sample-interval field: depth models conventionally store dz there in mm (0.001)")
+        ("model.dz", po::value<double>()->default_value(0), "depth spacing, m, overriding the sample-interval field (0: from the file)");
+    return d;
+}
+
+po::options_description wavelet_options() {
+    po::options_description d("Source wavelet ([wavelet] section)");
+    d.add_options()
+        ("wavelet.ricker-f0", po::value<double>()->default_value(10), "peak frequency of a Ricker wavelet, Hz")
+        ("wavelet.file", po::value<std::string>(),
+         "SEG-Y file whose first trace is the wavelet (its own sample interval; overrides the Ricker)")
+        ("wavelet.f-max", po::value<double>()->default_value(0),
+         "highest frequency of a wavelet file, Hz, for the dispersion check (0: 2.5 x ricker-f0)");
+    return d;
+}
+
+po::options_description propagation_options() {
+    po::options_description d("Propagation ([propagation] section)");
+    d.add_options()
+        ("propagation.pml", po::value<int>()->default_value(20), "C-PML absorbing cells on each side")
+        ("propagation.free-surface", po::value<bool>()->default_value(false), "pressure-free surface on top instead of an absorbing layer")
+        ("propagation.dt", po::value<double>()->default_value(0),
+         "time step, s (0: the largest divisor of the record interval within 80% of the CFL limit)")
+        ("propagation.precision", po::value<std::string>()->default_value("single"), "single or double")
+        ("propagation.device", po::value<std::string>()->default_value("auto"), "auto (GPU when present), cpu or gpu");
+    return d;
+}
+
+Model load_model(const po::variables_map& vm) {
+    if (!vm.count("model.vp")) fail("option model.vp", "no velocity model given", "Set [model] vp = FILE.sgy or --model.vp FILE.sgy");
+    io::GridReadOptions g;
+    const std::string placement = vm["model.placement"].as<std::string>();
+    if (placement == "auto") g.placement = io::GridReadOptions::Placement::Auto;
+    else if (placement == "lines") g.placement = io::GridReadOptions::Placement::LineNumbers;
+    else if (placement == "coordinates") g.placement = io::GridReadOptions::Placement::Coordinates;
+    else fail("option model.placement", "unknown value '" + placement + "'", "Use auto, lines or coordinates");
+    g.inline_byte = vm["model.inline-byte"].as<int>();
+    g.crossline_byte = vm["model.crossline-byte"].as<int>();
+    g.depth_unit = vm["model.depth-unit"].as<double>();
+    g.dz = vm["model.dz"].as<double>();
+    io::ModelPaths paths;
+    paths.vp = vm["model.vp"].as<std::string>();
+    Model m = io::read_model(paths, g);
+    const Grid& grid = m.grid();
+    spdlog::info("model {}: {}D, {} x {} x {} nodes, spacing {} x {} x {} m", paths.vp, grid.ndim(), grid.nx,
+                 grid.ny, grid.nz, grid.dx, grid.dy, grid.dz);
+    return m;
+}
+
+Wavelet load_wavelet(const po::variables_map& vm) {
+    Wavelet w;
+    const double f0 = vm["wavelet.ricker-f0"].as<double>();
+    if (!(f0 > 0)) fail("option wavelet.ricker-f0", "must be positive", "Give the peak frequency in Hz");
+    w.f_dominant = f0;
+    w.f_max = ricker_max_frequency(f0);
+    if (vm.count("wavelet.file")) {
+        const std::string path = vm["wavelet.file"].as<std::string>();
+        const auto gathers = io::read_shots(path);
+        if (gathers.empty() || gathers.front().ntraces() == 0)
+            fail(path, "holds no trace", "Give a SEG-Y file whose first trace is the wavelet");
+        const ShotGather& g = gathers.front();
+        w.samples.assign(g.trace(0), g.trace(0) + g.nt);
+        w.dt = g.dt;
+        if (vm["wavelet.f-max"].as<double>() > 0) w.f_max = vm["wavelet.f-max"].as<double>();
+        else w.f_max = 0.5 / g.dt * 0.8;  // without a stated band: 80% of the file's Nyquist
+        spdlog::info("wavelet from {}: {} samples at {} ms", path, g.nt, g.dt * 1e3);
+    } else {
+        w.dt = 1e-4;  // fine enough for any record interval; resampled to the step
+        w.samples = ricker(f0, w.dt, int(3.0 / f0 / w.dt) + 1);
+        spdlog::info("wavelet: Ricker, peak {} Hz (energy up to {} Hz)", f0, w.f_max);
+    }
+    return w;
+}
+
+PropagationOptions propagation_from(const po::variables_map& vm) {
+    PropagationOptions p;
+    p.pml_cells = vm["propagation.pml"].as<int>();
+    if (p.pml_cells < 0) fail("option propagation.pml", "must not be negative", "Give the number of absorbing cells, e.g. 20");
+    p.free_surface = vm["propagation.free-surface"].as<bool>();
+    p.dt = vm["propagation.dt"].as<double>();
+    const std::string prec = vm["propagation.precision"].as<std::string>();
+    if (prec == "single") p.precision = Precision::Single;
+    else if (prec == "double") p.precision = Precision::Double;
+    else fail("option propagation.precision", "unknown value '" + prec + "'", "Use single or double");
+    p.backend = choose_backend(parse_device(vm["propagation.device"].as<std::string>()));
+    spdlog::info("device: {}", p.backend.why);
+    return p;
+}
+
+}  // namespace rtm::app

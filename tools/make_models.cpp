@@ -1,0 +1,130 @@
+// Generates rtm's bundled velocity models (velocity_models/*.segy):
+//   layers2d_vp.segy   2D: water, curved layers, a normal fault and a high-velocity body
+//   dome3d_vp.segy     3D: dipping layers over a dome
+//   aniso3d_{vp,epsilon,delta,theta,phi}.segy  3D anisotropic set (angles in degrees)
+// usage: make_models OUTPUT_DIR
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "io/model_io.h"
+
+using namespace rtm;
+
+namespace {
+
+Grid grid(int nx, int ny, int nz, double h, double azimuth_deg, double X0, double Y0) {
+    Grid g;
+    g.nx = nx;
+    g.ny = ny;
+    g.nz = nz;
+    g.dx = g.dy = g.dz = h;
+    const double a = azimuth_deg * M_PI / 180;  // x axis azimuth from north (Y), clockwise
+    g.frame.ox = X0;
+    g.frame.oy = Y0;
+    g.frame.exx = std::sin(a);
+    g.frame.exy = std::cos(a);
+    g.frame.eyx = -std::cos(a);
+    g.frame.eyy = std::sin(a);
+    return g;
+}
+
+// Smooth step from a to b across z = z0 over a few metres (keeps interfaces sharp on the grid).
+double layer(double z, double z0, double a, double b) { return z < z0 ? a : b; }
+
+Volume layers2d() {
+    Volume v(grid(401, 1, 151, 10.0, 90, 1000, 0));
+    for (int iz = 0; iz < v.grid.nz; ++iz)
+        for (int ix = 0; ix < v.grid.nx; ++ix) {
+            const double x = ix * 10.0, z = iz * 10.0;
+            // Interfaces: sea floor, then gently curved layers; below 450 m the layers
+            // are dropped by 80 m east of a fault dipping from x = 2300 at the top.
+            const double sea = 150 + 20 * std::sin(x / 700);
+            const bool east = x > 2300 + 0.4 * (z - 300);
+            const double throw_ = east ? 80 : 0;
+            double vel = 1500;
+            if (z >= sea) vel = 1800 + 0.4 * (z - sea);
+            const double l1 = 450 + 60 * std::sin(x / 900) + throw_;
+            const double l2 = 800 + 0.05 * x + throw_;
+            const double l3 = 1150 - 0.04 * x + throw_;
+            vel = layer(z, l1, vel, 2400 + 0.3 * (z - l1));
+            vel = layer(z, l2, vel, 2900 + 0.2 * (z - l2));
+            vel = layer(z, l3, vel, 3500);
+            // High-velocity body (salt-like lens).
+            const double ex = (x - 1200) / 450, ez = (z - 750) / 170;
+            if (ex * ex + ez * ez < 1) vel = 4400;
+            v.at(ix, 0, iz) = float(vel);
+        }
+    return v;
+}
+
+Volume dome3d() {
+    Volume v(grid(81, 61, 61, 25.0, 60, 500000, 6000000));
+    for (int iz = 0; iz < v.grid.nz; ++iz)
+        for (int iy = 0; iy < v.grid.ny; ++iy)
+            for (int ix = 0; ix < v.grid.nx; ++ix) {
+                const double x = ix * 25.0, y = iy * 25.0, z = iz * 25.0;
+                const double r2 = (x - 1000) * (x - 1000) + (y - 750) * (y - 750);
+                const double dome = 250 * std::exp(-r2 / (2 * 400.0 * 400.0));
+                double vel = 1600 + 0.3 * z;
+                const double base[3] = {500, 900, 1250};
+                const double vlay[3] = {2300, 2800, 3400};
+                for (int k = 0; k < 3; ++k) {
+                    const double zk = base[k] - 0.08 * x + 0.03 * y - dome * (1.0 - 0.2 * k);
+                    if (z >= zk) vel = vlay[k] + 0.2 * (z - zk);
+                }
+                v.at(ix, iy, iz) = float(vel);
+            }
+    return v;
+}
+
+void aniso3d(const std::string& dir) {
+    const Grid g = grid(41, 41, 41, 25.0, 60, 500000, 6000000);
+    Volume vp(g), eps(g), del(g), theta(g), phi(g);
+    for (int iz = 0; iz < g.nz; ++iz)
+        for (int iy = 0; iy < g.ny; ++iy)
+            for (int ix = 0; ix < g.nx; ++ix) {
+                const double x = ix * 25.0, y = iy * 25.0, z = iz * 25.0;
+                // An anticline: interfaces follow zk(x) = base - 120 exp(-(x-500)^2/...),
+                // the layers' tilt is the interface dip, their azimuth the dip direction.
+                const double bump = 120 * std::exp(-(x - 500) * (x - 500) / (2 * 250.0 * 250.0));
+                const double slope = bump * (x - 500) / (250.0 * 250.0);  // d(-bump)/dx
+                int k = 0;
+                for (double base : {300.0, 600.0, 850.0})
+                    if (z >= base - bump + 0.02 * y) ++k;
+                const float vk[4] = {1800, 2400, 2900, 3300}, ek[4] = {0, 0.15f, 0.22f, 0.1f},
+                            dk[4] = {0, 0.05f, 0.1f, 0.03f};
+                vp.at(ix, iy, iz) = vk[k];
+                eps.at(ix, iy, iz) = ek[k];
+                del.at(ix, iy, iz) = dk[k];
+                theta.at(ix, iy, iz) = k == 0 ? 0.f : float(std::atan(std::abs(slope)) * 180 / M_PI);
+                phi.at(ix, iy, iz) = slope >= 0 ? 0.f : 180.f;
+            }
+    io::write_volume(dir + "/aniso3d_vp.segy", vp, "rtm bundled anisotropic model: vertical P velocity, m/s");
+    io::write_volume(dir + "/aniso3d_epsilon.segy", eps, "rtm bundled anisotropic model: Thomsen epsilon");
+    io::write_volume(dir + "/aniso3d_delta.segy", del, "rtm bundled anisotropic model: Thomsen delta");
+    io::write_volume(dir + "/aniso3d_theta.segy", theta, "rtm bundled anisotropic model: tilt, degrees from vertical");
+    io::write_volume(dir + "/aniso3d_phi.segy", phi, "rtm bundled anisotropic model: azimuth, degrees from the x axis");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: make_models OUTPUT_DIR\n");
+        return 2;
+    }
+    const std::string dir = argv[1];
+    std::filesystem::create_directories(dir);
+    try {
+        io::write_volume(dir + "/layers2d_vp.segy", layers2d(),
+                         "rtm bundled 2D model: water, layers, a normal fault, a high-velocity body; m/s");
+        io::write_volume(dir + "/dome3d_vp.segy", dome3d(), "rtm bundled 3D model: dipping layers over a dome; m/s");
+        aniso3d(dir);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "make_models: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
