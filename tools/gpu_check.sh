@@ -44,6 +44,14 @@ if command -v ncu > /dev/null && [ "${1:-}" != quick ]; then
     done
 fi
 
+if command -v ncu > /dev/null && [ "${1:-}" != quick ]; then
+    echo "== ncu: one modelling step (512^3, q32x8): time and DRAM bytes per kernel"
+    timeout 150 ncu --clock-control none -k regex:"psi_kernel|queue_kernel|sample_kernel|inject_kernel" -c 6 \
+        --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
+        "$B" --mode modelling --grid 512x512x512 --variant q32x8 --steps 1 --repeats 1 > "$OUT/ncu_modelling.txt" 2>&1
+    grep -E "^  [a-z_]+.*\(|dram__|gpu__time" "$OUT/ncu_modelling.txt" | sed -E 's/\(rtm::kernels::StepArgs.*//'
+fi
+
 echo "== summary (ratio = Gpoints/s over copy-bandwidth ceiling / minimal bytes per point)"
 grep -E "^ceiling|^(full|stencil|modelling) " "$LOG" | awk '{ if ($1=="ceiling:") print; else printf "%-10s %-12s %-15s %8s Gpts/s %7s GB/s  %s\n", $1, $2, $4, $6, $7, $10 }'
 echo "tests exit code: $test_rc"

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake ninja-build pkg-config
   libsegyio-dev segyio-bin            # SEG-Y I/O (C library) and segyio-catb for cross-checks
   libboost-program-options-dev        # command line and INI configuration
   libspdlog-dev libfmt-dev            # logging

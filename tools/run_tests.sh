@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# From a fresh clone: set up, build, and run the whole test suite. GPU tests run
+# where a GPU is present and say SKIPPED where not; tests that use the real data in
+# ../shared/data say SKIPPED when it is absent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/build.sh
+ctest --test-dir build --output-on-failure --parallel "$(nproc)" --timeout 1500
