@@ -1,0 +1,135 @@
+// `rtm model` and `rtm info` end to end, and their answers to bad input.
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "io/model_io.h"
+#include "io/shot_io.h"
+#include "run_rtm.h"
+#include "support/catch.hpp"
+#include "support/test_data.h"
+
+using namespace rtm;
+using namespace rtm::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const std::string kModel = (source_dir() / "velocity_models" / "layers2d_vp.segy").string();
+
+// A small modelling job on the bundled 2D model: 2 shots, 0.3 s records.
+std::string small_job(const std::filesystem::path& dir, const std::string& extra = "") {
+    return "model --model.vp " + kModel + " --acquisition.source-x0 1000 --acquisition.source-dx 1000"
+           " --acquisition.source-nx 2 --acquisition.receiver-x0 500 --acquisition.receiver-dx 50"
+           " --acquisition.receiver-nx 41 --acquisition.record-length 0.3 --acquisition.record-dt 0.004"
+           " --propagation.device cpu --output.shots " + (dir / "shots.sgy").string() + " " + extra;
+}
+
+}  // namespace
+
+TEST_CASE("rtm model writes shot gathers with world geometry and a PNG preview") {
+    const auto dir = scratch("cli-model");
+    const auto r = run_rtm(small_job(dir));
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.output, Contains("Mpoints/s"));
+    REQUIRE(std::filesystem::exists(dir / "shots.png"));
+    const auto shots = io::read_shots((dir / "shots.sgy").string());
+    REQUIRE(shots.size() == 2);
+    CHECK(shots[0].ntraces() == 41);
+    CHECK(shots[0].nt == 76);
+    CHECK(shots[0].dt == Approx(0.004));
+    // The bundled model's x axis starts at world X = 1000 m and points east.
+    CHECK(shots[1].source.x == Approx(1000 + 2000).margin(0.01));
+    CHECK(shots[1].source.z == Approx(10).margin(0.01));
+    CHECK(shots[0].receivers[40].x == Approx(1000 + 500 + 40 * 50).margin(0.01));
+    // Something was recorded: the direct wave reaches the near receivers.
+    double peak = 0;
+    for (float v : shots[0].data) peak = std::max(peak, double(std::abs(v)));
+    CHECK(peak > 0);
+}
+
+TEST_CASE("an unstable time step is refused with the largest stable one") {
+    const auto dir = scratch("cli-cfl");
+    const auto r = run_rtm(small_job(dir, "--propagation.dt 0.004"));
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("propagation.dt") && Contains("unstable") && Contains("largest stable dt"));
+    CHECK(!std::filesystem::exists(dir / "shots.sgy"));
+}
+
+TEST_CASE("a negative time step is refused naming the option") {
+    const auto r = run_rtm(small_job(scratch("cli-neg-dt"), "--propagation.dt -0.001"));
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("propagation.dt") && Contains("not positive"));
+}
+
+TEST_CASE("a receiver outside the model is refused naming the shot and receiver") {
+    const auto r = run_rtm(small_job(scratch("cli-outside"), "--acquisition.receiver-y0 0 --acquisition.receiver-depth 1600"));
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("receiver") && Contains("outside the model") && Contains("z 0..1500"));
+}
+
+TEST_CASE("a missing model file is named in the error") {
+    const auto r = run_rtm("model --model.vp /nonexistent/vp.sgy --acquisition.record-length 1");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("/nonexistent/vp.sgy"));
+}
+
+TEST_CASE("a model with NaN, zero or negative velocities is refused naming the file and node") {
+    const auto dir = scratch("cli-badvel");
+    for (float bad : {std::numeric_limits<float>::quiet_NaN(), 0.f, -1500.f}) {
+        Volume v(Grid{});
+        v.grid.nx = 20;
+        v.grid.nz = 10;
+        v.grid.dx = v.grid.dz = 10;
+        v.data.assign(v.grid.size(), 2000.f);
+        v.at(3, 0, 4) = bad;
+        const auto path = (dir / "vp.sgy").string();
+        io::write_volume(path, v);
+        const auto r = run_rtm("model --model.vp " + path + " --acquisition.record-length 0.1");
+        INFO("bad value " << bad << ": " << r.output);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains(path));
+    }
+}
+
+TEST_CASE("an unknown option in a configuration file is named with the file") {
+    const auto dir = scratch("cli-config");
+    const auto ini = dir / "job.ini";
+    {
+        std::FILE* f = std::fopen(ini.c_str(), "w");
+        std::fputs("[model]\nvp = x.sgy\nvelocity = 3\n", f);
+        std::fclose(f);
+    }
+    const auto r = run_rtm("model --config " + ini.string());
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains(ini.string()) && Contains("velocity"));
+}
+
+TEST_CASE("rtm info describes the shared real files") {
+    struct Case {
+        const char* file;
+        const char* expect;
+    };
+    for (const Case& c : {Case{"field/f3.sgy", "3D cube: 23 inlines x 18 crosslines"},
+                          Case{"field/viking_small.segy", "shot gathers: 4 shots"},
+                          Case{"models/marmousi_vp_nx1601_nz401_d7.5m_ms.segy", "2D line: 1601 traces, dx 7.5 m"},
+                          Case{"models/overthrust2d_vp_true_nx401_nz121_d25m.segy", "2D line: 401 traces, dx 25 m"}}) {
+        const auto p = shared_file(c.file);
+        if (p.empty()) continue;
+        const auto r = run_rtm("info " + p.string());
+        INFO(r.output);
+        CHECK(r.status == 0);
+        CHECK_THAT(r.output, Contains(c.expect));
+    }
+}
+
+TEST_CASE("rtm info on a truncated file names the file and the problem") {
+    const auto dir = scratch("cli-trunc");
+    const auto path = dir / "cut.sgy";
+    std::filesystem::copy_file(kModel, path);
+    std::filesystem::resize_file(path, std::filesystem::file_size(path) - 1000);
+    const auto r = run_rtm("info " + path.string());
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains(path.string()));
+}
