@@ -47,12 +47,18 @@ struct StepArgs {
     T* w = nullptr;       // in: u[n-1], out: u[n+1], padded
     const T* vdt2 = nullptr;  // (v dt)^2, padded (halo unused)
 
-    // C-PML (absent when !box.has_pml()): per-axis profiles over the computed points
-    // (a = 0, b = 1 in the interior) and the memory variables, padded.
+    // Absorbing layers, one of two kinds (neither when !box.has_pml()):
+    // C-PML: per-axis profiles over the computed points (a = 0, b = 1 in the interior)
+    // and the memory variables, padded.
     const T* a[3] = {nullptr, nullptr, nullptr};
     const T* b[3] = {nullptr, nullptr, nullptr};
     T* psi[3] = {nullptr, nullptr, nullptr};
     T* zeta[3] = {nullptr, nullptr, nullptr};
+    // Damping (when damp != nullptr, psi are null): m u_tt + eta u_t - Lap u = s with
+    // central differences, w = (2u - (1 - k) w + vdt2 Lap u) / (1 + k),
+    // k = eta v^2 dt / 2 per padded point (0 in the model window). Its update matrices
+    // are symmetric, so the exact adjoint is this same step run backward in time.
+    const T* damp = nullptr;
 };
 
 }  // namespace rtm::kernels

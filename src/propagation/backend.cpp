@@ -4,6 +4,11 @@
 
 namespace rtm {
 
+void Propagator::unsupported(const char* what) const {
+    fail("backend " + name(), std::string("does not implement ") + what + ", which migration needs",
+         "Use --propagation.device cpu");
+}
+
 DeviceChoice parse_device(const std::string& s) {
     if (s == "auto") return DeviceChoice::Auto;
     if (s == "cpu") return DeviceChoice::Cpu;

@@ -21,12 +21,16 @@ public:
             const bool used = box_.ndim == 3 || ax != 1;
             args_.inv_h2[ax] = used ? T(1 / (h[ax] * h[ax])) : T(0);
             args_.inv_h[ax] = used ? T(1 / h[ax]) : T(0);
-            if (box_.pml_lo[ax] || box_.pml_hi[ax]) {
+            if ((box_.pml_lo[ax] || box_.pml_hi[ax]) && d.options().boundary == Boundary::Cpml) {
                 a_[ax].assign(d.profile(ax).a.begin(), d.profile(ax).a.end());
                 b_[ax].assign(d.profile(ax).b.begin(), d.profile(ax).b.end());
                 psi_[ax].assign(n, T(0));
                 zeta_[ax].assign(n, T(0));
             }
+        }
+        if (!d.damping().empty()) {
+            damp_.assign(d.damping().begin(), d.damping().end());
+            args_.damp = damp_.data();
         }
         args_.box = box_;
         args_.vdt2 = vdt2_.data();
@@ -83,14 +87,41 @@ public:
 
     std::vector<double> receiver_traces() const override { return rec_traces_; }
 
-    std::vector<double> wavefield() const override {
+    std::vector<double> wavefield() const override { return window_of(u_); }
+    std::vector<double> previous_wavefield() const override { return window_of(w_); }
+
+    std::vector<double> window_of(const std::vector<T>& f) const {
         const Grid& g = d_.window();
         std::vector<double> out(g.size());
         for (int iz = 0; iz < g.nz; ++iz)
             for (int iy = 0; iy < g.ny; ++iy)
                 for (int ix = 0; ix < g.nx; ++ix)
-                    out[g.index(ix, iy, iz)] = double(u_[d_.index(ix, iy, iz)]);
+                    out[g.index(ix, iy, iz)] = double(f[d_.index(ix, iy, iz)]);
         return out;
+    }
+
+    void add_field(const std::vector<double>& f) override {
+        const Grid& g = d_.window();
+        for (int iz = 0; iz < g.nz; ++iz)
+            for (int iy = 0; iy < g.ny; ++iy)
+                for (int ix = 0; ix < g.nx; ++ix) {
+                    const double v = f[g.index(ix, iy, iz)];
+                    if (v == 0) continue;
+                    const long p = d_.index(ix, iy, iz);
+                    u_[p] += T(vdt2_[p] * v);
+                }
+    }
+
+    void reverse_time() override { std::swap(u_, w_); }
+
+    std::size_t band_size() const override { return d_.band().size(); }
+    void save_band(float* dst) const override {
+        const auto& b = d_.band();
+        for (std::size_t i = 0; i < b.size(); ++i) dst[i] = float(u_[b[i]]);
+    }
+    void restore_band(const float* src) override {
+        const auto& b = d_.band();
+        for (std::size_t i = 0; i < b.size(); ++i) u_[b[i]] = T(src[i]);
     }
 
     std::string name() const override {
@@ -101,7 +132,7 @@ private:
     const Domain& d_;
     kernels::Box box_;
     kernels::StepArgs<T> args_;
-    std::vector<T> u_, w_, vdt2_, a_[3], b_[3], psi_[3], zeta_[3];
+    std::vector<T> u_, w_, vdt2_, damp_, a_[3], b_[3], psi_[3], zeta_[3];
     std::vector<PointStencil> src_, rec_;
     std::vector<std::vector<double>> src_traces_;
     std::vector<double> rec_traces_;

@@ -25,6 +25,15 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
     box_.pml_hi[2] = nb;
     box_.free_surface = opt.free_surface;
 
+    for (int iz = 0; iz < window.nz; ++iz)
+        for (int iy = 0; iy < window.ny; ++iy)
+            for (int ix = 0; ix < window.nx; ++ix) {
+                const bool edge = ix < R || ix >= window.nx - R || iz < R || iz >= window.nz - R ||
+                                  (box_.ndim == 3 && (iy < R || iy >= window.ny - R));
+                if (edge)
+                    band_.push_back(box_.at(ix + box_.pml_lo[0], iy + box_.pml_lo[1], iz + box_.pml_lo[2]));
+            }
+
     auto mm = std::minmax_element(vp.begin(), vp.end());
     vmin_ = *mm.first;
     vmax_ = *mm.second;
@@ -43,9 +52,36 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
 
     const double h[3] = {window.dx, window.dy, window.dz};
     const int n[3] = {box_.nx, box_.ny, box_.nz};
-    for (int ax = 0; ax < 3; ++ax)
-        prof_[ax] = cpml_profile(n[ax], box_.pml_lo[ax], box_.pml_hi[ax], h[ax], opt.dt, vmax_,
-                                 opt.f_dominant);
+    if (opt.boundary == Boundary::Cpml) {
+        for (int ax = 0; ax < 3; ++ax)
+            prof_[ax] = cpml_profile(n[ax], box_.pml_lo[ax], box_.pml_hi[ax], h[ax], opt.dt, vmax_,
+                                     opt.f_dominant);
+        return;
+    }
+    // Damping: eta = eta0 (s/L)^2 with s the depth into the layer; a wave crossing the
+    // layer and back at speed v loses exp(-eta0 v L / 3), set to Rc = 1e-3:
+    // eta0 = 3 ln(1/Rc) / (v L), so k = eta v^2 dt / 2 = 1.5 ln(1/Rc) v dt (s/L)^2 / L.
+    damp_.assign(box_.padded_size(), 0.0);
+    if (nb == 0) return;
+    const double lnR = std::log(1e3);
+    for (int iz = 0; iz < box_.nz; ++iz)
+        for (int iy = 0; iy < box_.ny; ++iy)
+            for (int ix = 0; ix < box_.nx; ++ix) {
+                const int c[3] = {ix, iy, iz};
+                double k = 0;
+                for (int ax = 0; ax < 3; ++ax) {
+                    const int lo = box_.pml_lo[ax], hi = box_.pml_hi[ax];
+                    double s = 0;
+                    if (c[ax] < lo) s = double(lo - c[ax]) / lo;
+                    else if (hi && c[ax] >= n[ax] - hi) s = double(c[ax] - (n[ax] - 1 - hi)) / hi;
+                    if (s > 0) {
+                        const double L = (c[ax] < lo ? lo : hi) * h[ax];
+                        const long p = box_.at(ix, iy, iz);
+                        k += 1.5 * lnR * std::sqrt(vdt2_[p]) * s * s / L;
+                    }
+                }
+                damp_[box_.at(ix, iy, iz)] = k;
+            }
 }
 
 double Domain::cell_volume() const {
@@ -76,9 +112,8 @@ PointStencil Domain::point(double x, double y, double z, const std::string& what
         wy = sinc_weights(fy);
         ny_taps = 2 * R;
     }
-    // Nodes of the window's absorbing layers and beyond may be touched; only the
-    // padded array's own halo is out of reach (R cells are enough for radius 4, but
-    // guard anyway).
+    // A point near the window's edge may touch the absorbing layers; taps beyond the
+    // outermost layer (only possible with no layers) are dropped.
     PointStencil s;
     for (int kz = 0; kz < 2 * R; ++kz)
         for (int ky = 0; ky < ny_taps; ++ky)

@@ -11,7 +11,12 @@
 
 namespace rtm {
 
+// The absorbing layers' kind: C-PML (best absorption; for modelling) or a damping
+// layer whose discrete adjoint is exact (for migration and Born modelling).
+enum class Boundary { Cpml, Damping };
+
 struct DomainOptions {
+    Boundary boundary = Boundary::Cpml;
     int pml_cells = 20;          // absorbing cells on every side (but the top with a free surface)
     bool free_surface = false;   // p = 0 at the window's first depth sample
     double dt = 0;               // time step, s (must be stable)
@@ -43,6 +48,8 @@ public:
     // (v dt)^2 on the padded grid (layers take the velocity of the nearest window point).
     const std::vector<double>& vdt2() const { return vdt2_; }
     const CpmlProfile& profile(int axis) const { return prof_[axis]; }
+    // Damping k = eta v^2 dt / 2 on the padded grid (empty for C-PML).
+    const std::vector<double>& damping() const { return damp_; }
 
     // Stencil of a point at local coordinates (x, y, z) of the window; throws when the
     // point lies outside the window (`what` names it in the message).
@@ -51,12 +58,18 @@ public:
     // Padded index of window node (ix, iy, iz).
     long index(int ix, int iy, int iz) const;
 
+    // Padded indices of the window nodes within R of the window's edge, in a fixed order
+    // (what Propagator::save_band / restore_band move).
+    const std::vector<long>& band() const { return band_; }
+
 private:
     Grid window_;
     DomainOptions opt_;
     kernels::Box box_;
     std::vector<double> vdt2_;
     CpmlProfile prof_[3];
+    std::vector<double> damp_;
+    std::vector<long> band_;
     double vmin_ = 0, vmax_ = 0;
 };
 

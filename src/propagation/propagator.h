@@ -34,7 +34,27 @@ public:
     // The current wavefield u[n] on the window's nodes (x fastest), for tests and snapshots.
     virtual std::vector<double> wavefield() const = 0;
 
+    // --- For migration (a backend without them says so when a migration starts) ---
+    // The previous wavefield u[n-1] on the window's nodes.
+    virtual std::vector<double> previous_wavefield() const { unsupported("previous_wavefield"); }
+    // Adds (v dt)^2 f to the current wavefield on the window (f on the window's nodes):
+    // called right after step(n), it injects the volume source f[n] into u[n+1] exactly
+    // as point sources are injected.
+    virtual void add_field(const std::vector<double>& f) { unsupported("add_field"); }
+    // Swaps u[n] and u[n-1]: after it, step(n) for n = N-1, N-2, ... runs time
+    // backwards (u[n-1] = 2 u[n] - u[n+1] + (v dt)^2 (Lap u[n] + s[n]) is the same update).
+    virtual void reverse_time() { unsupported("reverse_time"); }
+    // The band of window nodes within R of the window's edge (which holds everything the
+    // window's interior needs from outside), for rebuilding a wavefield backwards:
+    // save it after each forward step, restore it after each backward one.
+    virtual std::size_t band_size() const { unsupported("band_size"); }
+    virtual void save_band(float* dst) const { unsupported("save_band"); }
+    virtual void restore_band(const float* src) { unsupported("restore_band"); }
+
     virtual std::string name() const = 0;
+
+protected:
+    [[noreturn]] void unsupported(const char* what) const;
 };
 
 std::unique_ptr<Propagator> make_cpu_propagator(const Domain& domain, Precision precision);

@@ -88,6 +88,7 @@ struct Stepper {
     void layer_row(int iy, int iz, int x0, int x1) {
         // Which axes have layers is fixed per box: a template flag each, so the
         // vectorised loop carries no branch.
+        if (A.damp) return layer_row_<false, false, false, true>(iy, iz, x0, x1);
         const bool lx = A.psi[0] != nullptr, ly = NDIM == 3 && A.psi[1] != nullptr, lz = A.psi[2] != nullptr;
         const int k = (lx ? 4 : 0) + (ly ? 2 : 0) + (lz ? 1 : 0);
         switch (k) {
@@ -102,7 +103,7 @@ struct Stepper {
         }
     }
 
-    template <bool lx, bool ly, bool lz>
+    template <bool lx, bool ly, bool lz, bool damped = false>
     void layer_row_(int iy, int iz, int x0, int x1) {
         const long row = B.at(0, iy, iz);
         const T* __restrict u = A.u;
@@ -148,7 +149,12 @@ struct Stepper {
                 t += zz[p];
             }
             lap += t;
-            w[p] = T(2) * u[p] - w[p] + v[p] * lap;
+            if constexpr (damped) {
+                const T k = A.damp[p];
+                w[p] = (T(2) * u[p] - (T(1) - k) * w[p] + v[p] * lap) / (T(1) + k);
+            } else {
+                w[p] = T(2) * u[p] - w[p] + v[p] * lap;
+            }
         }
     }
 
