@@ -10,6 +10,7 @@
 #include "core/progress.h"
 #include "physics/stability.h"
 #include "physics/wavelet.h"
+#include "pipeline/shot_window.h"
 
 namespace rtm {
 
@@ -39,6 +40,21 @@ double choose_time_step(const Grid& g, double v_min, double v_max, double record
     return dt;
 }
 
+DomainOptions domain_options(const PropagationOptions& opt, double dt, const Wavelet& wavelet) {
+    DomainOptions d;
+    d.boundary = opt.boundary;
+    d.pml_cells = opt.pml_cells;
+    d.free_surface = opt.free_surface;
+    d.dt = dt;
+    d.f_dominant = wavelet.f_dominant;
+    return d;
+}
+
+std::vector<double> source_trace(const Wavelet& wavelet, int nt, double dt) {
+    const auto w = resample(wavelet.samples.data(), int(wavelet.samples.size()), wavelet.dt, nt, dt);
+    return std::vector<double>(w.begin(), w.end());
+}
+
 std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGather>& geometry,
                                     const Wavelet& wavelet, const PropagationOptions& opt,
                                     ModellingStats* stats) {
@@ -51,25 +67,15 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
     const double t_len = (record_nt - 1) * record_dt;
     const int nt = int(std::ceil(t_len / dt - 1e-9)) + 1;
 
-    DomainOptions dopt;
-    dopt.pml_cells = opt.pml_cells;
-    dopt.free_surface = opt.free_surface;
-    dopt.dt = dt;
-    dopt.f_dominant = wavelet.f_dominant;
-    Domain domain(g, model.vp.data, dopt);
+    const ShotWindow window = shot_window(model, geometry.front(), -1);
+    Domain domain(window.grid, window.vp, domain_options(opt, dt, wavelet));
     auto prop = make_propagator(domain, opt.precision, opt.backend);
     const auto& box = domain.box();
     spdlog::info("modelling {} shot(s) on {} ({}D grid {} x {} x {} with {} absorbing cells), "
                  "dt {:.3g} ms, {} steps", geometry.size(), prop->name(), g.ndim(), g.nx, g.ny, g.nz,
                  opt.pml_cells, dt * 1e3, nt);
 
-    const auto w = resample(wavelet.samples.data(), int(wavelet.samples.size()), wavelet.dt, nt, dt);
-    const std::vector<double> src_trace(w.begin(), w.end());
-
-    auto local = [&](const Position& p, double& x, double& y) {
-        g.frame.to_local(p.x, p.y, x, y);
-        if (g.ndim() == 2) y = 0;
-    };
+    const std::vector<double> src_trace = source_trace(wavelet, nt, dt);
 
     const Resampler to_record(nt, dt, record_nt, record_dt);
     std::vector<ShotGather> out;
@@ -79,19 +85,8 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
         if (geo.dt != record_dt || geo.nt != record_nt)
             fail("shot " + std::to_string(geo.id), "its sampling differs from the first shot's",
                  "Model shots with different sampling in separate runs");
-        double x, y;
-        local(geo.source, x, y);
-        const std::string sname = "shot " + std::to_string(geo.id) + " source";
-        prop->set_sources({domain.point(x, y, geo.source.z, sname)}, {src_trace});
-        std::vector<PointStencil> rec;
-        rec.reserve(geo.receivers.size());
-        for (std::size_t r = 0; r < geo.receivers.size(); ++r) {
-            local(geo.receivers[r], x, y);
-            rec.push_back(domain.point(x, y, geo.receivers[r].z,
-                                       "shot " + std::to_string(geo.id) + " receiver " +
-                                           std::to_string(r + 1)));
-        }
-        prop->set_receivers(rec, nt);
+        prop->set_sources({source_stencil(domain, window, model, geo)}, {src_trace});
+        prop->set_receivers(receiver_stencils(domain, window, model, geo), nt);
         prop->reset();
         for (int n = 0; n < nt; ++n) prop->step(n);
         const auto traces = prop->receiver_traces();

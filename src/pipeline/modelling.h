@@ -17,6 +17,7 @@ struct Wavelet {
 };
 
 struct PropagationOptions {
+    Boundary boundary = Boundary::Cpml;
     int pml_cells = 20;
     bool free_surface = false;
     double dt = 0;                   // time step, s; 0 = chosen from the CFL limit
@@ -29,6 +30,11 @@ struct PropagationOptions {
 // with the largest stable dt when an explicit one is unstable). Warns about dispersion.
 double choose_time_step(const Grid& g, double v_min, double v_max, double record_dt,
                         double f_max, const PropagationOptions& opt);
+
+// The domain settings of a propagation with these options.
+DomainOptions domain_options(const PropagationOptions& opt, double dt, const Wavelet& wavelet);
+// The wavelet at the propagation's step, nt samples.
+std::vector<double> source_trace(const Wavelet& wavelet, int nt, double dt);
 
 struct ModellingStats {
     long shots = 0, steps = 0;

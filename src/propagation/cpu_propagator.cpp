@@ -79,7 +79,7 @@ public:
             if (n >= int(tr.size()) || tr[n] == 0) continue;
             for (std::size_t k = 0; k < src_[i].index.size(); ++k) {
                 const long p = src_[i].index[k];
-                w_[p] += T(vdt2_[p] * src_[i].weight[k] * tr[n] * inv_vol);
+                w_[p] += T(d_.injection(p) * src_[i].weight[k] * tr[n] * inv_vol);
             }
         }
         std::swap(u_, w_);
@@ -108,7 +108,7 @@ public:
                     const double v = f[g.index(ix, iy, iz)];
                     if (v == 0) continue;
                     const long p = d_.index(ix, iy, iz);
-                    u_[p] += T(vdt2_[p] * v);
+                    u_[p] += T(d_.injection(p) * v);
                 }
     }
 

@@ -50,6 +50,10 @@ public:
     const CpmlProfile& profile(int axis) const { return prof_[axis]; }
     // Damping k = eta v^2 dt / 2 on the padded grid (empty for C-PML).
     const std::vector<double>& damping() const { return damp_; }
+    // What a unit source density adds to u[n+1] at padded point p: (v dt)^2, divided
+    // by (1 + k) where the damping layer is (as the damped update divides everything),
+    // which keeps injection the exact transpose of sampling.
+    double injection(long p) const { return damp_.empty() ? vdt2_[p] : vdt2_[p] / (1 + damp_[p]); }
 
     // Stencil of a point at local coordinates (x, y, z) of the window; throws when the
     // point lies outside the window (`what` names it in the message).

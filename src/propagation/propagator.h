@@ -6,7 +6,8 @@
 // Time step n (n = 0 .. nt-1) of `step`:
 //   1. record u[n] at every receiver into row n of the receiver traces;
 //   2. u[n+1] = 2 u[n] - u[n-1] + (v dt)^2 (Lap u[n] + C-PML terms + s[n]),
-//      with s[n] = sum over sources of trace[n] * weight / cell volume,
+//      with s[n] = sum over sources of trace[n] * weight / cell volume
+//      (in a damping layer the whole right side is divided by 1 + k, see Domain::injection),
 //      so that (1/v^2) u_tt - Lap u = f(t) delta(x - x_s) for a source of wavelet f.
 #include <memory>
 #include <string>

@@ -1,0 +1,322 @@
+#include "pipeline/migration.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "core/error.h"
+#include "imaging/field_ops.h"
+#include "physics/wavelet.h"
+
+namespace rtm {
+
+namespace {
+
+// bfloat16: the top half of a float, rounded to nearest even; float's range, 8 bits
+// of mantissa (relative error <= 2^-9), so wavefields of any amplitude keep their shape.
+std::uint16_t to_bf16(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, 4);
+    u += 0x7FFFu + ((u >> 16) & 1u);
+    return std::uint16_t(u >> 16);
+}
+float from_bf16(std::uint16_t h) {
+    const std::uint32_t u = std::uint32_t(h) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+// A kept source wavefield at one time: the field and, for inverse scattering, its
+// backward time difference (u[s] - u[s+1]) / dt.
+// Kept in the propagation's own precision, or in bfloat16 when asked.
+class SnapshotStore {
+public:
+    enum class Kind { F64, F32, BF16 };
+    SnapshotStore(std::size_t n, Kind kind) : n_(n), kind_(kind) {}
+    static std::size_t bytes_per_value(Kind k) { return k == Kind::F64 ? 8 : k == Kind::F32 ? 4 : 2; }
+    void push(const std::vector<double>& f) {
+        for (double x : f) {
+            if (kind_ == Kind::F64) f64_.push_back(x);
+            else if (kind_ == Kind::F32) f32_.push_back(float(x));
+            else bf16_.push_back(to_bf16(float(x)));
+        }
+    }
+    std::vector<double> get(std::size_t i) const {
+        std::vector<double> f(n_);
+        for (std::size_t k = 0; k < n_; ++k) {
+            const std::size_t q = i * n_ + k;
+            f[k] = kind_ == Kind::F64 ? f64_[q] : kind_ == Kind::F32 ? f32_[q] : from_bf16(bf16_[q]);
+        }
+        return f;
+    }
+
+private:
+    std::size_t n_;
+    Kind kind_;
+    std::vector<double> f64_;
+    std::vector<float> f32_;
+    std::vector<std::uint16_t> bf16_;
+};
+
+DomainOptions damping_domain(const MigrationOptions& opt, double dt, const Wavelet& w) {
+    PropagationOptions p = opt.propagation;
+    p.boundary = Boundary::Damping;
+    return domain_options(p, dt, w);
+}
+
+// The shot's traces at the propagation's step, muted before the direct arrival when asked.
+std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const TimeAxis& ta,
+                                              const Model& model, const Wavelet& wavelet, bool mute,
+                                              bool rho) {
+    const Resampler to_step(shot.nt, shot.dt, ta.nt, ta.dt);
+    std::vector<std::vector<double>> out(shot.ntraces(), std::vector<double>(ta.nt));
+    std::vector<float> tmp(ta.nt);
+    double v_src = 0;
+    if (mute) {
+        double x, y;
+        model.grid().frame.to_local(shot.source.x, shot.source.y, x, y);
+        const Grid& g = model.grid();
+        const int ix = std::clamp(int(std::lround(x / g.dx)), 0, g.nx - 1);
+        const int iy = g.ny > 1 ? std::clamp(int(std::lround(y / g.dy)), 0, g.ny - 1) : 0;
+        const int iz = std::clamp(int(std::lround((shot.source.z - g.z0) / g.dz)), 0, g.nz - 1);
+        v_src = model.vp.at(ix, iy, iz);
+    }
+    const double t_wavelet = 2.0 / wavelet.f_dominant * 1.5;  // a Ricker's length
+    for (std::size_t r = 0; r < shot.ntraces(); ++r) {
+        to_step.apply(shot.trace(r), tmp.data());
+        double t0 = -1, taper = 1.0 / wavelet.f_dominant;
+        if (mute) {
+            const double dx = shot.receivers[r].x - shot.source.x, dy = shot.receivers[r].y - shot.source.y,
+                         dz = shot.receivers[r].z - shot.source.z;
+            t0 = std::sqrt(dx * dx + dy * dy + dz * dz) / v_src + t_wavelet;
+        }
+        for (int n = 0; n < ta.nt; ++n) {
+            const double t = n * ta.dt;
+            double g = 1;
+            if (t < t0) g = 0;
+            else if (t < t0 + taper) g = 0.5 - 0.5 * std::cos(M_PI * (t - t0) / taper);
+            out[r][n] = tmp[n] * g;
+        }
+        if (rho) fractional_derivative(out[r].data(), ta.nt, ta.dt, 0.5 * (model.grid().ndim() - 1));
+    }
+    return out;
+}
+
+}  // namespace
+
+TimeAxis time_axis(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
+                   const PropagationOptions& opt) {
+    auto [vmin, vmax] = std::minmax_element(model.vp.data.begin(), model.vp.data.end());
+    TimeAxis t;
+    t.dt = choose_time_step(model.grid(), *vmin, *vmax, shot.dt, wavelet.f_max, opt);
+    t.nt = int(std::ceil((shot.nt - 1) * shot.dt / t.dt - 1e-9)) + 1;
+    return t;
+}
+
+ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
+                           const MigrationOptions& opt) {
+    const auto start = std::chrono::steady_clock::now();
+    const TimeAxis ta = time_axis(model, shot, wavelet, opt.propagation);
+    const int N = ta.nt;
+    ShotMigration out;
+    out.window = shot_window(model, shot, opt.aperture);
+    const Grid& wg = out.window.grid;
+    const Domain domain(wg, out.window.vp, damping_domain(opt, ta.dt, wavelet));
+    const std::size_t npts = wg.size();
+
+    const bool born = opt.condition == ImagingCondition::BornAdjoint;
+    const bool is = opt.condition == ImagingCondition::InverseScattering;
+    int k = opt.image_every;
+    if (k <= 0) k = std::max(1, int(std::floor(1.0 / (2.0 * wavelet.f_max * ta.dt))));
+    if (born) k = 1;
+    out.image_every = k;
+    out.steps = N;
+    // Imaging at receiver-wavefield times j (multiples of k) with the source wavefield
+    // at s(j) = j, or j - 1 for the Born adjoint (Born injects at step n into u[n+1]).
+    const int shift = born ? 1 : 0;
+    std::vector<int> source_times;  // ascending
+    for (int j = 0; j < N; j += k)
+        if (j - shift >= 0) source_times.push_back(j - shift);
+
+    // Choose how to keep the source wavefield.
+    auto src = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
+    const auto kind = opt.bf16_snapshots ? SnapshotStore::Kind::BF16
+                      : opt.propagation.precision == Precision::Double ? SnapshotStore::Kind::F64
+                                                                       : SnapshotStore::Kind::F32;
+    const double snap_bytes =
+        double(source_times.size()) * npts * SnapshotStore::bytes_per_value(kind) * (is ? 2 : 1);
+    const double band_bytes = double(N + 1) * src->band_size() * 4;
+    SourceStorage storage = opt.storage;
+    if (storage == SourceStorage::Auto)
+        storage = snap_bytes <= opt.memory_budget ? SourceStorage::Snapshots : SourceStorage::Boundary;
+    const double need = storage == SourceStorage::Snapshots ? snap_bytes : band_bytes;
+    if (need > opt.memory_budget) {
+        std::ostringstream os;
+        os << "shot " << shot.id << " needs " << need / 1e9 << " GB to keep its source wavefield ("
+           << (storage == SourceStorage::Snapshots ? "snapshots" : "boundary band") << "; snapshots would take "
+           << snap_bytes / 1e9 << " GB, the boundary band " << band_bytes / 1e9 << " GB), over the budget of "
+           << opt.memory_budget / 1e9 << " GB";
+        fail("option migration.memory-budget", os.str(),
+             "Raise the budget, image less often (migration.image-every), use bf16 snapshots, or a smaller aperture");
+    }
+    out.storage = storage;
+    out.bytes_kept = need;
+
+    const auto src_trace = source_trace(wavelet, N, ta.dt);
+    src->set_sources({source_stencil(domain, out.window, model, shot)}, {src_trace});
+    src->set_receivers({}, N);
+    const std::vector<double> v2 = [&] {
+        std::vector<double> v(npts);
+        for (std::size_t i = 0; i < npts; ++i) v[i] = double(out.window.vp[i]) * out.window.vp[i];
+        return v;
+    }();
+
+    // Forward pass.
+    SnapshotStore fields(npts, kind), rates(npts, kind);
+    std::vector<float> bands;
+    std::size_t next_snap = 0;
+    if (storage == SourceStorage::Boundary) bands.assign((N + 1) * src->band_size(), 0.f);
+    src->reset();
+    for (int n = 0; n < N; ++n) {
+        src->step(n);  // now u[n+1] current, u[n] previous
+        if (storage == SourceStorage::Boundary) {
+            src->save_band(bands.data() + std::size_t(n + 1) * src->band_size());
+        } else if (next_snap < source_times.size() && source_times[next_snap] == n) {
+            const auto prev = src->previous_wavefield();
+            fields.push(prev);
+            if (is) {
+                const auto cur = src->wavefield();
+                std::vector<double> rate(npts);
+                for (std::size_t i = 0; i < npts; ++i) rate[i] = (prev[i] - cur[i]) / ta.dt;
+                rates.push(rate);
+            }
+            ++next_snap;
+        }
+    }
+    int cs = N - 1;  // the source time held by src (boundary strategy)
+    if (storage == SourceStorage::Boundary) src->reverse_time();  // current u[N-1], previous u[N]
+
+    // Backward pass: receiver wavefield from the time-reversed data; injected as
+    // point sources (which divide by the cell volume, so multiply it back: the adjoint
+    // of sampling a receiver is spreading its value with the same weights).
+    auto rec = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
+    {
+        auto data = data_at_step(shot, ta, model, wavelet, opt.mute_direct, opt.rho_filter && !born);
+        const double vol = domain.cell_volume();
+        for (auto& tr : data) {
+            std::reverse(tr.begin(), tr.end());
+            for (double& x : tr) x *= vol;
+        }
+        rec->set_sources(receiver_stencils(domain, out.window, model, shot), data);
+        rec->set_receivers({}, N);
+    }
+    out.image.assign(npts, 0.0);
+    out.illumination.assign(npts, 0.0);
+    const double w = born ? 1.0 : k * ta.dt;  // time-integral weight of one imaging step
+    int snap = int(source_times.size()) - 1;
+    rec->reset();
+    for (int m = 0; m < N; ++m) {
+        rec->step(m);  // current: l[j]
+        const int j = N - 1 - m;
+        if (j % k != 0 || j - shift < 0) continue;
+        const int s = j - shift;
+        std::vector<double> us, us_rate;
+        if (storage == SourceStorage::Boundary) {
+            while (cs > s) {
+                src->step(cs);  // backwards: current becomes u[cs-1]
+                --cs;
+                src->restore_band(bands.data() + std::size_t(cs) * src->band_size());
+            }
+            us = src->wavefield();
+            if (is) {
+                const auto later = src->previous_wavefield();  // u[s+1]
+                us_rate.resize(npts);
+                for (std::size_t i = 0; i < npts; ++i) us_rate[i] = (us[i] - later[i]) / ta.dt;
+            }
+        } else {
+            us = fields.get(std::size_t(snap));
+            if (is) us_rate = rates.get(std::size_t(snap));
+            --snap;
+        }
+        const auto l = rec->wavefield();
+        switch (opt.condition) {
+            case ImagingCondition::CrossCorrelation:
+                for (std::size_t i = 0; i < npts; ++i) out.image[i] += w * us[i] * l[i];
+                break;
+            case ImagingCondition::InverseScattering: {
+                const auto lp = rec->previous_wavefield();  // l[j+1]
+                const auto gg = imaging::grad_dot(us, l, wg);
+                for (std::size_t i = 0; i < npts; ++i) {
+                    const double lrate = (l[i] - lp[i]) / ta.dt;
+                    out.image[i] += w * (us_rate[i] * lrate / v2[i] - gg[i]);
+                }
+                break;
+            }
+            case ImagingCondition::BornAdjoint: {
+                const auto lap = imaging::laplacian(us, wg);
+                for (std::size_t i = 0; i < npts; ++i) out.image[i] -= v2[i] * lap[i] * l[i];
+                break;
+            }
+        }
+        for (std::size_t i = 0; i < npts; ++i) out.illumination[i] += w * us[i] * us[i];
+    }
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+}
+
+ShotGather born_shot(const Model& model, const Volume& dm, const ShotGather& shot, const Wavelet& wavelet,
+                     const MigrationOptions& opt) {
+    const TimeAxis ta = time_axis(model, shot, wavelet, opt.propagation);
+    const int N = ta.nt;
+    const ShotWindow win = shot_window(model, shot, opt.aperture);
+    const Grid& wg = win.grid;
+    const Domain domain(wg, win.vp, damping_domain(opt, ta.dt, wavelet));
+    const std::size_t npts = wg.size();
+    std::vector<double> dmv(npts);
+    for (int iz = 0; iz < wg.nz; ++iz)
+        for (int iy = 0; iy < wg.ny; ++iy)
+            for (int ix = 0; ix < wg.nx; ++ix)
+                dmv[wg.index(ix, iy, iz)] = dm.at(ix + win.ix0, iy + win.iy0, iz);
+
+    auto u0 = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
+    auto du = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
+    u0->set_sources({source_stencil(domain, win, model, shot)}, {source_trace(wavelet, N, ta.dt)});
+    u0->set_receivers({}, N);
+    du->set_sources({}, {});
+    du->set_receivers(receiver_stencils(domain, win, model, shot), N);
+    u0->reset();
+    du->reset();
+    std::vector<double> f(npts);
+    for (int n = 0; n < N; ++n) {
+        // f[n] = -dm v^2 Lap u0[n], injected into du[n+1].
+        const auto lap = imaging::laplacian(u0->wavefield(), wg);
+        for (std::size_t i = 0; i < npts; ++i)
+            f[i] = -dmv[i] * double(win.vp[i]) * win.vp[i] * lap[i];
+        du->step(n);
+        du->add_field(f);
+        u0->step(n);
+    }
+    const auto traces = du->receiver_traces();
+    ShotGather out = shot;
+    out.data.assign(shot.ntraces() * std::size_t(shot.nt), 0.f);
+    const Resampler to_record(N, ta.dt, shot.nt, shot.dt);
+    for (std::size_t r = 0; r < shot.ntraces(); ++r) to_record.apply(traces.data() + r * N, out.trace(r));
+    return out;
+}
+
+Volume slowness_perturbation_from_reflectivity(const Model& model, const Volume& r) {
+    Volume dm(model.grid());
+    for (std::size_t i = 0; i < dm.data.size(); ++i) {
+        const double v = model.vp.data[i];
+        dm.data[i] = float(-4.0 * r.data[i] / (v * v));
+    }
+    return dm;
+}
+
+}  // namespace rtm

@@ -1,0 +1,77 @@
+#pragma once
+// Reverse-time migration of one shot, and Born modelling (its adjoint partner).
+//
+// Per shot: the model is cut to the shot's window (source and receivers plus an
+// aperture), with damping layers around it (their discrete adjoint is exact: the same
+// step run backwards in time). The source wavefield u runs forward; the receiver
+// wavefield l runs backward in time from the time-reversed traces, injected with the
+// stencils that recorded them; every k steps the imaging condition combines them.
+// The backward pass needs u backwards in time, kept one of two ways:
+//   snapshots: u on the window every k steps (optionally bfloat16): two propagations;
+//   boundary:  the window's edge band every step, u rebuilt backwards in step with l
+//              (u[n-1] = 2u[n] - u[n+1] + (v dt)^2 Lap u[n] inside the band): three.
+//
+// Conditions (sums over imaging steps, times k dt):
+//   cross-correlation   I = sum u l
+//   inverse scattering  I = sum ( u_t l_t / v^2 - grad u . grad l )  (energy norm:
+//                       suppresses the low-wavenumber backscatter of cross-correlation)
+//   born-adjoint        I = -sum (v^2 Lap u[n-1]) l[n], with k = 1: the exact adjoint of
+//                       born_shots (their dot products agree to rounding).
+// The illumination is sum u^2.
+#include <string>
+#include <vector>
+
+#include "pipeline/modelling.h"
+#include "pipeline/shot_window.h"
+
+namespace rtm {
+
+enum class ImagingCondition { CrossCorrelation, InverseScattering, BornAdjoint };
+enum class SourceStorage { Auto, Snapshots, Boundary };
+
+struct MigrationOptions {
+    PropagationOptions propagation;   // its boundary is replaced by Damping
+    double aperture = 1000;           // m beyond the source and receivers; < 0: whole model
+    int image_every = 0;              // k, steps between imaging steps; 0: Nyquist of f_max
+    SourceStorage storage = SourceStorage::Auto;
+    bool bf16_snapshots = false;      // snapshots in bfloat16 (half the memory)
+    double memory_budget = 4e9;       // bytes for the kept source wavefield
+    ImagingCondition condition = ImagingCondition::CrossCorrelation;
+    bool mute_direct = false;         // zero the data before the direct arrival + wavelet
+    bool rho_filter = true;           // (-i w)^((d-1)/2) on the data (see fractional_derivative);
+                                      // never for BornAdjoint, which must stay the exact adjoint
+};
+
+struct ShotMigration {
+    ShotWindow window;
+    std::vector<double> image, illumination;   // on the window
+    SourceStorage storage = SourceStorage::Auto;  // the one used
+    double bytes_kept = 0;                        // memory it took
+    int steps = 0, image_every = 0;
+    double seconds = 0;
+};
+
+// The time step and step count shared by all shots of a job (from the whole model).
+struct TimeAxis {
+    double dt = 0;
+    int nt = 0;
+};
+TimeAxis time_axis(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
+                   const PropagationOptions& opt);
+
+ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
+                           const MigrationOptions& opt);
+
+// Born modelling: data scattered by dm (a perturbation of slowness squared, s^2/m^2,
+// on the model grid) in the background model, recorded with `shot`'s geometry and
+// sampling: m0 du_tt - Lap du = -dm (v^2 Lap u0), u0 the background wavefield. Uses
+// the same windows, boundaries and steps as migrate_shot, so BornAdjoint migration is
+// its exact adjoint.
+ShotGather born_shot(const Model& model, const Volume& dm, const ShotGather& shot,
+                     const Wavelet& wavelet, const MigrationOptions& opt);
+
+// dm from a reflectivity r (normal incidence, constant density: r = dv / 2v, so
+// dm = d(1/v^2) = -2 dv / v^3 = -4 r / v^2).
+Volume slowness_perturbation_from_reflectivity(const Model& model, const Volume& reflectivity);
+
+}  // namespace rtm

@@ -1,0 +1,78 @@
+#include "pipeline/shot_window.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rtm {
+
+namespace {
+
+// Model-local (x, y) of a world position; y = 0 on a 2D line.
+void model_local(const Model& m, const Position& p, double& x, double& y) {
+    m.grid().frame.to_local(p.x, p.y, x, y);
+    if (m.grid().ndim() == 2) y = 0;
+}
+
+PointStencil stencil_of(const Domain& d, const ShotWindow& w, const Model& m, const Position& p,
+                        const std::string& what) {
+    double x, y;
+    model_local(m, p, x, y);
+    return d.point(x - w.ix0 * w.grid.dx, y - w.iy0 * w.grid.dy, p.z, what);
+}
+
+}  // namespace
+
+ShotWindow shot_window(const Model& model, const ShotGather& shot, double aperture) {
+    const Grid& g = model.grid();
+    ShotWindow w;
+    int x0 = 0, x1 = g.nx - 1, y0 = 0, y1 = g.ny - 1;
+    if (aperture >= 0) {
+        double xmin, ymin, xmax, ymax;
+        model_local(model, shot.source, xmin, ymin);
+        xmax = xmin;
+        ymax = ymin;
+        for (const auto& r : shot.receivers) {
+            double x, y;
+            model_local(model, r, x, y);
+            xmin = std::min(xmin, x);
+            xmax = std::max(xmax, x);
+            ymin = std::min(ymin, y);
+            ymax = std::max(ymax, y);
+        }
+        x0 = std::clamp(int(std::floor((xmin - aperture) / g.dx)), 0, g.nx - 1);
+        x1 = std::clamp(int(std::ceil((xmax + aperture) / g.dx)), x0, g.nx - 1);
+        if (g.ny > 1) {
+            y0 = std::clamp(int(std::floor((ymin - aperture) / g.dy)), 0, g.ny - 1);
+            y1 = std::clamp(int(std::ceil((ymax + aperture) / g.dy)), y0, g.ny - 1);
+        }
+    }
+    w.ix0 = x0;
+    w.iy0 = y0;
+    w.grid = g;
+    w.grid.nx = x1 - x0 + 1;
+    w.grid.ny = y1 - y0 + 1;
+    // The window's frame starts at its first node.
+    g.frame.to_world(x0 * g.dx, y0 * g.dy, w.grid.frame.ox, w.grid.frame.oy);
+    w.vp.resize(w.grid.size());
+    for (int iz = 0; iz < g.nz; ++iz)
+        for (int iy = 0; iy < w.grid.ny; ++iy)
+            for (int ix = 0; ix < w.grid.nx; ++ix)
+                w.vp[w.grid.index(ix, iy, iz)] = model.vp.at(ix + x0, iy + y0, iz);
+    return w;
+}
+
+PointStencil source_stencil(const Domain& d, const ShotWindow& w, const Model& m, const ShotGather& shot) {
+    return stencil_of(d, w, m, shot.source, "shot " + std::to_string(shot.id) + " source");
+}
+
+std::vector<PointStencil> receiver_stencils(const Domain& d, const ShotWindow& w, const Model& m,
+                                            const ShotGather& shot) {
+    std::vector<PointStencil> out;
+    out.reserve(shot.receivers.size());
+    for (std::size_t r = 0; r < shot.receivers.size(); ++r)
+        out.push_back(stencil_of(d, w, m, shot.receivers[r],
+                                 "shot " + std::to_string(shot.id) + " receiver " + std::to_string(r + 1)));
+    return out;
+}
+
+}  // namespace rtm

@@ -1,0 +1,28 @@
+#pragma once
+// The part of a model one shot propagates in, and where the shot's source and
+// receivers touch it.
+#include <string>
+#include <vector>
+
+#include "core/survey.h"
+#include "propagation/domain.h"
+
+namespace rtm {
+
+struct ShotWindow {
+    Grid grid;              // the window (its own local coordinates start at its first node)
+    int ix0 = 0, iy0 = 0;   // its first node in the model
+    std::vector<float> vp;  // the model's velocities on it
+};
+
+// The model cut to the source and receivers' x (and y) extent plus `aperture` metres
+// on each side, at full depth; aperture < 0 keeps the whole model.
+ShotWindow shot_window(const Model& model, const ShotGather& shot, double aperture);
+
+// Stencils of the shot's source and receivers in a domain built on the window;
+// errors name the shot and receiver that lie outside the model.
+PointStencil source_stencil(const Domain& d, const ShotWindow& w, const Model& m, const ShotGather& shot);
+std::vector<PointStencil> receiver_stencils(const Domain& d, const ShotWindow& w, const Model& m,
+                                            const ShotGather& shot);
+
+}  // namespace rtm

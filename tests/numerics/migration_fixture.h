@@ -1,0 +1,58 @@
+#pragma once
+// Small models, shots and migrations for the migration tests.
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "physics/wavelet.h"
+#include "pipeline/acquisition.h"
+#include "pipeline/migration.h"
+
+namespace rtm::test {
+
+inline Model make_model(int nx, int ny, int nz, double h, const std::function<double(double, double, double)>& v) {
+    Model m;
+    m.vp = Volume(Grid{});
+    Grid& g = m.vp.grid;
+    g.nx = nx;
+    g.ny = ny;
+    g.nz = nz;
+    g.dx = g.dy = g.dz = h;
+    m.vp.data.resize(g.size());
+    for (int iz = 0; iz < nz; ++iz)
+        for (int iy = 0; iy < ny; ++iy)
+            for (int ix = 0; ix < nx; ++ix) m.vp.at(ix, iy, iz) = float(v(ix * h, iy * h, iz * h));
+    return m;
+}
+
+inline Wavelet ricker_wavelet(double f0) {
+    Wavelet w;
+    w.dt = 1e-4;
+    w.samples = ricker(f0, w.dt, int(3.0 / f0 / w.dt) + 1);
+    w.f_dominant = f0;
+    w.f_max = ricker_max_frequency(f0);
+    return w;
+}
+
+// One shot at (xs, ys) into a line (or grid) of receivers at 10 m depth.
+inline ShotGather shot_geometry(const Model& m, double xs, double ys, double rec_dx, double t_len, double dt) {
+    RegularAcquisition acq;
+    const Grid& g = m.grid();
+    acq.sources = {xs, 0, 1, ys, 0, 1, 10};
+    const int nrx = int(g.x_max() / rec_dx) + 1;
+    acq.receivers = {0, rec_dx, nrx, 0, g.ny > 1 ? rec_dx : 0, g.ny > 1 ? int(g.y_max() / rec_dx) + 1 : 1, 10};
+    acq.dt = dt;
+    acq.nt = int(std::lround(t_len / dt)) + 1;
+    return regular_geometry(acq, g).front();
+}
+
+// d(true) - d(background): the reflected data alone.
+inline ShotGather reflections(const Model& truth, const Model& background, const ShotGather& geo,
+                              const Wavelet& w, const PropagationOptions& p) {
+    auto a = model_shots(truth, {geo}, w, p).front();
+    const auto b = model_shots(background, {geo}, w, p).front();
+    for (std::size_t i = 0; i < a.data.size(); ++i) a.data[i] -= b.data[i];
+    return a;
+}
+
+}  // namespace rtm::test
