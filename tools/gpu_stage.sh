@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
-# Builds the GPU test and bench binaries here (nvcc, sm_90) and stages them, with the
-# shared libraries the device machine lacks, in .device/ (git-ignored) for the device
-# tool's `carry: [".device"]`. Then: run `tools/gpu_check.sh` there.
+# Builds the GPU test binary and `rtm` here (nvcc, sm_90) and stages them, with the
+# shared libraries the device machine lacks (ldd decides), in .device/ (git-ignored)
+# for the device tool's `carry: [".device"]`. Then run `tools/gpu_check.sh` there.
+# SRC=dir builds another checkout (e.g. a clean worktree) and stages into this one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build-gpu}
-cmake -S . -B "$BUILD" -G Ninja > /dev/null
-cmake --build "$BUILD" --target test_gpu rtm_bench_main
+SRC=${SRC:-$PWD}
+BUILD=${BUILD:-$SRC/build-gpu}
+# Explicit: a build folder configured before the top-level default keeps its cached arch.
+cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 > /dev/null
+cmake --build "$BUILD" --target test_gpu rtm
+# The kernels must carry sm_90 machine code (not only PTX for the driver to compile):
+# the build's nvcc flags here; cuobjdump --list-elf on the device (gpu_check.sh).
+grep -q "code=\[compute_90,sm_90\]" "$BUILD/build.ninja" ||
+    { echo "$BUILD does not build sm_90 code" >&2; exit 1; }
+rm -rf .device
 mkdir -p .device/lib
-cp "$BUILD/tests/gpu/test_gpu" "$BUILD/src/bench/rtm-bench" .device/
-for lib in $(ldd .device/test_gpu .device/rtm-bench | awk '/=> \// {print $3}' | sort -u); do
+cp "$BUILD/tests/gpu/test_gpu" "$BUILD/rtm" .device/
+for lib in $(ldd .device/test_gpu .device/rtm | awk '/=> \// {print $3}' | sort -u); do
     case "$lib" in
-        */libboost_*|*/libspdlog*|*/libfmt*|*/libsegyio*|*/libpng*) cp "$lib" .device/lib/ ;;
+        */libboost_*|*/libspdlog*|*/libfmt*|*/libsegyio*|*/libpng*|*/libgomp*) cp "$lib" .device/lib/ ;;
     esac
 done
 ls -la .device .device/lib
+du -sh .device

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # The main job on the bundled data, from a fresh clone: set up, build, model the
-# bundled 2D shots, and leave SEG-Y and PNG previews in out/.
+# bundled 2D shots if they are missing, migrate them with the smoothed model, and
+# leave the image (SEG-Y and PNG) in out/layers2d_migration/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/build.sh
 mkdir -p out
-build/rtm info velocity_models/layers2d_vp.segy
-build/rtm model --config shots/layers2d.ini --output.shots out/layers2d_shots.sgy
-build/rtm info out/layers2d_shots.sgy
+if [ ! -f shots/layers2d.sgy ]; then
+  build/rtm model --config shots/layers2d.ini
+fi
+build/rtm info shots/layers2d.sgy
+build/rtm migrate --config shots/layers2d_migrate.ini
 echo
-echo "Done: out/layers2d_shots.sgy (8 shot gathers) and out/layers2d_shots.png (the middle gather)."
+echo "Done: out/layers2d_migration/image.sgy and image.png (the stacked RTM image),"
+echo "      shots/layers2d.png (a modelled gather)."

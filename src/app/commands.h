@@ -4,5 +4,6 @@ namespace rtm::app {
 
 int cmd_info(int argc, char** argv);
 int cmd_model(int argc, char** argv);
+int cmd_migrate(int argc, char** argv);
 
 }  // namespace rtm::app

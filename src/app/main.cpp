@@ -20,6 +20,7 @@ const char* kUsage =
     "commands:\n"
     "  info FILE...   what SEG-Y files hold: format, sampling, geometry, extent, ranges\n"
     "  model          velocity model + acquisition + wavelet -> synthetic shot gathers (SEG-Y)\n"
+    "  migrate        velocity model + shot gathers -> reverse-time-migrated depth image (SEG-Y)\n"
     "  bench          kernel and modelling throughput against the measured bandwidth ceiling\n";
 
 }  // namespace
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
     try {
         if (cmd == "info") return rtm::app::cmd_info(argc - 1, argv + 1);
         if (cmd == "model") return rtm::app::cmd_model(argc - 1, argv + 1);
+        if (cmd == "migrate") return rtm::app::cmd_migrate(argc - 1, argv + 1);
         if (cmd == "bench") return rtm::run_bench(argc - 1, argv + 1);
         std::cerr << "rtm: unknown command '" << cmd << "'\n\n" << kUsage;
         return 2;

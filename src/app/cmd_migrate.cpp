@@ -1,0 +1,156 @@
+// rtm migrate: velocity model + recorded shots -> stacked depth image.
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "app/commands.h"
+#include "app/config.h"
+#include "app/job_options.h"
+#include "core/error.h"
+#include "io/shot_io.h"
+#include "pipeline/migration_job.h"
+
+namespace rtm::app {
+
+namespace {
+
+const char* kUsage =
+    "rtm migrate: reverse-time migration of shot gathers into a depth image\n"
+    "\n"
+    "usage: rtm migrate --config JOB.ini [--section.key value ...]\n"
+    "\n"
+    "For each shot: cut the model to the source and receivers plus an aperture, add\n"
+    "damping layers, propagate the source forward, propagate the time-reversed traces\n"
+    "backward, and apply the imaging condition every k steps; stack the shot images.\n"
+    "The job folder (output.job) keeps each shot's status and the stack: run the same\n"
+    "command again after an interruption and it resumes where it stopped. Outputs in the\n"
+    "folder: image.sgy (post-processed stack, on the model's grid), illumination.sgy,\n"
+    "image.png (3D: image_inline.png, image_crossline.png, image_depth.png).";
+
+po::options_description data_options() {
+    po::options_description d("Recorded data ([data] section)");
+    d.add_options()
+        ("data.shots", po::value<std::vector<std::string>>()->multitoken()->composing(),
+         "SEG-Y shot files (repeat the option or list several); every gather is migrated");
+    return d;
+}
+
+po::options_description migration_options() {
+    po::options_description d("Migration ([migration] section)");
+    d.add_options()
+        ("migration.aperture", po::value<double>()->default_value(1000),
+         "metres of model kept beyond the source and receivers on each side (negative: the whole model)")
+        ("migration.image-every", po::value<int>()->default_value(0),
+         "time steps between imaging steps (0: from the Nyquist rate of the wavelet's f_max)")
+        ("migration.storage", po::value<std::string>()->default_value("auto"),
+         "how the source wavefield is kept for the backward pass: snapshots (every imaging step, two "
+         "propagations), boundary (the window's edge band every step, rebuilt backwards: three "
+         "propagations, little memory) or auto (snapshots when they fit the memory budget)")
+        ("migration.bf16-snapshots", po::value<bool>()->default_value(false), "keep snapshots in bfloat16 (half the memory)")
+        ("migration.memory-budget", po::value<double>()->default_value(4), "GB for the kept source wavefield of one shot")
+        ("migration.condition", po::value<std::string>()->default_value("cross-correlation"),
+         "imaging condition: cross-correlation, inverse-scattering (energy norm: suppresses "
+         "low-wavenumber backscatter) or born-adjoint (the exact adjoint of Born modelling)")
+        ("migration.mute-direct", po::value<bool>()->default_value(false),
+         "zero the data before the direct arrival (at the source's velocity) plus the wavelet's length")
+        ("migration.rho-filter", po::value<bool>()->default_value(true),
+         "half (2D) or full (3D) time derivative of the data, so reflectors image zero-phase")
+        ("migration.normalise", po::value<bool>()->default_value(true), "divide the stack by the source illumination")
+        ("migration.laplacian", po::value<bool>()->default_value(true), "apply -Laplacian to the stack (removes low-wavenumber noise)")
+        ("migration.checkpoint-every", po::value<int>()->default_value(1), "shots between checkpoints of the job folder")
+        ("migration.max-shots", po::value<int>()->default_value(-1), "migrate at most this many shots in this run, then stop (resume later)");
+    return d;
+}
+
+po::options_description output_options() {
+    po::options_description d("Output ([output] section)");
+    d.add_options()("output.job", po::value<std::string>()->default_value("migration"), "job folder (state, stack, image, previews)");
+    return d;
+}
+
+MigrationOptions migration_from(const po::variables_map& vm) {
+    MigrationOptions m;
+    m.propagation = propagation_from(vm);
+    m.aperture = vm["migration.aperture"].as<double>();
+    m.image_every = vm["migration.image-every"].as<int>();
+    const std::string st = vm["migration.storage"].as<std::string>();
+    if (st == "auto") m.storage = SourceStorage::Auto;
+    else if (st == "snapshots") m.storage = SourceStorage::Snapshots;
+    else if (st == "boundary") m.storage = SourceStorage::Boundary;
+    else fail("option migration.storage", "unknown value '" + st + "'", "Use auto, snapshots or boundary");
+    m.bf16_snapshots = vm["migration.bf16-snapshots"].as<bool>();
+    m.memory_budget = vm["migration.memory-budget"].as<double>() * 1e9;
+    const std::string c = vm["migration.condition"].as<std::string>();
+    if (c == "cross-correlation") m.condition = ImagingCondition::CrossCorrelation;
+    else if (c == "inverse-scattering") m.condition = ImagingCondition::InverseScattering;
+    else if (c == "born-adjoint") m.condition = ImagingCondition::BornAdjoint;
+    else fail("option migration.condition", "unknown value '" + c + "'", "Use cross-correlation, inverse-scattering or born-adjoint");
+    m.mute_direct = vm["migration.mute-direct"].as<bool>();
+    m.rho_filter = vm["migration.rho-filter"].as<bool>();
+    return m;
+}
+
+// Everything that changes the image, for the job folder's fingerprint.
+std::string settings_of(const po::variables_map& vm, const std::vector<std::string>& files) {
+    std::ostringstream os;
+    for (const auto& [key, value] : vm) {
+        if (key == "config" || key == "output.job" || key == "migration.max-shots" ||
+            key == "migration.checkpoint-every" || key == "propagation.device")
+            continue;
+        os << key << "=";
+        const auto& v = value.value();
+        if (auto s = boost::any_cast<std::string>(&v)) os << *s;
+        else if (auto d = boost::any_cast<double>(&v)) os << *d;
+        else if (auto i = boost::any_cast<int>(&v)) os << *i;
+        else if (auto b = boost::any_cast<bool>(&v)) os << *b;
+        else if (auto l = boost::any_cast<std::vector<std::string>>(&v))
+            for (const auto& x : *l) os << x << ",";
+        os << ";";
+    }
+    for (const auto& f : files) os << f << ":" << std::filesystem::file_size(f) << ";";
+    return os.str();
+}
+
+}  // namespace
+
+int cmd_migrate(int argc, char** argv) {
+    po::options_description desc;
+    desc.add(model_options()).add(data_options()).add(wavelet_options()).add(propagation_options())
+        .add(migration_options()).add(output_options());
+    po::variables_map vm;
+    if (!parse_options(argc, argv, kUsage, desc, vm)) return 0;
+
+    const Model model = load_model(vm);
+    if (!vm.count("data.shots")) fail("option data.shots", "no shot files given", "Set [data] shots = FILE.sgy");
+    const auto files = vm["data.shots"].as<std::vector<std::string>>();
+    std::vector<ShotGather> shots;
+    std::vector<JobShot> names;
+    for (const auto& f : files) {
+        auto g = io::read_shots(f);
+        spdlog::info("shots {}: {} gathers", f, g.size());
+        for (auto& s : g) {
+            names.push_back({f, s.id});
+            shots.push_back(std::move(s));
+        }
+    }
+    if (shots.empty()) fail(files.front(), "holds no shot gathers", "Check the data.shots files");
+    const Wavelet wavelet = load_wavelet(vm);
+
+    MigrationJobOptions job;
+    job.folder = vm["output.job"].as<std::string>();
+    job.migration = migration_from(vm);
+    job.post.normalise = vm["migration.normalise"].as<bool>();
+    job.post.laplacian = vm["migration.laplacian"].as<bool>();
+    job.checkpoint_every = vm["migration.checkpoint-every"].as<int>();
+    job.max_shots = vm["migration.max-shots"].as<int>();
+    const JobReport rep = run_migration_job(model, shots, names, wavelet, job, settings_of(vm, files));
+    if (rep.complete) spdlog::info("done: {} shots stacked", rep.total);
+    else spdlog::info("stopped after {} shots this run ({} of {} done); run the same command to resume",
+                      rep.done_now, rep.done_before + rep.done_now, rep.total);
+    for (const auto& p : rep.outputs) spdlog::info("wrote {}", p);
+    return 0;
+}
+
+}  // namespace rtm::app
