@@ -174,6 +174,7 @@ std::vector<Row> modelling(const Options& o, const Ceiling& c) {
         for (std::size_t i = 0; i < std::size_t(g.nx) * g.ny; ++i)
             vp[std::size_t(iz) * g.nx * g.ny + i] = float(1500 + 1500.0 * iz / std::max(1, g.nz - 1));
     DomainOptions dop;
+    dop.boundary = o.boundary == "damping" ? Boundary::Damping : Boundary::Cpml;
     dop.pml_cells = p;
     dop.dt = 0.3 * 10 / 3000.0;
     dop.f_dominant = 10;
@@ -189,7 +190,12 @@ std::vector<Row> modelling(const Options& o, const Ceiling& c) {
 Row modelling_one(const Options& o, const Ceiling& c, const Domain& d, const std::string& variant) {
     const Grid& g = d.window();
     const int p = o.pml;
-    if (o.device == "gpu") setenv("RTM_CUDA_VARIANT", variant.c_str(), 1);
+    // "NAME+nosplit": the layer kernel over the whole box in one launch (no interior split).
+    const auto plus = variant.find('+');
+    if (o.device == "gpu") {
+        setenv("RTM_CUDA_VARIANT", variant.substr(0, plus).c_str(), 1);
+        setenv("RTM_CUDA_SPLIT", plus != std::string::npos && variant.substr(plus) == "+nosplit" ? "0" : "1", 1);
+    }
     const Backend be{o.device == "gpu", o.device};
     auto prop = make_propagator(d, o.dbl ? Precision::Double : Precision::Single, be);
     const int warm = 3, nt = warm + o.steps * o.repeats;
@@ -242,7 +248,7 @@ Row modelling_one(const Options& o, const Ceiling& c, const Domain& d, const std
     const double e = o.dbl ? 8 : 4;
     const int nn[3] = {B.nx, B.ny, B.nz};
     double extra = 0;
-    for (int ax = 0; ax < 3; ++ax) {
+    for (int ax = 0; ax < 3 && o.boundary != "damping"; ++ax) {
         const int L = B.pml_lo[ax] + B.pml_hi[ax];
         if (!L) continue;
         const int Z = L + (B.pml_lo[ax] ? 4 : 0) + (B.pml_hi[ax] ? 4 : 0);
@@ -251,7 +257,8 @@ Row modelling_one(const Options& o, const Ceiling& c, const Domain& d, const std
     r.needed_bytes_per_point = r.bytes_per_point + extra;
     std::ostringstream os;
     os.precision(3);
-    os << prop->name() << ", " << rec.size() << " receivers, 1 source, C-PML " << p << " cells; >= " << r.needed_bytes_per_point
+    os << prop->name() << ", " << rec.size() << " receivers, 1 source, "
+       << (o.boundary == "damping" ? "damping " : "C-PML ") << p << " cells; >= " << r.needed_bytes_per_point
        << " B/pt with C-PML (ratio at that count " << r.ratio * r.needed_bytes_per_point / r.bytes_per_point
        << "); peak trace " << peak;
     r.note = os.str();
@@ -316,6 +323,7 @@ int run_bench(int argc, char** argv) {
         ("device", po::value(&o.device)->default_value("gpu"), "cpu|gpu")
         ("zchunk", po::value(&o.zchunk)->default_value(0), "z planes per block (0: fill the SMs)")
         ("pml", po::value(&o.pml)->default_value(20), "absorbing cells per side (modelling)")
+        ("boundary", po::value(&o.boundary)->default_value("cpml"), "cpml|damping (modelling)")
         ("json", po::value(&json), "also write the results to this JSON file");
     po::variables_map vm;
     try {
@@ -342,6 +350,8 @@ int run_bench(int argc, char** argv) {
         fail("option --mode rtm", "the RTM-shot-against-forward benchmark is not written yet",
              "Use full, stencil or modelling");
     if (o.steps < 1 || o.repeats < 1) fail("option --steps", "must be at least 1");
+    if (o.boundary != "cpml" && o.boundary != "damping")
+        fail("option --boundary", "unknown boundary '" + o.boundary + "'", "Use cpml or damping");
 
     Ceiling c;
     std::vector<Row> rows;
@@ -359,7 +369,7 @@ int run_bench(int argc, char** argv) {
             std::stringstream ss(variant);
             std::string v;
             while (std::getline(ss, v, ',')) {
-                kernels::cuda::parse_variant(v);
+                kernels::cuda::parse_variant(v.substr(0, v.find('+')));
                 o.variants.push_back(v);
             }
         }

@@ -3,6 +3,8 @@
 // the same run. argv[0] is skipped (a program or sub-command name); the options follow:
 //   --grid NXxNYxNZ (NXxNZ in 2D)   --steps N   --variant NAME|all   --precision single|double
 //   --mode full|stencil|modelling|rtm   --device cpu|gpu   --zchunk N   --json FILE
+//   --pml N   --boundary cpml|damping   (modelling; a variant NAME+nosplit runs the layer
+//   kernel over the whole box in one launch)
 // Prints one table row per measurement: Gpoints/s, GB/s at the minimal byte count,
 // the ceiling (copy bandwidth / bytes per point) and the ratio. Returns 0 on success.
 namespace rtm {

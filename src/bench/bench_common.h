@@ -15,6 +15,7 @@ struct Options {
     std::string device = "gpu";
     int zchunk = 0;
     int pml = 20;
+    std::string boundary = "cpml";      // modelling: cpml|damping
     int ndim() const { return ny > 1 ? 3 : 2; }
 };
 

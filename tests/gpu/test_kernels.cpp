@@ -1,7 +1,9 @@
 // Every CUDA kernel against its CPU twin on fresh seeded random inputs: u, w, vdt2
-// within the stability limit, C-PML profiles, random psi and zeta in the layers,
-// free surface on and off, 2D and 3D, sizes that are no tile multiples; 100 steps,
-// relative L2 error <= 1e-5 in fp32 (1e-11 in fp64), halos compared too.
+// within the stability limit, C-PML profiles, random psi and zeta in the layers (or a
+// random damping k in the layers instead), free surface on and off, 2D and 3D, sizes
+// that are no tile multiples; 100 steps, relative L2 error <= 1e-5 in fp32 (1e-11 in
+// fp64), halos compared too. Boxes with layers run the q variants split (interior
+// tiles on the plain kernel, the shell on the layer kernel) and, for some, unsplit.
 #include <random>
 
 #include "gpu_test.h"
@@ -21,12 +23,14 @@ struct Case {
     int nx, ny, nz;
     int pml_lo, pml_hi;   // 0: no layers
     bool free_surface;
+    bool damping = false;  // damping layers (StepArgs::damp) instead of C-PML
 };
 
 std::string describe(const Case& c, const std::string& variant, const char* prec) {
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "%dD %dx%dx%d, layers %d/%d, free surface %s, variant %s, %s", c.ndim, c.nx, c.ny,
-                  c.nz, c.pml_lo, c.pml_hi, c.free_surface ? "on" : "off", variant.c_str(), prec);
+    char buf[240];
+    std::snprintf(buf, sizeof buf, "%dD %dx%dx%d, %s layers %d/%d, free surface %s, variant %s, %s", c.ndim, c.nx,
+                  c.ny, c.nz, c.damping ? "damping" : "C-PML", c.pml_lo, c.pml_hi, c.free_surface ? "on" : "off",
+                  variant.c_str(), prec);
     return buf;
 }
 
@@ -34,7 +38,7 @@ template <class T>
 struct State {
     kernels::Box box;
     T inv_h2[3], inv_h[3];
-    std::vector<T> u, w, v, a[3], b[3], psi[3], zeta[3];
+    std::vector<T> u, w, v, damp, a[3], b[3], psi[3], zeta[3];
 };
 
 template <class T>
@@ -68,6 +72,21 @@ State<T> make_state(const Case& c, unsigned seed) {
     s.v = random_field<T>(B, rng, 0.2 * vmax2, 0.9 * vmax2);
     const int n[3] = {B.nx, B.ny, B.nz};
     const double vmax = 3000, dt = std::sqrt(0.9 * vmax2) / vmax;
+    if (c.damping) {
+        // Random k in [0, 0.3) on the layer points (of any axis), 0 in the window.
+        s.damp.assign(B.padded_size(), T(0));
+        std::uniform_real_distribution<double> dk(0, 0.3);
+        for (int iz = 0; iz < B.nz; ++iz)
+            for (int iy = 0; iy < B.ny; ++iy)
+                for (int ix = 0; ix < B.nx; ++ix) {
+                    const int c3[3] = {ix, iy, iz};
+                    bool layer = false;
+                    for (int ax = 0; ax < 3; ++ax)
+                        layer = layer || c3[ax] < B.pml_lo[ax] || c3[ax] >= n[ax] - B.pml_hi[ax];
+                    if (layer) s.damp[B.at(ix, iy, iz)] = T(dk(rng));
+                }
+        return s;
+    }
     for (int ax = 0; ax < 3; ++ax) {
         if (!B.pml_lo[ax] && !B.pml_hi[ax]) continue;
         const auto p = cpml_profile(n[ax], B.pml_lo[ax], B.pml_hi[ax], h[ax], dt, vmax, 10);
@@ -105,19 +124,25 @@ kernels::StepArgs<T> host_args(State<T>& s) {
         A.zeta[i] = s.zeta[i].empty() ? nullptr : s.zeta[i].data();
     }
     A.vdt2 = s.v.data();
+    A.damp = s.damp.empty() ? nullptr : s.damp.data();
     return A;
 }
 
 template <class T>
-void check_step(const Case& c, const std::string& variant, unsigned seed, int steps = 100) {
+void check_step(const Case& c, const std::string& variant, unsigned seed, int steps = 100, bool split = true,
+                int zchunk = 16) {
     const double tol = sizeof(T) == 4 ? 1e-5 : 1e-11;
     const char* prec = sizeof(T) == 4 ? "fp32" : "fp64";
     State<T> cpu = make_state<T>(c, seed);
     State<T> init = cpu;
 
     // GPU copy of the same state.
-    kc::DeviceBuffer<T> du(init.u), dw(init.w), dv(init.v), da[3], db[3], dpsi[3], dzeta[3];
+    kc::DeviceBuffer<T> du(init.u), dw(init.w), dv(init.v), ddamp, da[3], db[3], dpsi[3], dzeta[3];
     kernels::StepArgs<T> G = host_args(init);
+    if (!init.damp.empty()) {
+        ddamp.upload(init.damp);
+        G.damp = ddamp.data();
+    }
     for (int i = 0; i < 3; ++i) {
         if (init.a[i].empty()) continue;
         da[i].upload(init.a[i]);
@@ -132,8 +157,8 @@ void check_step(const Case& c, const std::string& variant, unsigned seed, int st
     G.vdt2 = dv.data();
     kc::LaunchConfig cfg;
     cfg.variant = kc::parse_variant(variant);
-    // Short z chunks so that several chunks per column are exercised.
-    cfg.zchunk = variant == "naive" ? 0 : 16;
+    cfg.zchunk = variant == "naive" ? 0 : zchunk;  // 16: several chunks per column
+    cfg.split = split;
 
     kernels::StepArgs<T> H = host_args(cpu);
     T* hu = cpu.u.data();
@@ -157,7 +182,8 @@ void check_step(const Case& c, const std::string& variant, unsigned seed, int st
     const auto gpu_w = (even ? dw : du).download();
     const auto& cpu_u = even ? cpu.u : cpu.w;
     const auto& cpu_w = even ? cpu.w : cpu.u;
-    INFO(describe(c, variant, prec) << ", seed " << seed << ", " << steps << " steps");
+    INFO(describe(c, variant, prec) << (split ? "" : ", one launch (no split)") << ", seed " << seed << ", "
+                                    << steps << " steps");
     const Diff du_ = compare(cpu.box, gpu_u, cpu_u);
     const Diff dw_ = compare(cpu.box, gpu_w, cpu_w);
     INFO("u[n]: relative L2 " << du_.rel << ", " << du_.at);
@@ -183,6 +209,10 @@ const Case kCases[] = {
     {2, 157, 1, 93, 9, 8, false},
     {2, 157, 1, 93, 9, 8, true},
     {2, 131, 1, 77, 0, 0, false},
+    {3, 45, 37, 41, 6, 7, false, true},  // damping layers all round
+    {3, 45, 37, 41, 6, 7, true, true},   // damping, free surface on top
+    {2, 157, 1, 93, 9, 8, false, true},
+    {2, 157, 1, 93, 9, 8, true, true},
 };
 
 }  // namespace
@@ -202,17 +232,32 @@ TEST_CASE("CUDA step matches step_cpu in fp64 after 100 steps", "[gpu]") {
     if (!gpu_or_skip()) return;
     unsigned seed = 2000;
     for (const auto& c : kCases)
-        for (const char* v : {"naive", "q32x16", "q64x4"}) {
-            if (c.ndim == 2 && std::string(v) == "q64x4") continue;
+        for (const char* v : {"naive", "q32x16", "q64x4", "q32x8r4"}) {
+            if (c.ndim == 2 && std::string(v) != "naive" && std::string(v) != "q32x16") continue;
             check_step<double>(c, v, seed++);
         }
 }
 
+TEST_CASE("CUDA step with layers in one launch (no interior split) matches step_cpu", "[gpu]") {
+    if (!gpu_or_skip()) return;
+    unsigned seed = 4000;
+    for (const auto& c : kCases) {
+        if (!c.pml_lo && !c.pml_hi) continue;
+        for (const char* v : {"q32x16", "q32x8r4"}) {
+            if (c.ndim == 2 && std::string(v) != "q32x16") continue;
+            check_step<float>(c, v, seed++, 100, false);
+        }
+    }
+}
+
 TEST_CASE("CUDA step with automatic z chunks matches step_cpu on a larger 3D box", "[gpu]") {
     if (!gpu_or_skip()) return;
-    check_step<float>({3, 131, 97, 150, 20, 20, false}, "q32x16", 3001, 20);
-    check_step<float>({3, 131, 97, 150, 20, 20, true}, "q64x8", 3002, 20);
-    check_step<float>({3, 131, 97, 150, 20, 20, false}, "a32x16", 3003, 20);
+    check_step<float>({3, 131, 97, 150, 20, 20, false}, "q32x8r4", 3004, 20, true, 0);
+    check_step<float>({3, 131, 97, 150, 20, 20, false, true}, "q32x8", 3005, 20, true, 0);
+    check_step<double>({3, 131, 97, 150, 20, 20, true, true}, "q32x4r4", 3006, 20, true, 0);
+    check_step<float>({3, 131, 97, 150, 20, 20, false}, "q32x16", 3001, 20, true, 0);
+    check_step<float>({3, 131, 97, 150, 20, 20, true}, "q64x8", 3002, 20, true, 0);
+    check_step<float>({3, 131, 97, 150, 20, 20, false}, "a32x16", 3003, 20, true, 0);
 }
 
 TEST_CASE("CUDA stencil-only kernel matches the CPU Laplacian", "[gpu]") {

@@ -31,10 +31,25 @@ using stencil::R;
 
 namespace {
 
-enum Mode { kFull = 0, kPml = 1, kStencil = 2 };
+// kFull: plain update (no layers, or the interior part of a split launch); kPml: C-PML
+// zones; kDamp: damping layers (StepArgs::damp); kStencil: Laplacian only.
+enum Mode { kFull = 0, kPml = 1, kStencil = 2, kDamp = 3 };
 
 __host__ __device__ __forceinline__ bool in_zone(int i, int n, int lo, int hi) {
     return (lo > 0 && i < lo + R) || (hi > 0 && i >= n - hi - R);
+}
+__host__ __device__ __forceinline__ bool in_layer(int i, int n, int lo, int hi) { return i < lo || i >= n - hi; }
+
+// The update written to w at one point. kDamp: inside a layer (damp = k there, 0 in the
+// window) w = (2u - (1 - k) w + vdt2 lap) / (1 + k), as step_cpu's damped rows; elsewhere
+// the plain update (k = 0 gives it exactly), so the window never reads damp.
+template <class T, int MODE>
+__device__ __forceinline__ T updated(const StepArgs<T>& A, long p, bool layer, T c, T wold, T v, T lap) {
+    if (MODE == kDamp && layer) {
+        const T k = __ldg(A.damp + p);
+        return (T(2) * c - (T(1) - k) * wold + v * lap) / (T(1) + k);
+    }
+    return T(2) * c - wold + v * lap;
 }
 
 // Box's index arithmetic for device code (Box's own members are host-only).
@@ -120,120 +135,177 @@ __global__ void __launch_bounds__(256) naive_kernel(StepArgs<T> A) {
     } else {
         lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
     }
-    if (MODE == kStencil) A.w[p] = lap;
-    else A.w[p] = T(2) * c - A.w[p] + A.vdt2[p] * lap;
+    if (MODE == kStencil) {
+        A.w[p] = lap;
+    } else {
+        const bool layer = MODE == kDamp && (in_layer(ix, B.nx, B.pml_lo[0], B.pml_hi[0]) ||
+                                             (NDIM == 3 && in_layer(iy, B.ny, B.pml_lo[1], B.pml_hi[1])) ||
+                                             in_layer(iz, B.nz, B.pml_lo[2], B.pml_hi[2]));
+        A.w[p] = updated<T, MODE>(A, p, layer, c, A.w[p], A.vdt2[p], lap);
+    }
 }
 
 // ---------------------------------------------------------------------------------
 // Register queue (Micikevicius 2009) with a double-buffered shared-memory plane tile.
 //
-// Block: BX x BY threads (BY = 1 in 2D), one output per thread per plane; blockIdx.z
-// selects a chunk of `zchunk` planes. Each thread keeps u of its own column at z-4..z+4
-// in registers (q[0..8]); plane z goes to shared memory with its x (and y) halos, read
-// by edge threads. Loads for plane z+1 (u at z+5, halos, w, vdt2) are issued before
-// plane z's barrier and arithmetic, so a plane's latency hides behind the last one's
-// work. One barrier per plane (two tile buffers).
+// Block: BX x BY threads (BY = 1 in 2D); each thread computes RY outputs per plane, in
+// tile rows ty, ty + BY, ..., ty + (RY-1) BY (a BX x BY*RY tile). The block's tile and z
+// range come from the launch grid (blockIdx.z selects a chunk of `zchunk` planes) or,
+// for split launches, from map[blockIdx.x] = {tile x, tile y, z0, z1}. Each thread keeps
+// u of its columns at z-4..z+4 in registers (q[j][0..8]); plane z goes to shared memory
+// with its x (and y) halos, read by edge threads. Loads for plane z+PD (u at z+4+PD,
+// halos, w, vdt2) are issued before plane z's barrier and arithmetic, so a plane's
+// latency hides behind the last one's work. One barrier per plane (two tile buffers).
 // DRAM bytes per point: the 16 B (full) / 8 B (stencil) minimum, plus halo re-reads that
-// mostly hit L2 ((BX+8)(BY+8)/(BX BY) - 1 of u, e.g. 0.88 for 32x16), plus 8/zchunk of u
-// for the queue's start-up at each chunk. Shared memory: 2 (BX+8)(BY+8) values.
-template <class T, int NDIM, int BX, int BY, int MODE, int PD, int MINB>
-__global__ void __launch_bounds__(BX * BY, MINB) queue_kernel(StepArgs<T> A, int zchunk) {
+// mostly hit L2 ((BX+8)(BY RY+8)/(BX BY RY) - 1 of u: 0.88 for 32x16, 1.5 for 32x8,
+// 0.56 for 32x8 with RY = 4), plus 8/zchunk of u for the queue's start-up at each chunk.
+// Shared memory: 2 (BX+8)(BY RY+8) values. RY > 1 also puts RY times the loads in
+// flight per thread and shares the barrier among RY outputs.
+template <class T, int NDIM, int BX, int BY, int RY, int MODE, int PD, int MINB>
+__global__ void __launch_bounds__(BX * BY, MINB) queue_kernel(StepArgs<T> A, int zchunk, const int4* map) {
     constexpr int HY = NDIM == 3 ? R : 0;
     constexpr int TW = BX + 2 * R;
-    constexpr int QN = 2 * R + PD;  // q[k] = u(z - R + k); entries past 2R are loads in flight
-    __shared__ T tile[2][BY + 2 * HY][TW];
+    constexpr int TY = BY * RY;
+    constexpr int QN = 2 * R + PD;  // q[j][k] = u(z - R + k); entries past 2R are loads in flight
+    static_assert(NDIM == 3 || RY == 1, "2D tiles are single rows");
+    static_assert(NDIM == 2 || BY >= R, "the y-halo rows are loaded by R thread rows");
+    __shared__ T tile[2][TY + 2 * HY][TW];
     const Box& B = A.box;
     const long sy = bsy(B), sz = bsz(B);
     const int tx = threadIdx.x, ty = threadIdx.y;
-    const int ix = blockIdx.x * BX + tx;
-    const int iy = NDIM == 3 ? blockIdx.y * BY + ty : 0;
-    const int z0 = blockIdx.z * zchunk;
-    const int z1 = min(z0 + zchunk, B.nz);
-    const bool active = ix < B.nx && iy < B.ny;
-    // Own column inside the padded array: provides the tile value (halo of the active).
-    const bool own = ix < B.nx + R && (NDIM == 2 || iy < B.ny + R);
-    const bool hxl = tx < R && iy < B.ny;
-    const bool hxr = tx >= BX - R && ix < B.nx && iy < B.ny;
+    int bx, by, z0, z1;
+    if (map) {
+        const int4 m = map[blockIdx.x];
+        bx = m.x; by = m.y; z0 = m.z; z1 = m.w;
+    } else {
+        bx = blockIdx.x; by = blockIdx.y; z0 = blockIdx.z * zchunk; z1 = min(z0 + zchunk, B.nz);
+    }
+    const int ix = bx * BX + tx;
+    const int iy0 = NDIM == 3 ? by * TY + ty : 0;
+    bool active[RY], own[RY], hxl[RY], hxr[RY];
+#pragma unroll
+    for (int j = 0; j < RY; ++j) {
+        const int iy = iy0 + j * BY;
+        active[j] = ix < B.nx && iy < B.ny;
+        // Own column inside the padded array: provides the tile value (halo of the active).
+        own[j] = ix < B.nx + R && (NDIM == 2 || iy < B.ny + R);
+        hxl[j] = tx < R && iy < B.ny;
+        hxr[j] = tx >= BX - R && ix < B.nx && iy < B.ny;
+    }
     const bool hyt = NDIM == 3 && ty < R && ix < B.nx;
-    const bool hyb = NDIM == 3 && ty >= BY - R && ix < B.nx && iy < B.ny;
+    const bool hyb = NDIM == 3 && ty >= BY - R && ix < B.nx && iy0 + (RY - 1) * BY < B.ny;
     constexpr bool kW = MODE != kStencil;
+    const long jst = long(BY) * sy;  // row j's offset: j * jst
 
     const T* __restrict__ u = A.u;
     const T* __restrict__ v = A.vdt2;
     T* __restrict__ w = A.w;
-    long p = own ? bat(B, ix, iy, z0) : 0;
+    long p = own[0] ? bat(B, ix, iy0, z0) : 0;
 
-    // Prologue: the queue and PD planes of halos, w and vdt2.
-    T q[QN];
+    // Prologue: the queues and PD planes of halos, w and vdt2.
+    T q[RY][QN];
 #pragma unroll
-    for (int k = 0; k < QN; ++k) q[k] = (own && z0 - R + k <= B.nz - 1 + R) ? __ldg(u + p + (k - R) * sz) : T(0);
-    T cxl[PD], cxr[PD], cyt[PD], cyb[PD], cw[PD], cv[PD];
+    for (int j = 0; j < RY; ++j)
+#pragma unroll
+        for (int k = 0; k < QN; ++k)
+            q[j][k] = (own[j] && z0 - R + k <= B.nz - 1 + R) ? __ldg(u + p + j * jst + (k - R) * sz) : T(0);
+    T cxl[RY][PD], cxr[RY][PD], cw[RY][PD], cv[RY][PD], cyt[PD], cyb[PD];
 #pragma unroll
     for (int d = 0; d < PD; ++d) {
         const bool in = z0 + d < z1;
         const long pd = p + d * sz;
-        cxl[d] = (in && hxl) ? __ldg(u + pd - R) : T(0);
-        cxr[d] = (in && hxr) ? __ldg(u + pd + R) : T(0);
+#pragma unroll
+        for (int j = 0; j < RY; ++j) {
+            const long pj = pd + j * jst;
+            cxl[j][d] = (in && hxl[j]) ? __ldg(u + pj - R) : T(0);
+            cxr[j][d] = (in && hxr[j]) ? __ldg(u + pj + R) : T(0);
+            cw[j][d] = (kW && in && active[j]) ? w[pj] : T(0);
+            cv[j][d] = (kW && in && active[j]) ? __ldg(v + pj) : T(0);
+        }
         cyt[d] = (in && hyt) ? __ldg(u + pd - R * sy) : T(0);
-        cyb[d] = (in && hyb) ? __ldg(u + pd + R * sy) : T(0);
-        cw[d] = (kW && in && active) ? w[pd] : T(0);
-        cv[d] = (kW && in && active) ? __ldg(v + pd) : T(0);
+        cyb[d] = (in && hyb) ? __ldg(u + pd + (RY - 1) * jst + R * sy) : T(0);
     }
 
     const T hx = A.inv_h2[0], hy = A.inv_h2[1], hz = A.inv_h2[2];
     const T c0s = T(stencil::c2(0)) * (hx + hy + hz);
     const bool zx = MODE == kPml && axis_zone<T, NDIM>(B, 0, ix);
-    const bool zy = MODE == kPml && NDIM == 3 && axis_zone<T, NDIM>(B, 1, iy);
+    const bool lx = MODE == kDamp && in_layer(ix, B.nx, B.pml_lo[0], B.pml_hi[0]);
 
 #pragma unroll 1
     for (int z = z0; z < z1; ++z) {
         const int buf = (z - z0) & 1;
-        tile[buf][ty + HY][tx + R] = q[R];
-        if (hxl) tile[buf][ty + HY][tx] = cxl[0];
-        if (hxr) tile[buf][ty + HY][tx + 2 * R] = cxr[0];
+#pragma unroll
+        for (int j = 0; j < RY; ++j) {
+            tile[buf][ty + j * BY + HY][tx + R] = q[j][R];
+            if (hxl[j]) tile[buf][ty + j * BY + HY][tx] = cxl[j][0];
+            if (hxr[j]) tile[buf][ty + j * BY + HY][tx + 2 * R] = cxr[j][0];
+        }
         if (NDIM == 3) {
             if (hyt) tile[buf][ty][tx + R] = cyt[0];
-            if (hyb) tile[buf][ty + 2 * HY][tx + R] = cyb[0];
+            if (hyb) tile[buf][ty + (RY - 1) * BY + 2 * HY][tx + R] = cyb[0];
         }
         // Issue the loads of plane z + PD now; they complete behind the next planes' work.
         const bool more = z + PD < z1;
         const long pn = p + PD * sz;
-        const T nq = (more && own) ? __ldg(u + pn + R * sz) : T(0);
-        const T nxl = (more && hxl) ? __ldg(u + pn - R) : T(0);
-        const T nxr = (more && hxr) ? __ldg(u + pn + R) : T(0);
+        T nq[RY], nxl[RY], nxr[RY], nw[RY], nv[RY];
+#pragma unroll
+        for (int j = 0; j < RY; ++j) {
+            const long pj = pn + j * jst;
+            nq[j] = (more && own[j]) ? __ldg(u + pj + R * sz) : T(0);
+            nxl[j] = (more && hxl[j]) ? __ldg(u + pj - R) : T(0);
+            nxr[j] = (more && hxr[j]) ? __ldg(u + pj + R) : T(0);
+            nw[j] = (kW && more && active[j]) ? w[pj] : T(0);
+            nv[j] = (kW && more && active[j]) ? __ldg(v + pj) : T(0);
+        }
         const T nyt = (more && hyt) ? __ldg(u + pn - R * sy) : T(0);
-        const T nyb = (more && hyb) ? __ldg(u + pn + R * sy) : T(0);
-        const T nw = (kW && more && active) ? w[pn] : T(0);
-        const T nv = (kW && more && active) ? __ldg(v + pn) : T(0);
+        const T nyb = (more && hyb) ? __ldg(u + pn + (RY - 1) * jst + R * sy) : T(0);
         __syncthreads();
-        if (active) {
-            const T* row = &tile[buf][ty + HY][tx + R];
-            const T c = q[R];
+        const bool zz = MODE == kPml && axis_zone<T, NDIM>(B, 2, z);
+        const bool lz = MODE == kDamp && in_layer(z, B.nz, B.pml_lo[2], B.pml_hi[2]);
+#pragma unroll
+        for (int j = 0; j < RY; ++j) {
+            if (!active[j]) continue;
+            const int iy = iy0 + j * BY;
+            const long pj = p + j * jst;
+            const T* row = &tile[buf][ty + j * BY + HY][tx + R];
+            const T c = q[j][R];
             const T wx = wings(row, 1);
             const T wy = NDIM == 3 ? wings(row, TW) : T(0);
-            const T wz = T(stencil::c2(1)) * (q[R + 1] + q[R - 1]) + T(stencil::c2(2)) * (q[R + 2] + q[R - 2]) +
-                         T(stencil::c2(3)) * (q[R + 3] + q[R - 3]) + T(stencil::c2(4)) * (q[R + 4] + q[R - 4]);
+            const T wz = T(stencil::c2(1)) * (q[j][R + 1] + q[j][R - 1]) +
+                         T(stencil::c2(2)) * (q[j][R + 2] + q[j][R - 2]) +
+                         T(stencil::c2(3)) * (q[j][R + 3] + q[j][R - 3]) +
+                         T(stencil::c2(4)) * (q[j][R + 4] + q[j][R - 4]);
             T lap;
             if (MODE == kPml) {
-                const bool zz = axis_zone<T, NDIM>(B, 2, z);
-                if (zx || zy || zz) lap = zone_lap<T, NDIM>(A, p, ix, iy, z, c, wx, wy, wz, zx, zy, zz);
+                const bool zy = NDIM == 3 && axis_zone<T, NDIM>(B, 1, iy);
+                if (zx || zy || zz) lap = zone_lap<T, NDIM>(A, pj, ix, iy, z, c, wx, wy, wz, zx, zy, zz);
                 else lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
             } else {
                 lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
             }
-            if (MODE == kStencil) w[p] = lap;
-            else w[p] = T(2) * c - cw[0] + cv[0] * lap;
+            if (MODE == kStencil) {
+                w[pj] = lap;
+            } else {
+                const bool layer = MODE == kDamp && (lx || lz || (NDIM == 3 && in_layer(iy, B.ny, B.pml_lo[1], B.pml_hi[1])));
+                w[pj] = updated<T, MODE>(A, pj, layer, c, cw[j][0], cv[j][0], lap);
+            }
         }
 #pragma unroll
-        for (int k = 0; k < QN - 1; ++k) q[k] = q[k + 1];
-        q[QN - 1] = nq;
+        for (int j = 0; j < RY; ++j) {
 #pragma unroll
-        for (int d = 0; d < PD - 1; ++d) {
-            cxl[d] = cxl[d + 1]; cxr[d] = cxr[d + 1]; cyt[d] = cyt[d + 1]; cyb[d] = cyb[d + 1];
-            cw[d] = cw[d + 1]; cv[d] = cv[d + 1];
+            for (int k = 0; k < QN - 1; ++k) q[j][k] = q[j][k + 1];
+            q[j][QN - 1] = nq[j];
+#pragma unroll
+            for (int d = 0; d < PD - 1; ++d) {
+                cxl[j][d] = cxl[j][d + 1]; cxr[j][d] = cxr[j][d + 1];
+                cw[j][d] = cw[j][d + 1]; cv[j][d] = cv[j][d + 1];
+            }
+            cxl[j][PD - 1] = nxl[j]; cxr[j][PD - 1] = nxr[j];
+            cw[j][PD - 1] = nw[j]; cv[j][PD - 1] = nv[j];
         }
-        cxl[PD - 1] = nxl; cxr[PD - 1] = nxr; cyt[PD - 1] = nyt; cyb[PD - 1] = nyb;
-        cw[PD - 1] = nw; cv[PD - 1] = nv;
+#pragma unroll
+        for (int d = 0; d < PD - 1; ++d) { cyt[d] = cyt[d + 1]; cyb[d] = cyb[d + 1]; }
+        cyt[PD - 1] = nyt; cyb[PD - 1] = nyb;
         p += sz;
     }
 }
@@ -248,7 +320,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) queue_kernel(StepArgs<T> A, int
 // Bytes in flight per thread: about S x 15 B (full) or S x 7 B (stencil), against one
 // plane's worth in the register-prefetch kernels. fp32 only (shared memory size).
 template <class T, int NDIM, int BX, int BY, int MODE, int S>
-__global__ void __launch_bounds__(BX * BY) async_kernel(StepArgs<T> A, int zchunk) {
+__global__ void __launch_bounds__(BX * BY) async_kernel(StepArgs<T> A, int zchunk, const int4* /*map: unused*/) {
     constexpr int HY = NDIM == 3 ? R : 0;
     constexpr int TW = BX + 2 * R, TH = BY + 2 * HY;
     constexpr int NR = S + 5, NW = S + 1;
@@ -311,6 +383,8 @@ __global__ void __launch_bounds__(BX * BY) async_kernel(StepArgs<T> A, int zchun
     const T c0s = T(stencil::c2(0)) * (hx + hy + hz);
     const bool zx = MODE == kPml && axis_zone<T, NDIM>(B, 0, ix);
     const bool zy = MODE == kPml && NDIM == 3 && axis_zone<T, NDIM>(B, 1, iy);
+    const bool lxy = MODE == kDamp && (in_layer(ix, B.nx, B.pml_lo[0], B.pml_hi[0]) ||
+                                       (NDIM == 3 && in_layer(iy, B.ny, B.pml_lo[1], B.pml_hi[1])));
     long p = p0;
 #pragma unroll 1
     for (int z = z0; z < z1; ++z) {
@@ -336,8 +410,12 @@ __global__ void __launch_bounds__(BX * BY) async_kernel(StepArgs<T> A, int zchun
             } else {
                 lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
             }
-            if (MODE == kStencil) w[p] = lap;
-            else w[p] = T(2) * c - wr[i % NW][ty][tx] + vr[i % NW][ty][tx] * lap;
+            if (MODE == kStencil) {
+                w[p] = lap;
+            } else {
+                const bool layer = MODE == kDamp && (lxy || in_layer(z, B.nz, B.pml_lo[2], B.pml_hi[2]));
+                w[p] = updated<T, MODE>(A, p, layer, c, wr[i % NW][ty][tx], vr[i % NW][ty][tx], lap);
+            }
         }
 #pragma unroll
         for (int k = 0; k < 2 * R; ++k) q[k] = q[k + 1];
@@ -395,6 +473,31 @@ __global__ void inject_kernel(T* w, int ntaps, const long* __restrict__ idx, con
     const double a = traces[long(src[k]) * nt + n];
     if (a == 0) return;
     atomicAdd(w + idx[k], T(coef[k] * a));
+}
+
+template <class T>
+__global__ void add_window_kernel(Box B, Index3 o, int nx, int ny, int nz, const T* __restrict__ coef,
+                                  const T* __restrict__ f, T* u) {
+    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
+    const int iy = blockIdx.y, iz = blockIdx.z;
+    if (ix >= nx) return;
+    const long i = (long(iz) * ny + iy) * nx + ix;
+    const long p = bat(B, o.x + ix, o.y + iy, o.z + iz);
+    u[p] += T(double(coef[i]) * double(f[i]));
+}
+
+template <class T>
+__global__ void gather_kernel(const T* __restrict__ f, const long* __restrict__ idx, std::size_t n, float* dst) {
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        dst[i] = float(f[idx[i]]);
+}
+
+template <class T>
+__global__ void scatter_kernel(const float* __restrict__ src, const long* __restrict__ idx, std::size_t n, T* f) {
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        f[idx[i]] = T(src[i]);
 }
 
 __global__ void copy_kernel(const float4* __restrict__ src, float4* __restrict__ dst, std::size_t n4) {
@@ -471,17 +574,23 @@ int choose_zchunk(long blocks_xy, int nz, int resident) {
 template <class T, int NDIM, int MODE>
 struct Launch {
     const void* kernel = nullptr;
+    const void* interior = nullptr;  // queue variants: the same tile's plain (kFull) kernel
     dim3 grid, block;
     int zchunk = 0;
+    int tile_x = 0, tile_y = 0;      // outputs per block along x and y
     bool queue = false;
 };
 
-template <class T, int NDIM, int BX, int BY, int MODE, int PD = 1, int MINB = 0>
+template <class T, int NDIM, int BX, int BY, int MODE, int PD = 1, int MINB = 0, int RY = 1>
 Launch<T, NDIM, MODE> queue_launch(const Box& B, int zchunk) {
     Launch<T, NDIM, MODE> L;
-    L.kernel = reinterpret_cast<const void*>(&queue_kernel<T, NDIM, BX, BY, MODE, PD, MINB>);
+    L.kernel = reinterpret_cast<const void*>(&queue_kernel<T, NDIM, BX, BY, RY, MODE, PD, MINB>);
+    if constexpr (MODE == kPml || MODE == kDamp)
+        L.interior = reinterpret_cast<const void*>(&queue_kernel<T, NDIM, BX, BY, RY, kFull, PD, MINB>);
     L.block = dim3(BX, BY, 1);
-    const long gx = (B.nx + BX - 1) / BX, gy = NDIM == 3 ? (B.ny + BY - 1) / BY : 1;
+    L.tile_x = BX;
+    L.tile_y = NDIM == 3 ? BY * RY : 1;
+    const long gx = (B.nx + BX - 1) / BX, gy = NDIM == 3 ? (B.ny + L.tile_y - 1) / L.tile_y : 1;
     if (zchunk <= 0) zchunk = choose_zchunk(gx * gy, B.nz, sm_count() * blocks_per_sm(L.kernel, BX * BY));
     zchunk = std::min(zchunk, B.nz);
     L.grid = dim3(unsigned(gx), unsigned(gy), unsigned((B.nz + zchunk - 1) / zchunk));
@@ -495,6 +604,8 @@ Launch<T, NDIM, MODE> async_launch(const Box& B, int zchunk) {
     Launch<T, NDIM, MODE> L;
     L.kernel = reinterpret_cast<const void*>(&async_kernel<T, NDIM, BX, BY, MODE, S>);
     L.block = dim3(BX, BY, 1);
+    L.tile_x = BX;
+    L.tile_y = BY;
     const long gx = (B.nx + BX - 1) / BX, gy = NDIM == 3 ? (B.ny + BY - 1) / BY : 1;
     if (zchunk <= 0) zchunk = choose_zchunk(gx * gy, B.nz, sm_count() * blocks_per_sm(L.kernel, BX * BY));
     zchunk = std::min(zchunk, B.nz);
@@ -534,25 +645,109 @@ Launch<T, NDIM, MODE> make_launch(const Box& B, const LaunchConfig& cfg) {
         case Variant::Q32x16d2: return queue_launch<T, NDIM, 32, 16, MODE, 2>(B, cfg.zchunk);
         case Variant::Q32x8d2: return queue_launch<T, NDIM, 32, 8, MODE, 2>(B, cfg.zchunk);
         case Variant::Q32x16o: return queue_launch<T, NDIM, 32, 16, MODE, 1, sizeof(T) == 4 ? 4 : 2>(B, cfg.zchunk);
+        case Variant::Q32x8r2: return queue_launch<T, NDIM, 32, 8, MODE, 1, 0, 2>(B, cfg.zchunk);
+        case Variant::Q32x8r4: return queue_launch<T, NDIM, 32, 8, MODE, 1, 0, 4>(B, cfg.zchunk);
+        case Variant::Q32x4r4: return queue_launch<T, NDIM, 32, 4, MODE, 1, 0, 4>(B, cfg.zchunk);
         default: return queue_launch<T, NDIM, 32, 16, MODE>(B, cfg.zchunk);
     }
     }
+}
+
+void launch(const void* kernel, dim3 grid, dim3 block, void* args, int zchunk, const int4* map, cudaStream_t s) {
+    void* params[3] = {args, &zchunk, &map};
+    RTM_CUDA_CHECK(cudaLaunchKernel(kernel, grid, block, params, 0, s));
 }
 
 template <class T, int NDIM, int MODE>
 void launch_main(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
     const auto L = make_launch<T, NDIM, MODE>(A.box, cfg);
     StepArgs<T> args = A;
-    int zc = L.zchunk;
-    void* params[2] = {&args, &zc};
-    RTM_CUDA_CHECK(cudaLaunchKernel(L.kernel, L.grid, L.block, params, 0, s));
+    launch(L.kernel, L.grid, L.block, &args, L.zchunk, nullptr, s);
+}
+
+// Split launches of a box with layers: the tiles (x-y tile x z chunk) that touch no
+// layer zone (layer + R cells, where C-PML terms or damping act) go to the plain kernel,
+// the rest (the shell) to the layer kernel. Block lists {tile x, tile y, z0, z1}, built
+// once per box and tile shape, x fastest then y then z (neighbours resident together).
+struct SplitMap {
+    const int4* inner = nullptr;
+    const int4* shell = nullptr;
+    int n_inner = 0, n_shell = 0, zchunk = 0;
+};
+
+SplitMap split_map(const Box& B, int TX, int TY, int zchunk, int resident) {
+    static std::mutex mu;
+    static std::map<std::vector<long>, SplitMap> cache;
+    const std::vector<long> key = {B.ndim, B.nx, B.ny, B.nz, B.pml_lo[0], B.pml_lo[1], B.pml_lo[2],
+                                   B.pml_hi[0], B.pml_hi[1], B.pml_hi[2], TX, TY, zchunk, resident};
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+    const int gx = (B.nx + TX - 1) / TX, gy = B.ndim == 3 ? (B.ny + TY - 1) / TY : 1;
+    auto zone_tile = [&](int i, int j) {
+        const int xa = i * TX, xb = std::min(B.nx, xa + TX);
+        if ((B.pml_lo[0] > 0 && xa < B.pml_lo[0] + R) || (B.pml_hi[0] > 0 && xb > B.nx - B.pml_hi[0] - R))
+            return true;
+        if (B.ndim != 3) return false;
+        const int ya = j * TY, yb = std::min(B.ny, ya + TY);
+        return (B.pml_lo[1] > 0 && ya < B.pml_lo[1] + R) || (B.pml_hi[1] > 0 && yb > B.ny - B.pml_hi[1] - R);
+    };
+    const int zlo = B.pml_lo[2] > 0 ? std::min(B.nz, B.pml_lo[2] + R) : 0;
+    const int zhi = B.pml_hi[2] > 0 ? std::max(zlo, B.nz - B.pml_hi[2] - R) : B.nz;
+    long inner_xy = 0;
+    for (int j = 0; j < gy; ++j)
+        for (int i = 0; i < gx; ++i) inner_xy += !zone_tile(i, j);
+    int zc = zchunk > 0 ? zchunk : choose_zchunk(std::max(1L, inner_xy), std::max(1, zhi - zlo), resident);
+    zc = std::max(1, zc);
+    std::vector<int4> inner, shell;
+    auto chunks = [&](std::vector<int4>& out, int za, int zb, bool want_zone) {
+        for (int z = za; z < zb; z += zc)
+            for (int j = 0; j < gy; ++j)
+                for (int i = 0; i < gx; ++i)
+                    if (zone_tile(i, j) == want_zone) out.push_back(make_int4(i, j, z, std::min(z + zc, zb)));
+    };
+    chunks(inner, zlo, zhi, false);
+    chunks(shell, 0, B.nz, true);
+    chunks(shell, 0, zlo, false);
+    chunks(shell, zhi, B.nz, false);
+    auto upload = [](const std::vector<int4>& v) -> const int4* {
+        if (v.empty()) return nullptr;
+        int4* d = nullptr;  // kept for the process's life (a few KB per box shape)
+        RTM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&d), v.size() * sizeof(int4)));
+        RTM_CUDA_CHECK(cudaMemcpy(d, v.data(), v.size() * sizeof(int4), cudaMemcpyHostToDevice));
+        return d;
+    };
+    SplitMap m;
+    m.inner = upload(inner);
+    m.shell = upload(shell);
+    m.n_inner = int(inner.size());
+    m.n_shell = int(shell.size());
+    m.zchunk = zc;
+    cache[key] = m;
+    return m;
+}
+
+// The update of a box with layers (MODE kPml or kDamp): split (queue variants, unless
+// cfg.split is off) or one launch of the layer kernel over the whole box.
+template <class T, int NDIM, int MODE>
+void launch_layers(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
+    const auto L = make_launch<T, NDIM, MODE>(A.box, cfg);
+    StepArgs<T> args = A;
+    if (!cfg.split || !L.interior) {
+        launch(L.kernel, L.grid, L.block, &args, L.zchunk, nullptr, s);
+        return;
+    }
+    const int threads = int(L.block.x * L.block.y);
+    const SplitMap M = split_map(A.box, L.tile_x, L.tile_y, cfg.zchunk, sm_count() * blocks_per_sm(L.interior, threads));
+    if (M.n_inner) launch(L.interior, dim3(unsigned(M.n_inner)), L.block, &args, 0, M.inner, s);
+    if (M.n_shell) launch(L.kernel, dim3(unsigned(M.n_shell)), L.block, &args, 0, M.shell, s);
 }
 
 template <class T, int AX>
 void launch_psi(const StepArgs<T>& A, cudaStream_t s) {
     const Box& B = A.box;
     const int L = B.pml_lo[AX] + B.pml_hi[AX];
-    if (!L) return;
+    if (!L || !A.psi[AX]) return;
     const int m0 = AX == 0 ? L : B.nx, m1 = AX == 1 ? L : B.ny, m2 = AX == 2 ? L : B.nz;
     const dim3 block(32, 8, 1), grid((m0 + 31) / 32, (m1 + 7) / 8, m2);
     psi_kernel<T, AX><<<grid, block, 0, s>>>(A);
@@ -561,13 +756,15 @@ void launch_psi(const StepArgs<T>& A, cudaStream_t s) {
 
 template <class T, int NDIM>
 void step_dim(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
-    if (A.box.has_pml()) {
+    if (A.box.has_pml() && A.damp) {
+        launch_layers<T, NDIM, kDamp>(A, cfg, s);
+    } else if (A.box.has_pml()) {
         launch_psi<T, 0>(A, s);
         if (NDIM == 3) launch_psi<T, 1>(A, s);
         launch_psi<T, 2>(A, s);
-        launch_main<T, NDIM, kPml>(A, cfg, s);
+        launch_layers<T, NDIM, kPml>(A, cfg, s);
     } else {
-        launch_main<T, NDIM, kFull>(A, cfg, s);
+        launch_main<T, NDIM, kFull>(A, cfg, s);  // (damp, if given, is 0 everywhere)
     }
     if (A.box.free_surface) free_surface_cuda(A.box, A.w, s);
 }
@@ -577,7 +774,8 @@ void step_dim(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
 const std::vector<std::string>& variant_names() {
     static const std::vector<std::string> names = {"naive",    "q32x16",   "q32x8",  "q64x8",
                                                          "q64x4",    "q32x16d2", "q32x8d2", "q32x16o",
-                                                         "a32x16",   "a32x8",    "a32x8s5"};
+                                                         "a32x16",   "a32x8",    "a32x8s5",
+                                                         "q32x8r2",  "q32x8r4",  "q32x4r4"};
     return names;
 }
 
@@ -634,6 +832,31 @@ void inject_cuda(T* w, int ntaps, const long* index, const int* source, const do
     RTM_CUDA_CHECK_LAUNCH("inject_kernel");
 }
 
+template <class T>
+void add_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* coef, const T* f, T* u,
+                     cudaStream_t stream) {
+    if (nx <= 0 || ny <= 0 || nz <= 0) return;
+    const dim3 block(128), grid((nx + 127) / 128, ny, nz);
+    add_window_kernel<T><<<grid, block, 0, stream>>>(box, origin, nx, ny, nz, coef, f, u);
+    RTM_CUDA_CHECK_LAUNCH("add_window_kernel");
+}
+
+template <class T>
+void gather_cuda(const T* f, const long* index, std::size_t n, float* dst, cudaStream_t stream) {
+    if (!n) return;
+    const unsigned blocks = unsigned(std::min<std::size_t>((n + 255) / 256, std::size_t(sm_count()) * 16));
+    gather_kernel<T><<<blocks, 256, 0, stream>>>(f, index, n, dst);
+    RTM_CUDA_CHECK_LAUNCH("gather_kernel");
+}
+
+template <class T>
+void scatter_cuda(const float* src, const long* index, std::size_t n, T* f, cudaStream_t stream) {
+    if (!n) return;
+    const unsigned blocks = unsigned(std::min<std::size_t>((n + 255) / 256, std::size_t(sm_count()) * 16));
+    scatter_kernel<T><<<blocks, 256, 0, stream>>>(src, index, n, f);
+    RTM_CUDA_CHECK_LAUNCH("scatter_kernel");
+}
+
 void copy_cuda(const float* src, float* dst, std::size_t n, cudaStream_t stream) {
     const std::size_t n4 = n / 4;
     copy_kernel<<<sm_count() * 8, 256, 0, stream>>>(reinterpret_cast<const float4*>(src),
@@ -679,7 +902,10 @@ KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_o
                                  cudaStream_t);                                                              \
     template void inject_cuda<T>(T*, int, const long*, const int*, const double*, const double*, int, int,   \
                                  cudaStream_t);                                                              \
-    template KernelInfo describe_step<T>(const Box&, const LaunchConfig&, bool);
+    template KernelInfo describe_step<T>(const Box&, const LaunchConfig&, bool);                              \
+    template void add_window_cuda<T>(const Box&, Index3, int, int, int, const T*, const T*, T*, cudaStream_t); \
+    template void gather_cuda<T>(const T*, const long*, std::size_t, float*, cudaStream_t);                   \
+    template void scatter_cuda<T>(const float*, const long*, std::size_t, T*, cudaStream_t);
 RTM_INSTANTIATE(float)
 RTM_INSTANTIATE(double)
 

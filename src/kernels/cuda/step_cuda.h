@@ -22,7 +22,13 @@ namespace rtm::kernels::cuda {
 //   a32x16, a32x8, a32x8s5 : cp.async variants: every load goes straight to a shared-
 //             memory ring 3 (s5: 5) planes ahead, no registers held for data in flight;
 //             fp32 only (fp64 falls back to q32x16); 2D uses a 128-wide row.
-enum class Variant { Naive, Q32x16, Q32x8, Q64x8, Q64x4, Q32x16d2, Q32x8d2, Q32x16o, A32x16, A32x8, A32x8s5 };
+//   q32x8r2, q32x8r4, q32x4r4 : register queue with several y rows per thread (2 or 4
+//             rows, BY apart): 32x16, 32x32, 32x16 tiles; fewer halo reads per point,
+//             more loads in flight per thread, one barrier per RY outputs.
+// With absorbing layers the q variants split each step into two launches (see
+// LaunchConfig::split); naive and the a* variants run the layer kernel everywhere.
+enum class Variant { Naive, Q32x16, Q32x8, Q64x8, Q64x4, Q32x16d2, Q32x8d2, Q32x16o, A32x16, A32x8, A32x8s5,
+                     Q32x8r2, Q32x8r4, Q32x4r4 };
 
 const std::vector<std::string>& variant_names();
 Variant parse_variant(const std::string& name);  // throws rtm::Error naming the choices
@@ -31,10 +37,15 @@ const char* variant_name(Variant v);
 struct LaunchConfig {
     Variant variant = Variant::Q32x8;  // the best all-round on an H200 (docs/performance.md)
     int zchunk = 0;  // z planes per block for the q variants; 0: chosen to fill the SMs
+    // Boxes with layers (C-PML or damping), q variants: tiles away from every layer zone
+    // run the plain kernel, only the shell of tiles touching a zone runs the layer kernel
+    // (two launches). false: one launch of the layer kernel over the whole box.
+    bool split = true;
 };
 
-// u[n+1] = 2 u[n] - u[n-1] + vdt2 (Lap8 u[n] + C-PML terms) into args.w, then the
-// free-surface mirror: exactly step_cpu's function, on `stream`.
+// u[n+1] = 2 u[n] - u[n-1] + vdt2 (Lap8 u[n] + C-PML terms) into args.w (or the damped
+// update in the layers when args.damp is set, see StepArgs), then the free-surface
+// mirror: exactly step_cpu's function, on `stream`.
 template <class T>
 void step_cuda(const StepArgs<T>& args, const LaunchConfig& cfg = {}, cudaStream_t stream = nullptr);
 
@@ -60,6 +71,21 @@ void sample_cuda(const T* u, int nrec, const int* offset, const long* index, con
 template <class T>
 void inject_cuda(T* w, int ntaps, const long* index, const int* source, const double* coef,
                  const double* traces, int nt, int n, cudaStream_t stream = nullptr);
+
+// Migration helpers. Index3: computed-point coordinates of a window's first node.
+struct Index3 {
+    int x = 0, y = 0, z = 0;
+};
+// u[node] += T(double(coef[i]) * double(f[i])) for window node i = ix + nx (iy + ny iz)
+// at computed point origin + (ix, iy, iz) (a volume source added after a step).
+template <class T>
+void add_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* coef, const T* f, T* u,
+                     cudaStream_t stream = nullptr);
+// dst[i] = float(f[index[i]]) (band save) and f[index[i]] = T(src[i]) (band restore).
+template <class T>
+void gather_cuda(const T* f, const long* index, std::size_t n, float* dst, cudaStream_t stream = nullptr);
+template <class T>
+void scatter_cuda(const float* src, const long* index, std::size_t n, T* f, cudaStream_t stream = nullptr);
 
 // Streaming copy dst = src of n floats (16-byte accesses): the bandwidth ceiling.
 void copy_cuda(const float* src, float* dst, std::size_t n, cudaStream_t stream = nullptr);

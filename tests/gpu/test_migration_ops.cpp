@@ -1,0 +1,233 @@
+// CudaPropagator's migration operations against CpuPropagator on the same inputs
+// (damping boundary, 2D and 3D): the damped run itself, previous_wavefield, add_field,
+// save_band / restore_band, reverse_time; and the rebuild of a forward wavefield by
+// stepping backwards with the saved edge band, on both backends.
+#include <random>
+
+#include "gpu_simulate.h"
+#include "gpu_test.h"
+
+using namespace rtm;
+using namespace rtm::test;
+
+namespace {
+
+Run damped_run(int ndim, Precision prec, int nt) {
+    Run r;
+    r.grid.nx = 61;
+    r.grid.ny = ndim == 3 ? 47 : 1;
+    r.grid.nz = 53;
+    r.grid.dx = r.grid.dy = r.grid.dz = 10;
+    r.velocity = [](double x, double y, double z) { return 1800 + 2.0 * z + 0.5 * x + 100 * std::sin(0.01 * (x + y)); };
+    r.domain.boundary = Boundary::Damping;
+    r.domain.dt = 0.3 * 10 / 2600;
+    r.domain.pml_cells = 10;
+    r.nt = nt;
+    r.f0 = 15;
+    r.source = {301.3, ndim == 3 ? 233.7 : 0, 247.1};
+    r.precision = prec;
+    return r;
+}
+
+struct Pair {
+    Run r;
+    Domain d;
+    std::unique_ptr<Propagator> cpu, gpu;
+    explicit Pair(const Run& run) : r(run), d(run.grid, velocity_field(run), run.domain) {
+        cpu = make_cpu_propagator(d, r.precision);
+        gpu = make_cuda_propagator(d, r.precision);
+        const auto w = ricker(r.f0, r.domain.dt, r.nt);
+        for (Propagator* p : {cpu.get(), gpu.get()}) {
+            p->set_sources({d.point(r.source.x, r.source.y, r.source.z, "source")},
+                           {std::vector<double>(w.begin(), w.end())});
+            p->set_receivers({d.point(100, r.source.y, 40, "receiver")}, r.nt);
+        }
+    }
+};
+
+double rel(const std::vector<double>& a, const std::vector<double>& b) { return rel_l2(a.data(), b.data(), b.size()); }
+double rel_f(const std::vector<float>& a, const std::vector<float>& b) {
+    return rel(std::vector<double>(a.begin(), a.end()), std::vector<double>(b.begin(), b.end()));
+}
+double peak(const std::vector<double>& f) {
+    double m = 0;
+    for (double x : f) m = std::max(m, std::abs(x));
+    return m;
+}
+
+void check_ops(int ndim, Precision prec) {
+    const double tol = prec == Precision::Single ? 1e-5 : 1e-10;
+    Pair P(damped_run(ndim, prec, 200));
+    INFO(ndim << "D, " << (prec == Precision::Single ? "fp32" : "fp64") << ", damping boundary");
+    std::mt19937 rng(ndim * 10 + int(prec));
+    std::uniform_real_distribution<double> U(-1, 1);
+    int n = 0;
+    for (; n < 80; ++n) {
+        P.cpu->step(n);
+        P.gpu->step(n);
+    }
+    // The damped run itself, and the previous wavefield.
+    const auto cu = P.cpu->wavefield();
+    CHECK(peak(cu) > 0);
+    CHECK(rel(P.gpu->wavefield(), cu) <= tol);
+    CHECK(rel(P.gpu->previous_wavefield(), P.cpu->previous_wavefield()) <= tol);
+
+    // add_field right after a step: a random volume source of the field's size.
+    const double amp = peak(cu);
+    std::vector<double> f(P.d.window().size());
+    for (double& x : f) x = U(rng) * amp / 5;
+    P.cpu->step(n);
+    P.gpu->step(n);
+    ++n;
+    P.cpu->add_field(f);
+    P.gpu->add_field(f);
+    {
+        const double e = rel(P.gpu->wavefield(), P.cpu->wavefield());
+        INFO("after add_field: relative L2 " << e);
+        CHECK(e <= tol);
+    }
+    for (int k = 0; k < 10; ++k, ++n) {
+        P.cpu->step(n);
+        P.gpu->step(n);
+    }
+    // save_band: same values; restore_band with random values, then steps.
+    REQUIRE(P.gpu->band_size() == P.cpu->band_size());
+    REQUIRE(P.gpu->band_size() == P.d.band().size());
+    std::vector<float> bc(P.cpu->band_size()), bg(P.gpu->band_size(), std::nanf(""));
+    P.cpu->save_band(bc.data());
+    P.gpu->save_band(bg.data());
+    {
+        const double e = rel_f(bg, bc);
+        INFO("save_band: relative L2 " << e);
+        CHECK(e <= tol);
+    }
+    // The band holds exactly the window's edge nodes of the wavefield.
+    {
+        const auto wf = P.gpu->wavefield();
+        const Grid& g = P.d.window();
+        std::size_t i = 0;
+        bool same = true;
+        for (int iz = 0; iz < g.nz; ++iz)
+            for (int iy = 0; iy < g.ny; ++iy)
+                for (int ix = 0; ix < g.nx; ++ix) {
+                    const bool edge = ix < 4 || ix >= g.nx - 4 || iz < 4 || iz >= g.nz - 4 ||
+                                      (ndim == 3 && (iy < 4 || iy >= g.ny - 4));
+                    if (edge) same = same && float(wf[g.index(ix, iy, iz)]) == bg[i++];
+                }
+        CHECK(i == bg.size());
+        CHECK(same);
+    }
+    std::vector<float> rb(bc.size());
+    for (float& x : rb) x = float(U(rng) * amp);
+    P.cpu->restore_band(rb.data());
+    P.gpu->restore_band(rb.data());
+    {
+        std::vector<float> back(rb.size());
+        P.gpu->save_band(back.data());
+        CHECK(back == rb);
+    }
+    for (int k = 0; k < 10; ++k, ++n) {
+        P.cpu->step(n);
+        P.gpu->step(n);
+    }
+    {
+        const double e = rel(P.gpu->wavefield(), P.cpu->wavefield());
+        INFO("10 steps after restore_band: relative L2 " << e);
+        CHECK(e <= tol);
+    }
+    // reverse_time swaps u[n] and u[n-1]; then steps run backwards.
+    const auto u_before = P.gpu->wavefield(), prev_before = P.gpu->previous_wavefield();
+    P.cpu->reverse_time();
+    P.gpu->reverse_time();
+    CHECK(P.gpu->wavefield() == prev_before);
+    CHECK(P.gpu->previous_wavefield() == u_before);
+    for (int k = 0; k < 20; ++k) {
+        --n;
+        P.cpu->step(n);
+        P.gpu->step(n);
+    }
+    {
+        const double e = rel(P.gpu->wavefield(), P.cpu->wavefield());
+        const double ep = rel(P.gpu->previous_wavefield(), P.cpu->previous_wavefield());
+        INFO("20 steps after reverse_time: relative L2 " << e << " (previous " << ep << ")");
+        CHECK(e <= tol);
+        CHECK(ep <= tol);
+    }
+}
+
+// Forward N steps saving the band after each, reverse_time, then step(n) for n = N-1..1
+// restoring band[n-1] after each: the window's interior needs nothing from outside the
+// band, so the rebuilt u[n] equals the forward one up to the backward steps' rounding.
+// Bound: each backward step rounds every update (about 30 fp32 operations in 3D, each
+// within 2^-24 relative of terms of the field's size); summed without cancellation over
+// the M steps back to time n: rel <= M * 30 * 2^-24 (1.8e-6 per step). The forward
+// field is the reference, so the forward's own rounding does not count.
+struct Rebuild {
+    std::vector<double> err;  // relative L2 at each checked time
+    std::vector<int> steps_back;
+    std::vector<std::vector<double>> rebuilt;
+};
+
+Rebuild rebuild(Propagator& p, const Domain& d, int N, const std::vector<int>& times) {
+    std::vector<std::vector<float>> band(N + 1, std::vector<float>(p.band_size(), 0.f));
+    std::vector<std::vector<double>> fwd(N + 1);
+    p.save_band(band[0].data());
+    for (int n = 0; n < N; ++n) {
+        p.step(n);
+        p.save_band(band[n + 1].data());
+        for (int t : times)
+            if (t == n + 1) fwd[t] = p.wavefield();
+    }
+    p.reverse_time();
+    Rebuild out;
+    for (int n = N - 1; n >= 1; --n) {
+        p.step(n);                         // u[n-1]
+        p.restore_band(band[n - 1].data());
+        for (int t : times)
+            if (t == n - 1) {
+                const auto u = p.wavefield();
+                out.err.push_back(rel(u, fwd[t]));
+                out.steps_back.push_back(N - t);
+                out.rebuilt.push_back(u);
+            }
+    }
+    (void)d;
+    return out;
+}
+
+void check_rebuild(int ndim) {
+    const int N = 300;
+    const std::vector<int> times = {225, 150, 75};  // (checked in this order going back)
+    Pair P(damped_run(ndim, Precision::Single, N));
+    const Rebuild c = rebuild(*P.cpu, P.d, N, times);
+    const Rebuild g = rebuild(*P.gpu, P.d, N, times);
+    REQUIRE(c.err.size() == times.size());
+    REQUIRE(g.err.size() == times.size());
+    for (std::size_t i = 0; i < times.size(); ++i) {
+        const double bound = c.steps_back[i] * 30 * std::ldexp(1.0, -24);
+        const double cross = rel(g.rebuilt[i], c.rebuilt[i]);
+        INFO(ndim << "D fp32, u[" << times[i] << "] rebuilt after " << c.steps_back[i] << " steps back: relative L2 cpu "
+                  << c.err[i] << ", gpu " << g.err[i] << ", gpu vs cpu " << cross << " (bound " << bound << ")");
+        CHECK(c.err[i] <= bound);
+        CHECK(g.err[i] <= bound);
+        CHECK(cross <= bound);
+        if (i == times.size() - 1)
+            WARN(ndim << "D fp32 rebuild of u[" << times[i] << "] after " << c.steps_back[i] << " steps back: cpu "
+                      << c.err[i] << ", gpu " << g.err[i] << " (bound " << bound << ")");
+    }
+}
+
+}  // namespace
+
+TEST_CASE("CudaPropagator with damping layers matches CpuPropagator, and so do its migration operations",
+          "[gpu]") {
+    if (!gpu_or_skip()) return;
+    for (int ndim : {2, 3})
+        for (Precision p : {Precision::Single, Precision::Double}) check_ops(ndim, p);
+}
+
+TEST_CASE("a wavefield rebuilt backwards from the saved edge band matches the forward one (GPU and CPU)", "[gpu]") {
+    if (!gpu_or_skip()) return;
+    check_rebuild(2);
+    check_rebuild(3);
+}
