@@ -5,7 +5,6 @@
 //   dome3d_vp.segy     3D: dipping layers over a dome
 //   aniso3d_{vp,epsilon,delta,theta,phi}.segy  3D anisotropic set (angles in degrees)
 // usage: make_models OUTPUT_DIR
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "io/model_io.h"
+#include "physics/smoothing.h"
 
 using namespace rtm;
 
@@ -61,36 +61,6 @@ Volume layers2d() {
             v.at(ix, 0, iz) = float(vel);
         }
     return v;
-}
-
-// Gaussian smoothing of slowness along x and z (2D), sigma in cells; smoothing
-// slowness keeps traveltimes, which is what a migration velocity must get right.
-Volume smooth_slowness(const Volume& v, double sigma) {
-    const Grid& g = v.grid;
-    const int r = int(3 * sigma);
-    std::vector<double> w(2 * r + 1);
-    double sum = 0;
-    for (int k = -r; k <= r; ++k) sum += w[k + r] = std::exp(-0.5 * k * k / (sigma * sigma));
-    for (double& x : w) x /= sum;
-    std::vector<double> s(g.size()), t(g.size());
-    for (std::size_t i = 0; i < s.size(); ++i) s[i] = 1.0 / v.data[i];
-    auto pass = [&](const std::vector<double>& in, std::vector<double>& out, bool along_x) {
-        for (int iz = 0; iz < g.nz; ++iz)
-            for (int ix = 0; ix < g.nx; ++ix) {
-                double acc = 0;
-                for (int k = -r; k <= r; ++k) {
-                    const int jx = along_x ? std::clamp(ix + k, 0, g.nx - 1) : ix;
-                    const int jz = along_x ? iz : std::clamp(iz + k, 0, g.nz - 1);
-                    acc += w[k + r] * in[g.index(jx, 0, jz)];
-                }
-                out[g.index(ix, 0, iz)] = acc;
-            }
-    };
-    pass(s, t, true);
-    pass(t, s, false);
-    Volume out(g);
-    for (std::size_t i = 0; i < s.size(); ++i) out.data[i] = float(1.0 / s[i]);
-    return out;
 }
 
 Volume dome3d() {
@@ -155,7 +125,7 @@ int main(int argc, char** argv) {
         const Volume layers = layers2d();
         io::write_volume(dir + "/layers2d_vp.segy", layers,
                          "rtm bundled 2D model: water, layers, a normal fault, a high-velocity body; m/s");
-        io::write_volume(dir + "/layers2d_vp_smooth.segy", smooth_slowness(layers, 6.0),
+        io::write_volume(dir + "/layers2d_vp_smooth.segy", smooth_slowness(layers, 60.0),
                          "rtm bundled 2D model, smoothed (slowness, sigma 60 m): migration velocity; m/s");
         io::write_volume(dir + "/dome3d_vp.segy", dome3d(), "rtm bundled 3D model: dipping layers over a dome; m/s");
         aniso3d(dir);

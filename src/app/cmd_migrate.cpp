@@ -56,7 +56,8 @@ po::options_description migration_options() {
         ("migration.mute-direct", po::value<bool>()->default_value(false),
          "zero the data before the direct arrival (at the source's velocity) plus the wavelet's length")
         ("migration.rho-filter", po::value<bool>()->default_value(true),
-         "half (2D) or full (3D) time derivative of the data, so reflectors image zero-phase")
+         "-d/dt on the data, so reflectors image zero-phase at their depth with positive polarity "
+         "where impedance increases downward")
         ("migration.normalise", po::value<bool>()->default_value(true), "divide the stack by the source illumination")
         ("migration.laplacian", po::value<bool>()->default_value(true), "apply -Laplacian to the stack (removes low-wavenumber noise)")
         ("migration.checkpoint-every", po::value<int>()->default_value(1), "shots between checkpoints of the job folder")

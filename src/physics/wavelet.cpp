@@ -17,20 +17,6 @@ std::vector<float> ricker(double f0, double dt, int nt, double t0) {
     return w;
 }
 
-void fractional_derivative(double* x, int n, double dt, double a) {
-    const int L = std::min(n, 2000);
-    std::vector<double> w(L);
-    w[0] = 1;
-    for (int k = 1; k < L; ++k) w[k] = w[k - 1] * (k - 1 - a) / k;
-    const std::vector<double> in(x, x + n);
-    const double scale = std::pow(dt, -a);
-    for (int i = 0; i < n; ++i) {
-        double s = 0;
-        for (int k = 0; k <= std::min(i, L - 1); ++k) s += w[k] * in[i - k];
-        x[i] = s * scale;
-    }
-}
-
 Resampler::Resampler(int nin, double dtin, int nout, double dtout) {
     const double T = std::max(dtin, dtout);  // the coarser interval sets the pass band
     const double half = 8 * T;               // half-width of the filter in seconds

@@ -42,12 +42,5 @@ inline std::vector<float> resample(const float* in, int nin, double dtin, int no
     return Resampler(nin, dtin, nout, dtout)(in);
 }
 
-// Fractional time derivative of order a (0 < a <= 1) of a trace sampled at dt, by
-// Gruenwald-Letnikov: dt^-a sum_k w_k x[n-k], w_0 = 1, w_k = w_{k-1} (k - 1 - a) / k
-// (weights fall as k^-(1+a); the sum stops at 2000 terms). Used as migration's
-// rho-filter, (-i w)^((d-1)/2): back-propagating data from receivers as monopoles
-// integrates in time over the receiver aperture (half an integration in 2D, a whole
-// one in 3D), which this undoes so reflectors image zero-phase at their depth.
-void fractional_derivative(double* x, int n, double dt, double a);
 
 }  // namespace rtm

@@ -103,7 +103,11 @@ std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const Time
             else if (t < t0 + taper) g = 0.5 - 0.5 * std::cos(M_PI * (t - t0) / taper);
             out[r][n] = tmp[n] * g;
         }
-        if (rho) fractional_derivative(out[r].data(), ta.nt, ta.dt, 0.5 * (model.grid().ndim() - 1));
+        if (rho) {  // -d/dt by central differences
+            const std::vector<double> x = out[r];
+            for (int n = 0; n < ta.nt; ++n)
+                out[r][n] = -((n + 1 < ta.nt ? x[n + 1] : 0.0) - (n > 0 ? x[n - 1] : 0.0)) / (2 * ta.dt);
+        }
     }
     return out;
 }

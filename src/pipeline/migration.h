@@ -38,8 +38,12 @@ struct MigrationOptions {
     double memory_budget = 4e9;       // bytes for the kept source wavefield
     ImagingCondition condition = ImagingCondition::CrossCorrelation;
     bool mute_direct = false;         // zero the data before the direct arrival + wavelet
-    bool rho_filter = true;           // (-i w)^((d-1)/2) on the data (see fractional_derivative);
-                                      // never for BornAdjoint, which must stay the exact adjoint
+    // -d/dt on the data: receivers injected as monopoles over the spread integrate the
+    // back-propagated field in time, so cross-correlation images reflectors 90 degrees
+    // out of phase; one derivative makes them zero-phase at their depth with SEG normal
+    // polarity (positive where impedance increases downward), as the flat-reflector
+    // tests measure in 2D and 3D. Never for BornAdjoint, which must stay the adjoint.
+    bool rho_filter = true;
 };
 
 struct ShotMigration {

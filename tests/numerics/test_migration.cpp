@@ -47,12 +47,14 @@ double dot_product_mismatch(Precision prec, SourceStorage storage, bool d_is_Fdm
     return std::abs(lhs - rhs) / std::max(std::abs(lhs), std::abs(rhs));
 }
 
-// Depth (m) of the largest |image| in column ix.
+// Depth (m) of the largest image value in column ix: positive, because a velocity
+// increase must image with positive polarity, so a phase or polarity error moves the
+// peak off the interface by a quarter wavelength or more.
 double peak_depth(const Volume& img, int ix, int iy, int iz_min) {
     const Grid& g = img.grid;
     int best = iz_min;
     for (int iz = iz_min; iz < g.nz; ++iz)
-        if (std::abs(img.at(ix, iy, iz)) > std::abs(img.at(ix, iy, best))) best = iz;
+        if (img.at(ix, iy, iz) > img.at(ix, iy, best)) best = iz;
     return g.z0 + best * g.dz;
 }
 
@@ -121,10 +123,12 @@ TEST_CASE("a source wavefield rebuilt from the saved band matches the forward on
 }
 
 TEST_CASE("a flat reflector is imaged within one cell of its depth (2D)") {
-    const auto truth = make_model(121, 1, 71, 10, [](double, double, double z) { return z < 400 ? 2000 : 2600; });
-    const auto smooth = make_model(121, 1, 71, 10, [](double, double, double) { return 2000; });
+    // 5 m cells, Ricker 10 Hz: the image's vertical wavelength v / 2f0 = 100 m spans 20
+    // cells, so a 90-degree phase error would move the peak by 5 cells.
+    const auto truth = make_model(241, 1, 141, 5, [](double, double, double z) { return z < 400 ? 2000 : 2600; });
+    const auto smooth = make_model(241, 1, 141, 5, [](double, double, double) { return 2000; });
     PropagationOptions p;
-    const Wavelet w = ricker_wavelet(15);
+    const Wavelet w = ricker_wavelet(10);
     imaging::Stack stack(truth.grid());
     MigrationOptions opt;
     opt.aperture = -1;
@@ -134,10 +138,13 @@ TEST_CASE("a flat reflector is imaged within one cell of its depth (2D)") {
         stack.add(s.window.grid, s.window.ix0, s.window.iy0, s.image, s.illumination);
     }
     const Volume img = imaging::final_image(stack, {});
-    for (int ix : {40, 60, 80}) {
-        const double z = peak_depth(img, ix, 0, 15);
+    // The discrete interface lies between the nodes at 395 and 400 m. Columns between
+    // and beside the sources (right under one, zero offset, the near field moves the peak
+    // by about a cell more).
+    for (int ix : {60, 120, 180}) {
+        const double z = peak_depth(img, ix, 0, 30);
         INFO("column " << ix << ": peak at " << z << " m");
-        CHECK(std::abs(z - 400) <= 10);
+        CHECK(std::abs(z - 397.5) <= 5);
     }
 }
 
@@ -153,10 +160,11 @@ TEST_CASE("a flat reflector is imaged within one cell of its depth (3D)") {
     imaging::Stack stack(truth.grid());
     stack.add(s.window.grid, s.window.ix0, s.window.iy0, s.image, s.illumination);
     const Volume img = imaging::final_image(stack, {});
+    // The discrete interface lies between the nodes at 380 and 400 m.
     for (int c : {15, 20, 25}) {
         const double z = peak_depth(img, c, 20, 8);
         INFO("column (" << c << ", 20): peak at " << z << " m");
-        CHECK(std::abs(z - 400) <= 20);
+        CHECK(std::abs(z - 390) <= 20);
     }
 }
 
