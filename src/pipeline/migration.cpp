@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/bfloat16.h"
 #include "core/error.h"
 #include "imaging/field_ops.h"
 #include "physics/wavelet.h"
@@ -16,21 +17,6 @@
 namespace rtm {
 
 namespace {
-
-// bfloat16: the top half of a float, rounded to nearest even; float's range, 8 bits
-// of mantissa (relative error <= 2^-9), so wavefields of any amplitude keep their shape.
-std::uint16_t to_bf16(float f) {
-    std::uint32_t u;
-    std::memcpy(&u, &f, 4);
-    u += 0x7FFFu + ((u >> 16) & 1u);
-    return std::uint16_t(u >> 16);
-}
-float from_bf16(std::uint16_t h) {
-    const std::uint32_t u = std::uint32_t(h) << 16;
-    float f;
-    std::memcpy(&f, &u, 4);
-    return f;
-}
 
 // A kept source wavefield at one time: the field and, for inverse scattering, its
 // backward time difference (u[s] - u[s+1]) / dt.
@@ -181,6 +167,10 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
         return v;
     }();
 
+    // Cross-correlation keeps its snapshots and image on the propagators (device memory
+    // on a GPU); the other conditions need derivatives of both fields, taken here.
+    const bool on_backend = opt.condition == ImagingCondition::CrossCorrelation;
+
     // Forward pass.
     SnapshotStore fields(npts, kind), rates(npts, kind);
     std::vector<float> bands;
@@ -188,10 +178,16 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     if (storage == SourceStorage::Boundary) bands.assign((N + 1) * src->band_size(), 0.f);
     src->reset();
     for (int n = 0; n < N; ++n) {
+        const bool snap_time = storage == SourceStorage::Snapshots && next_snap < source_times.size() &&
+                               source_times[next_snap] == n;
+        if (snap_time && on_backend) {
+            src->keep(opt.bf16_snapshots);  // u[n]
+            ++next_snap;
+        }
         src->step(n);  // now u[n+1] current, u[n] previous
         if (storage == SourceStorage::Boundary) {
             src->save_band(bands.data() + std::size_t(n + 1) * src->band_size());
-        } else if (next_snap < source_times.size() && source_times[next_snap] == n) {
+        } else if (snap_time && !on_backend) {
             const auto prev = src->previous_wavefield();
             fields.push(prev);
             if (is) {
@@ -230,13 +226,21 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
         const int j = N - 1 - m;
         if (j % k != 0 || j - shift < 0) continue;
         const int s = j - shift;
-        std::vector<double> us, us_rate;
         if (storage == SourceStorage::Boundary) {
             while (cs > s) {
                 src->step(cs);  // backwards: current becomes u[cs-1]
                 --cs;
                 src->restore_band(bands.data() + std::size_t(cs) * src->band_size());
             }
+        } else if (on_backend) {
+            src->recall(std::size_t(snap--));
+        }
+        if (on_backend) {
+            rec->correlate(*src, w);
+            continue;
+        }
+        std::vector<double> us, us_rate;
+        if (storage == SourceStorage::Boundary) {
             us = src->wavefield();
             if (is) {
                 const auto later = src->previous_wavefield();  // u[s+1]
@@ -251,8 +255,7 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
         const auto l = rec->wavefield();
         switch (opt.condition) {
             case ImagingCondition::CrossCorrelation:
-                for (std::size_t i = 0; i < npts; ++i) out.image[i] += w * us[i] * l[i];
-                break;
+                break;  // on the backend, above
             case ImagingCondition::InverseScattering: {
                 const auto lp = rec->previous_wavefield();  // l[j+1]
                 const auto gg = imaging::grad_dot(us, l, wg);
@@ -269,6 +272,10 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
             }
         }
         for (std::size_t i = 0; i < npts; ++i) out.illumination[i] += w * us[i] * us[i];
+    }
+    if (on_backend) {
+        out.image = rec->correlation(false);
+        out.illumination = rec->correlation(true);
     }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;

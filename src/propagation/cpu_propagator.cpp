@@ -1,5 +1,8 @@
 // The CPU backend: padded arrays in host memory, kernels/cpu for the step.
+#include <cstdint>
 #include <utility>
+
+#include "core/bfloat16.h"
 
 #include "kernels/cpu/step_cpu.h"
 #include "propagation/propagator.h"
@@ -55,6 +58,8 @@ public:
             std::fill(zeta_[ax].begin(), zeta_[ax].end(), T(0));
         }
         std::fill(rec_traces_.begin(), rec_traces_.end(), 0.0);
+        image_.assign(image_.size(), 0.0);
+        illum_.assign(illum_.size(), 0.0);
     }
 
     void step(int n) override {
@@ -90,6 +95,18 @@ public:
     std::vector<double> wavefield() const override { return window_of(u_); }
     std::vector<double> previous_wavefield() const override { return window_of(w_); }
 
+    // Padded indices of the window's nodes, in window order (x fastest).
+    const std::vector<long>& window_index() const {
+        if (window_idx_.empty()) {
+            const Grid& g = d_.window();
+            window_idx_.reserve(g.size());
+            for (int iz = 0; iz < g.nz; ++iz)
+                for (int iy = 0; iy < g.ny; ++iy)
+                    for (int ix = 0; ix < g.nx; ++ix) window_idx_.push_back(d_.index(ix, iy, iz));
+        }
+        return window_idx_;
+    }
+
     std::vector<double> window_of(const std::vector<T>& f) const {
         const Grid& g = d_.window();
         std::vector<double> out(g.size());
@@ -124,6 +141,45 @@ public:
         for (std::size_t i = 0; i < b.size(); ++i) u_[b[i]] = T(src[i]);
     }
 
+    std::size_t keep(bool bf16) override {
+        const auto& idx = window_index();
+        if (bf16) {
+            for (long p : idx) kept16_.push_back(to_bf16(float(u_[p])));
+            return kept16_.size() / idx.size() - 1;
+        }
+        for (long p : idx) kept_.push_back(u_[p]);
+        return kept_.size() / idx.size() - 1;
+    }
+    void recall(std::size_t slot) override {
+        const auto& idx = window_index();
+        const std::size_t off = slot * idx.size();
+        for (std::size_t i = 0; i < idx.size(); ++i)
+            u_[idx[i]] = kept16_.empty() ? kept_[off + i] : T(from_bf16(kept16_[off + i]));
+    }
+    void clear_kept() override {
+        std::vector<T>().swap(kept_);
+        std::vector<std::uint16_t>().swap(kept16_);
+    }
+
+    void correlate(const Propagator& source, double w) override {
+        const auto* src = dynamic_cast<const CpuPropagator<T>*>(&source);
+        if (!src) unsupported("correlate with a propagator of another backend or precision");
+        const auto& idx = window_index();
+        if (image_.empty()) {
+            image_.assign(idx.size(), 0.0);
+            illum_.assign(idx.size(), 0.0);
+        }
+        for (std::size_t i = 0; i < idx.size(); ++i) {
+            const double s = src->u_[idx[i]];
+            image_[i] += w * s * double(u_[idx[i]]);
+            illum_[i] += w * s * s;
+        }
+    }
+    std::vector<double> correlation(bool illumination) const override {
+        const auto& v = illumination ? illum_ : image_;
+        return v.empty() ? std::vector<double>(d_.window().size(), 0.0) : v;
+    }
+
     std::string name() const override {
         return sizeof(T) == 4 ? "cpu (fp32)" : "cpu (fp64)";
     }
@@ -137,6 +193,10 @@ private:
     std::vector<std::vector<double>> src_traces_;
     std::vector<double> rec_traces_;
     int nt_ = 0;
+    std::vector<T> kept_;                 // snapshots, window after window
+    std::vector<std::uint16_t> kept16_;   // or in bfloat16
+    std::vector<double> image_, illum_;   // cross-correlation accumulators (window)
+    mutable std::vector<long> window_idx_;
 };
 
 }  // namespace

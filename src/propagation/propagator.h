@@ -54,6 +54,20 @@ public:
 
     virtual std::string name() const = 0;
 
+    // Snapshots and cross-correlation kept where the wavefields live (device memory on
+    // a GPU), so migration moves no wavefield to the host while it runs:
+    // keep() stores the current wavefield (in the propagation's precision, or in
+    // bfloat16: 8 bits of mantissa, float's range) and returns its slot (slots count from
+    // 0 in order; all of one kind); recall(slot) makes a stored wavefield the current one.
+    virtual std::size_t keep(bool bf16) { unsupported("keep"); }
+    virtual void recall(std::size_t slot) { unsupported("recall"); }
+    virtual void clear_kept() { unsupported("clear_kept"); }
+    // image += w * u_source * u, illumination += w * u_source^2 on the window, with u
+    // this propagator's current wavefield; source must be of the same backend.
+    virtual void correlate(const Propagator& source, double w) { unsupported("correlate"); }
+    // The accumulated image and illumination (window nodes); zeroed by reset().
+    virtual std::vector<double> correlation(bool illumination) const { unsupported("correlation"); }
+
 protected:
     [[noreturn]] void unsupported(const char* what) const;
 };
