@@ -12,7 +12,10 @@
 #include "io/previews.h"
 #include "io/shot_io.h"
 #include "pipeline/acquisition.h"
+#include "pipeline/migration.h"
 #include "pipeline/modelling.h"
+#include "core/progress.h"
+#include "io/model_io.h"
 
 namespace rtm::app {
 
@@ -97,6 +100,40 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
     return regular_geometry(acq, model.grid());
 }
 
+// Born modelling: the data scattered by a perturbation, with the boundaries and steps
+// of migration (whose born-adjoint condition is its exact adjoint).
+std::vector<ShotGather> born(const po::variables_map& vm, const Model& model, const std::vector<ShotGather>& geometry,
+                             const Wavelet& wavelet, const PropagationOptions& prop, ModellingStats& stats) {
+    const bool refl = vm.count("model.born-reflectivity") > 0;
+    const std::string path = vm[refl ? "model.born-reflectivity" : "model.born-dm"].as<std::string>();
+    const Volume pert = io::read_volume(path, grid_read_options(vm));
+    const Grid& a = pert.grid;
+    const Grid& b = model.grid();
+    if (a.nx != b.nx || a.ny != b.ny || a.nz != b.nz)
+        fail(path, "its grid (" + std::to_string(a.nx) + " x " + std::to_string(a.ny) + " x " + std::to_string(a.nz) +
+                       ") differs from the model's (" + std::to_string(b.nx) + " x " + std::to_string(b.ny) + " x " +
+                       std::to_string(b.nz) + ")",
+             "Give the perturbation on the velocity model's grid");
+    const Volume dm = refl ? slowness_perturbation_from_reflectivity(model, pert) : pert;
+    MigrationOptions mo;
+    mo.propagation = prop;
+    mo.aperture = -1;
+    spdlog::info("Born modelling from {} ({})", path, refl ? "reflectivity" : "slowness-squared perturbation");
+    std::vector<ShotGather> out;
+    Progress progress("born: shot", long(geometry.size()));
+    for (std::size_t s = 0; s < geometry.size(); ++s) {
+        out.push_back(born_shot(model, dm, geometry[s], wavelet, mo));
+        progress.update(long(s + 1));
+    }
+    const TimeAxis ta = time_axis(model, geometry.front(), wavelet, prop);
+    stats.shots = long(geometry.size());
+    stats.steps = long(ta.nt) * stats.shots;
+    stats.dt = ta.dt;
+    stats.seconds = progress.elapsed();
+    stats.point_updates = 2.0 * double(b.size()) * ta.nt * stats.shots;  // background + scattered
+    return out;
+}
+
 }  // namespace
 
 int cmd_model(int argc, char** argv) {
@@ -113,7 +150,12 @@ int cmd_model(int argc, char** argv) {
     const PropagationOptions prop = propagation_from(vm);
 
     ModellingStats stats;
-    const auto shots = model_shots(model, geometry, wavelet, prop, &stats);
+    std::vector<ShotGather> shots;
+    if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) {
+        shots = born(vm, model, geometry, wavelet, prop, stats);
+    } else {
+        shots = model_shots(model, geometry, wavelet, prop, &stats);
+    }
 
     const std::string out = vm["output.shots"].as<std::string>();
     if (auto dir = std::filesystem::path(out).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);

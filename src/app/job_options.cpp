@@ -20,7 +20,13 @@ po::options_description model_options() {
         ("model.crossline-byte", po::value<int>()->default_value(193), "trace-header byte of the crossline number")
         ("model.depth-unit", po::value<double>()->default_value(1e-3),
          "metres per unit of the sample-interval field: depth models conventionally store dz there in mm (0.001)")
-        ("model.dz", po::value<double>()->default_value(0), "depth spacing, m, overriding the sample-interval field (0: from the file)");
+        ("model.dz", po::value<double>()->default_value(0), "depth spacing, m, overriding the sample-interval field (0: from the file)")
+        ("model.born-dm", po::value<std::string>(),
+         "rtm model: Born modelling of the data scattered by this perturbation of slowness squared "
+         "(s^2/m^2, SEG-Y on the model's grid), in the background model.vp")
+        ("model.born-reflectivity", po::value<std::string>(),
+         "rtm model: Born modelling from a normal-incidence reflectivity (SEG-Y on the model's grid; "
+         "dm = -4 r / v^2)");
     return d;
 }
 
@@ -47,8 +53,7 @@ po::options_description propagation_options() {
     return d;
 }
 
-Model load_model(const po::variables_map& vm) {
-    if (!vm.count("model.vp")) fail("option model.vp", "no velocity model given", "Set [model] vp = FILE.sgy or --model.vp FILE.sgy");
+io::GridReadOptions grid_read_options(const po::variables_map& vm) {
     io::GridReadOptions g;
     const std::string placement = vm["model.placement"].as<std::string>();
     if (placement == "auto") g.placement = io::GridReadOptions::Placement::Auto;
@@ -59,6 +64,12 @@ Model load_model(const po::variables_map& vm) {
     g.crossline_byte = vm["model.crossline-byte"].as<int>();
     g.depth_unit = vm["model.depth-unit"].as<double>();
     g.dz = vm["model.dz"].as<double>();
+    return g;
+}
+
+Model load_model(const po::variables_map& vm) {
+    if (!vm.count("model.vp")) fail("option model.vp", "no velocity model given", "Set [model] vp = FILE.sgy or --model.vp FILE.sgy");
+    const io::GridReadOptions g = grid_read_options(vm);
     io::ModelPaths paths;
     paths.vp = vm["model.vp"].as<std::string>();
     Model m = io::read_model(paths, g);

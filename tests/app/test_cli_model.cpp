@@ -18,10 +18,11 @@ namespace {
 const std::string kModel = (source_dir() / "velocity_models" / "layers2d_vp.segy").string();
 
 // A small modelling job on the bundled 2D model: 2 shots, 0.3 s records.
-std::string small_job(const std::filesystem::path& dir, const std::string& extra = "") {
+std::string small_job(const std::filesystem::path& dir, const std::string& extra = "",
+                      const std::string& record_length = "0.3") {
     return "model --model.vp " + kModel + " --acquisition.source-x0 1000 --acquisition.source-dx 1000"
            " --acquisition.source-nx 2 --acquisition.receiver-x0 500 --acquisition.receiver-dx 50"
-           " --acquisition.receiver-nx 41 --acquisition.record-length 0.3 --acquisition.record-dt 0.004"
+           " --acquisition.receiver-nx 41 --acquisition.record-length " + record_length + " --acquisition.record-dt 0.004"
            " --propagation.device cpu --output.shots " + (dir / "shots.sgy").string() + " " + extra;
 }
 
@@ -132,4 +133,38 @@ TEST_CASE("rtm info on a truncated file names the file and the problem") {
     const auto r = run_rtm("info " + path.string());
     CHECK(r.status == 1);
     CHECK_THAT(r.output, Contains(path.string()));
+}
+
+TEST_CASE("rtm model with a reflectivity does Born modelling, and refuses one on another grid") {
+    const auto dir = scratch("cli-born");
+    Volume r = io::read_volume(kModel);
+    std::fill(r.data.begin(), r.data.end(), 0.f);
+    for (int ix = 0; ix < r.grid.nx; ++ix) r.at(ix, 0, 60) = 0.1f;  // a flat reflector at 600 m
+    const auto refl = (dir / "refl.sgy").string();
+    io::write_volume(refl, r);
+    const auto ok = run_rtm(small_job(dir, "--model.born-reflectivity " + refl, "0.9"));
+    INFO(ok.output);
+    REQUIRE(ok.status == 0);
+    CHECK_THAT(ok.output, Contains("Born modelling"));
+    const auto shots = io::read_shots((dir / "shots.sgy").string());
+    REQUIRE(shots.size() == 2);
+    // Born data hold the scattered wave only: nothing before it can arrive (two-way
+    // time to 600 m at no more than 2000 m/s above it is > 0.5 s; the wavelet is 0.15 s).
+    double early = 0, late = 0;
+    for (std::size_t t = 0; t < shots[0].ntraces(); ++t)
+        for (int n = 0; n < shots[0].nt; ++n)
+            (n * shots[0].dt < 0.45 ? early : late) += std::abs(shots[0].trace(t)[n]);
+    CHECK(late > 0);
+    CHECK(early < 1e-3 * late);
+
+    Volume small(Grid{});
+    small.grid.nx = 10;
+    small.grid.nz = 10;
+    small.grid.dx = small.grid.dz = 10;
+    small.data.assign(100, 0.f);
+    const auto bad = (dir / "small.sgy").string();
+    io::write_volume(bad, small);
+    const auto r2 = run_rtm(small_job(dir, "--model.born-reflectivity " + bad));
+    CHECK(r2.status == 1);
+    CHECK_THAT(r2.output, Contains(bad) && Contains("differs from the model's"));
 }
