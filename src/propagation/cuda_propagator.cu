@@ -4,10 +4,27 @@
 // traces stay on the device for the whole run (time-major, one row per step) and come
 // back on request. Migration operations: previous wavefield, volume sources (add_field),
 // time reversal, and the edge band's save/restore through a device gather/scatter.
+//
+// Snapshots (keep/recall) and the cross-correlation image stay on the device:
+//   keep(bf16) packs the window's current wavefield (T, or bfloat16 converted on the
+//   device) into a slot. Slots are allocated in chunks in device memory while the GPU
+//   keeps RTM_KEEP_HEADROOM_GB (default 2) GB free after the chunk, else in pinned host
+//   memory: the pack goes to one of two device staging buffers and a second stream
+//   (copy_) copies it down, so the copy overlaps the next steps.
+//   recall(slot) unpacks a slot into the window of the current wavefield; host slots
+//   come up through a staging buffer on copy_, and the slot below is prefetched into
+//   the other one (migration recalls in descending order).
+//   correlate(source, w) accumulates image and illumination (double, window nodes) on
+//   this propagator's stream after the source's queued work (events both ways: the
+//   source's next step must not overwrite what the correlation reads).
+// Every staging buffer is guarded by two events (last compute use on stream_, last
+// copy on copy_) that the other stream waits on before touching it.
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <utility>
 
@@ -101,6 +118,17 @@ public:
     }
 
     ~CudaPropagator() override {
+        // Pending copies into pinned memory must finish before it is freed.
+        if (stream_) cudaStreamSynchronize(stream_);
+        if (copy_) cudaStreamSynchronize(copy_);
+        for (auto& st : stage_) {
+            if (st.compute_done) cudaEventDestroy(st.compute_done);
+            if (st.copy_done) cudaEventDestroy(st.copy_done);
+        }
+        for (auto& e : restore_done_)
+            if (e) cudaEventDestroy(e);
+        if (handoff_) cudaEventDestroy(handoff_);
+        if (copy_) cudaStreamDestroy(copy_);
         if (stream_) cudaStreamDestroy(stream_);
     }
 
@@ -158,6 +186,8 @@ public:
             zeta_[ax].zero(stream_);
         }
         rec_tr_.zero(stream_);
+        image_.zero(stream_);
+        illum_.zero(stream_);
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
 
@@ -213,23 +243,142 @@ public:
 
     std::size_t band_size() const override { return d_.band().size(); }
 
-    // The band is saved every step of a run: a gather into a device staging buffer and
-    // one copy to the caller's (pageable) memory. Pinned host buffers with asynchronous
-    // copies on a second stream would overlap this with the next step's kernel.
+    // The band is saved every step of a run: a gather into a device buffer, one
+    // asynchronous copy into pinned host memory, and a host copy into the caller's
+    // memory once the stream has got there. The caller owns dst and may read it on
+    // return, so every save waits for the step before it (the GPU idles while the host
+    // copies and queues the next step); keeping the band history on the device would
+    // remove that wait (see docs/performance.md).
     void save_band(float* dst) const override {
         prepare_band();
         const std::size_t nb = band_idx_.size();
         if (!nb) return;
         kc::gather_cuda(u_.data(), band_idx_.data(), nb, band_buf_.data(), stream_);
-        RTM_CUDA_CHECK(cudaMemcpyAsync(dst, band_buf_.data(), nb * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+        float* pinned = static_cast<float*>(band_out_.data());
+        RTM_CUDA_CHECK(cudaMemcpyAsync(pinned, band_buf_.data(), nb * sizeof(float), cudaMemcpyDeviceToHost, stream_));
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        std::memcpy(dst, pinned, nb * sizeof(float));
     }
+    // The caller's band goes into one of kRestoreRing pinned buffers (reused only once
+    // its last upload has finished), then up and scattered on the stream: no wait for
+    // the queued steps.
     void restore_band(const float* src) override {
         prepare_band();
         const std::size_t nb = band_idx_.size();
         if (!nb) return;
-        RTM_CUDA_CHECK(cudaMemcpyAsync(band_buf_.data(), src, nb * sizeof(float), cudaMemcpyHostToDevice, stream_));
+        const int r = restore_next_;
+        restore_next_ = (restore_next_ + 1) % kRestoreRing;
+        RTM_CUDA_CHECK(cudaEventSynchronize(restore_done_[r]));
+        float* pinned = static_cast<float*>(band_in_[r].data());
+        std::memcpy(pinned, src, nb * sizeof(float));
+        RTM_CUDA_CHECK(cudaMemcpyAsync(band_buf_.data(), pinned, nb * sizeof(float), cudaMemcpyHostToDevice, stream_));
+        RTM_CUDA_CHECK(cudaEventRecord(restore_done_[r], stream_));
         kc::scatter_cuda(band_buf_.data(), band_idx_.data(), nb, u_.data(), stream_);
+    }
+
+    // --- Snapshots and cross-correlation (see the file's header) ---
+    std::size_t keep(bool bf16) override {
+        if (slots_.empty()) kept_bf16_ = bf16;
+        else if (kept_bf16_ != bf16)
+            fail("keep", "snapshots of one propagator must all be of one kind (all bfloat16 or none)");
+        if (slots_.size() == slot_capacity_) add_chunk();
+        const std::size_t slot = slots_.size();
+        const Slot& where = slot_at(slot);
+        slots_.push_back(where);
+        const Grid& g = d_.window();
+        if (!where.host) {
+            kc::pack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, u_.data(), where.p, bf16, stream_);
+            return slot;
+        }
+        const int b = stage_next_;
+        stage_next_ ^= 1;
+        Stage& st = stage_[b];
+        st.slot = -1;  // holds no slot worth reusing after this
+        RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, st.copy_done, 0));
+        kc::pack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, u_.data(), st.buf.data(), bf16, stream_);
+        RTM_CUDA_CHECK(cudaEventRecord(st.compute_done, stream_));
+        RTM_CUDA_CHECK(cudaStreamWaitEvent(copy_, st.compute_done, 0));
+        RTM_CUDA_CHECK(cudaMemcpyAsync(where.p, st.buf.data(), slot_bytes(), cudaMemcpyDeviceToHost, copy_));
+        RTM_CUDA_CHECK(cudaEventRecord(st.copy_done, copy_));
+        return slot;
+    }
+
+    void recall(std::size_t slot) override {
+        if (slot >= slots_.size())
+            fail("recall", "slot " + std::to_string(slot) + " was never kept (" + std::to_string(slots_.size()) +
+                               " kept)");
+        const Grid& g = d_.window();
+        const Slot& where = slots_[slot];
+        if (!where.host) {
+            kc::unpack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, where.p, kept_bf16_, u_.data(), stream_);
+            return;
+        }
+        int b = stage_[0].slot == long(slot) ? 0 : stage_[1].slot == long(slot) ? 1 : -1;
+        if (b < 0) {
+            b = stage_next_;
+            stage_next_ ^= 1;
+            upload(b, slot);
+        }
+        Stage& st = stage_[b];
+        RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, st.copy_done, 0));
+        kc::unpack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, st.buf.data(), kept_bf16_, u_.data(),
+                               stream_);
+        RTM_CUDA_CHECK(cudaEventRecord(st.compute_done, stream_));
+        st.slot = -1;
+        // Prefetch the next slot down into the other buffer.
+        if (slot > 0 && slots_[slot - 1].host) upload(b ^ 1, slot - 1);
+    }
+
+    void clear_kept() override {
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        if (copy_) RTM_CUDA_CHECK(cudaStreamSynchronize(copy_));
+        slots_.clear();
+        chunk_slots_.clear();
+        chunks_.clear();
+        pinned_chunks_.clear();
+        slot_capacity_ = 0;
+        for (auto& st : stage_) st.slot = -1;
+    }
+
+    void correlate(const Propagator& source, double w) override {
+        const auto* src = dynamic_cast<const CudaPropagator<T>*>(&source);
+        if (!src) unsupported("correlate with a propagator of another backend or precision");
+        const Grid& g = d_.window();
+        if (src->d_.window().size() != g.size())
+            fail("correlate", "the source propagator's window differs from this one's");
+        if (image_.empty()) {
+            require_memory(2 * g.size() * sizeof(double), "image and illumination");
+            image_.resize(g.size());
+            illum_.resize(g.size());
+            image_.zero(stream_);
+            illum_.zero(stream_);
+        }
+        if (!handoff_) RTM_CUDA_CHECK(cudaEventCreateWithFlags(&handoff_, cudaEventDisableTiming));
+        // After the source's queued work; the source's later work after this.
+        if (src != this) {
+            RTM_CUDA_CHECK(cudaEventRecord(handoff_, src->stream_));
+            RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, handoff_, 0));
+        }
+        kc::correlate_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, src->u_.data(), u_.data(), w,
+                                  image_.data(), illum_.data(), stream_);
+        if (src != this) {
+            RTM_CUDA_CHECK(cudaEventRecord(handoff_, stream_));
+            RTM_CUDA_CHECK(cudaStreamWaitEvent(src->stream_, handoff_, 0));
+        }
+    }
+
+    std::vector<double> correlation(bool illumination) const override {
+        const auto& f = illumination ? illum_ : image_;
+        if (f.empty()) return std::vector<double>(d_.window().size(), 0.0);
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        return f.download();
+    }
+
+    // Where the kept snapshots are (for the bench and tests): slots on the device, on the host.
+    std::pair<std::size_t, std::size_t> kept_where() const {
+        std::size_t dev = 0;
+        for (const auto& s : slots_) dev += !s.host;
+        return {dev, slots_.size() - dev};
     }
 
     std::string name() const override { return sizeof(T) == 4 ? "cuda (fp32)" : "cuda (fp64)"; }
@@ -257,14 +406,81 @@ private:
     // Computed-point coordinates of window node (0, 0, 0).
     kc::Index3 window_origin() const { return {box_.pml_lo[0], box_.pml_lo[1], box_.pml_lo[2]}; }
 
-    // Band indices go to the device on first use (8 B per band node).
+    // Band indices go to the device on first use (8 B per band node); pinned host
+    // buffers for the copies (one down, kRestoreRing up).
     void prepare_band() const {
         if (band_ready_) return;
         const auto& b = d_.band();
         require_memory(b.size() * (sizeof(long) + sizeof(float)), "edge band (indices and staging)");
         band_idx_.upload(b);
         band_buf_.resize(b.size());
+        band_out_ = kc::PinnedBuffer(b.size() * sizeof(float));
+        for (int r = 0; r < kRestoreRing; ++r) {
+            band_in_[r] = kc::PinnedBuffer(b.size() * sizeof(float));
+            if (!restore_done_[r]) RTM_CUDA_CHECK(cudaEventCreateWithFlags(&restore_done_[r], cudaEventDisableTiming));
+        }
         band_ready_ = true;
+    }
+
+    // Snapshot storage: chunks of slots, each in device memory while RTM_KEEP_HEADROOM_GB
+    // (default 2) GB stay free after it, else in pinned host memory.
+    struct Slot {
+        void* p = nullptr;
+        bool host = false;
+    };
+    struct Stage {
+        kc::DeviceBuffer<std::uint8_t> buf;
+        cudaEvent_t compute_done = nullptr, copy_done = nullptr;
+        long slot = -1;  // the host slot it holds (uploaded or being uploaded), -1: none
+    };
+    std::size_t slot_bytes() const { return d_.window().size() * (kept_bf16_ ? 2 : sizeof(T)); }
+    static double headroom_bytes() {
+        const char* v = std::getenv("RTM_KEEP_HEADROOM_GB");
+        return (v ? std::atof(v) : 2.0) * double(1 << 30);
+    }
+    void add_chunk() {
+        const std::size_t sb = slot_bytes();
+        std::size_t n = std::max<std::size_t>(1, std::min<std::size_t>(64, (std::size_t(256) << 20) / sb));
+        std::size_t free_b = 0, total_b = 0;
+        RTM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        const double room = double(free_b) - headroom_bytes();
+        if (room < double(n * sb) && room >= double(sb)) n = std::size_t(room / sb);
+        if (room >= double(n * sb)) {
+            kc::DeviceBuffer<std::uint8_t> c(n * sb);
+            for (std::size_t i = 0; i < n; ++i) chunk_slots_.push_back({c.data() + i * sb, false});
+            chunks_.push_back(std::move(c));
+        } else {
+            if (!copy_) {
+                RTM_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
+                for (auto& st : stage_) {
+                    RTM_CUDA_CHECK(cudaEventCreateWithFlags(&st.compute_done, cudaEventDisableTiming));
+                    RTM_CUDA_CHECK(cudaEventCreateWithFlags(&st.copy_done, cudaEventDisableTiming));
+                }
+            }
+            // Staging for this kind of snapshot (bf16 slots are half the size of fp32
+            // ones; after clear_kept the kind may change). Nothing is in flight here:
+            // clear_kept synchronised, or the slots so far were all of this size.
+            for (auto& st : stage_)
+                if (st.buf.size() < sb) {
+                    RTM_CUDA_CHECK(cudaStreamSynchronize(copy_));
+                    RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+                    st.buf.resize(sb);
+                }
+            kc::PinnedBuffer c(n * sb);
+            for (std::size_t i = 0; i < n; ++i)
+                chunk_slots_.push_back({static_cast<std::uint8_t*>(c.data()) + i * sb, true});
+            pinned_chunks_.push_back(std::move(c));
+        }
+        slot_capacity_ += n;
+    }
+    const Slot& slot_at(std::size_t i) const { return chunk_slots_[i]; }
+    // Host slot -> staging buffer b on copy_, after the stream's last use of b.
+    void upload(int b, std::size_t slot) {
+        Stage& st = stage_[b];
+        RTM_CUDA_CHECK(cudaStreamWaitEvent(copy_, st.compute_done, 0));
+        RTM_CUDA_CHECK(cudaMemcpyAsync(st.buf.data(), slots_[slot].p, slot_bytes(), cudaMemcpyHostToDevice, copy_));
+        RTM_CUDA_CHECK(cudaEventRecord(st.copy_done, copy_));
+        st.slot = long(slot);
     }
 
     // A clear error, with the sizes, when an allocation would not fit.
@@ -294,6 +510,21 @@ private:
     mutable kc::DeviceBuffer<long> band_idx_;
     mutable kc::DeviceBuffer<float> band_buf_;
     mutable bool band_ready_ = false;
+    static constexpr int kRestoreRing = 4;
+    mutable kc::PinnedBuffer band_out_, band_in_[kRestoreRing];
+    mutable cudaEvent_t restore_done_[kRestoreRing] = {};
+    int restore_next_ = 0;
+    // Snapshots: slots in order, the chunks that hold them, two staging buffers for host slots.
+    std::vector<Slot> slots_, chunk_slots_;
+    std::vector<kc::DeviceBuffer<std::uint8_t>> chunks_;
+    std::vector<kc::PinnedBuffer> pinned_chunks_;
+    std::size_t slot_capacity_ = 0;
+    bool kept_bf16_ = false;
+    Stage stage_[2];
+    int stage_next_ = 0;
+    cudaStream_t copy_ = nullptr;
+    cudaEvent_t handoff_ = nullptr;
+    kc::DeviceBuffer<double> image_, illum_;
     kc::DeviceBuffer<long> src_idx_, rec_idx_;
     kc::DeviceBuffer<int> src_of_, rec_off_;
     kc::DeviceBuffer<double> src_coef_, src_tr_, rec_w_;
@@ -302,6 +533,12 @@ private:
 };
 
 }  // namespace
+
+std::pair<std::size_t, std::size_t> cuda_kept_where(const Propagator& p) {
+    if (const auto* f = dynamic_cast<const CudaPropagator<float>*>(&p)) return f->kept_where();
+    if (const auto* d = dynamic_cast<const CudaPropagator<double>*>(&p)) return d->kept_where();
+    return {0, 0};
+}
 
 std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision) {
     std::string why;

@@ -5,11 +5,18 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/step_args.h"
 #include "propagation/backend.h"
 #include "support/catch.hpp"
+
+namespace rtm {
+// Defined by the CUDA backend (cuda_propagator.cu): how many of a CUDA propagator's
+// kept snapshots are in device memory and how many in pinned host memory.
+std::pair<std::size_t, std::size_t> cuda_kept_where(const Propagator& p);
+}  // namespace rtm
 
 namespace rtm::test {
 

@@ -60,4 +60,35 @@ private:
     std::size_t n_ = 0;
 };
 
+// Page-locked host memory (cudaHostAlloc), so copies to and from it can be
+// asynchronous; freed on destruction.
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    explicit PinnedBuffer(std::size_t bytes) {
+        if (bytes) RTM_CUDA_CHECK(cudaHostAlloc(&p_, bytes, cudaHostAllocDefault));
+        n_ = bytes;
+    }
+    ~PinnedBuffer() {
+        if (p_) cudaFreeHost(p_);
+    }
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    PinnedBuffer(PinnedBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+    PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+        if (this != &o) {
+            if (p_) cudaFreeHost(p_);
+            p_ = std::exchange(o.p_, nullptr);
+            n_ = std::exchange(o.n_, 0);
+        }
+        return *this;
+    }
+    void* data() { return p_; }
+    std::size_t bytes() const { return n_; }
+
+private:
+    void* p_ = nullptr;
+    std::size_t n_ = 0;
+};
+
 }  // namespace rtm::kernels::cuda

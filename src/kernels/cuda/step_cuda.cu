@@ -17,9 +17,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <mutex>
 
+#include "core/bfloat16.h"
 #include "core/error.h"
 #include "kernels/cuda/cuda_check.h"
 
@@ -500,6 +502,41 @@ __global__ void scatter_kernel(const float* __restrict__ src, const long* __rest
         f[idx[i]] = T(src[i]);
 }
 
+template <class T>
+__global__ void pack_window_kernel(Box B, Index3 o, int nx, int ny, const T* __restrict__ u, void* dst, bool bf16) {
+    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
+    const int iy = blockIdx.y, iz = blockIdx.z;
+    if (ix >= nx) return;
+    const long i = (long(iz) * ny + iy) * nx + ix;
+    const T v = u[bat(B, o.x + ix, o.y + iy, o.z + iz)];
+    if (bf16) static_cast<std::uint16_t*>(dst)[i] = to_bf16(float(v));
+    else static_cast<T*>(dst)[i] = v;
+}
+
+template <class T>
+__global__ void unpack_window_kernel(Box B, Index3 o, int nx, int ny, const void* src, bool bf16, T* u) {
+    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
+    const int iy = blockIdx.y, iz = blockIdx.z;
+    if (ix >= nx) return;
+    const long i = (long(iz) * ny + iy) * nx + ix;
+    u[bat(B, o.x + ix, o.y + iy, o.z + iz)] =
+        bf16 ? T(from_bf16(static_cast<const std::uint16_t*>(src)[i])) : static_cast<const T*>(src)[i];
+}
+
+template <class T>
+__global__ void correlate_window_kernel(Box B, Index3 o, int nx, int ny, const T* __restrict__ us,
+                                        const T* __restrict__ u, double w, double* __restrict__ image,
+                                        double* __restrict__ illum) {
+    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
+    const int iy = blockIdx.y, iz = blockIdx.z;
+    if (ix >= nx) return;
+    const long i = (long(iz) * ny + iy) * nx + ix;
+    const long p = bat(B, o.x + ix, o.y + iy, o.z + iz);
+    const double s = double(us[p]), ws = __dmul_rn(w, s);
+    image[i] = __dadd_rn(image[i], __dmul_rn(ws, double(u[p])));
+    illum[i] = __dadd_rn(illum[i], __dmul_rn(ws, s));
+}
+
 __global__ void copy_kernel(const float4* __restrict__ src, float4* __restrict__ dst, std::size_t n4) {
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -857,6 +894,31 @@ void scatter_cuda(const float* src, const long* index, std::size_t n, T* f, cuda
     RTM_CUDA_CHECK_LAUNCH("scatter_kernel");
 }
 
+template <class T>
+void pack_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* u, void* dst, bool bf16,
+                      cudaStream_t stream) {
+    if (nx <= 0 || ny <= 0 || nz <= 0) return;
+    pack_window_kernel<T><<<dim3((nx + 127) / 128, ny, nz), 128, 0, stream>>>(box, origin, nx, ny, u, dst, bf16);
+    RTM_CUDA_CHECK_LAUNCH("pack_window_kernel");
+}
+
+template <class T>
+void unpack_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const void* src, bool bf16, T* u,
+                        cudaStream_t stream) {
+    if (nx <= 0 || ny <= 0 || nz <= 0) return;
+    unpack_window_kernel<T><<<dim3((nx + 127) / 128, ny, nz), 128, 0, stream>>>(box, origin, nx, ny, src, bf16, u);
+    RTM_CUDA_CHECK_LAUNCH("unpack_window_kernel");
+}
+
+template <class T>
+void correlate_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* us, const T* u,
+                           double w, double* image, double* illum, cudaStream_t stream) {
+    if (nx <= 0 || ny <= 0 || nz <= 0) return;
+    correlate_window_kernel<T><<<dim3((nx + 127) / 128, ny, nz), 128, 0, stream>>>(box, origin, nx, ny, us, u, w,
+                                                                                    image, illum);
+    RTM_CUDA_CHECK_LAUNCH("correlate_window_kernel");
+}
+
 void copy_cuda(const float* src, float* dst, std::size_t n, cudaStream_t stream) {
     const std::size_t n4 = n / 4;
     copy_kernel<<<sm_count() * 8, 256, 0, stream>>>(reinterpret_cast<const float4*>(src),
@@ -905,7 +967,11 @@ KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_o
     template KernelInfo describe_step<T>(const Box&, const LaunchConfig&, bool);                              \
     template void add_window_cuda<T>(const Box&, Index3, int, int, int, const T*, const T*, T*, cudaStream_t); \
     template void gather_cuda<T>(const T*, const long*, std::size_t, float*, cudaStream_t);                   \
-    template void scatter_cuda<T>(const float*, const long*, std::size_t, T*, cudaStream_t);
+    template void scatter_cuda<T>(const float*, const long*, std::size_t, T*, cudaStream_t); \
+    template void pack_window_cuda<T>(const Box&, Index3, int, int, int, const T*, void*, bool, cudaStream_t);  \
+    template void unpack_window_cuda<T>(const Box&, Index3, int, int, int, const void*, bool, T*, cudaStream_t); \
+    template void correlate_window_cuda<T>(const Box&, Index3, int, int, int, const T*, const T*, double,       \
+                                           double*, double*, cudaStream_t);
 RTM_INSTANTIATE(float)
 RTM_INSTANTIATE(double)
 

@@ -87,6 +87,25 @@ void gather_cuda(const T* f, const long* index, std::size_t n, float* dst, cudaS
 template <class T>
 void scatter_cuda(const float* src, const long* index, std::size_t n, T* f, cudaStream_t stream = nullptr);
 
+// Snapshots and cross-correlation on a window (nx x ny x nz nodes, window node
+// i = ix + nx (iy + ny iz) at computed point origin + (ix, iy, iz)); the twins of
+// CpuPropagator::keep / recall / correlate:
+//   pack:      dst[i] = u[node] as T, or to_bf16(float(u[node])) when bf16 (dst holds
+//              uint16 then): 4 (8) B read + 4 (2) B written per node in fp32.
+//   unpack:    u[node] = src[i] (from_bf16 when bf16).
+//   correlate: image[i] += (w us[node]) u[node], illum[i] += (w us[node]) us[node], in
+//              double with the CPU's operation order and rounding (no contraction):
+//              8 B read, 32 B read + written per node in fp32.
+template <class T>
+void pack_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* u, void* dst, bool bf16,
+                      cudaStream_t stream = nullptr);
+template <class T>
+void unpack_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const void* src, bool bf16, T* u,
+                        cudaStream_t stream = nullptr);
+template <class T>
+void correlate_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* us, const T* u,
+                           double w, double* image, double* illum, cudaStream_t stream = nullptr);
+
 // Streaming copy dst = src of n floats (16-byte accesses): the bandwidth ceiling.
 void copy_cuda(const float* src, float* dst, std::size_t n, cudaStream_t stream = nullptr);
 // Stream with the full update's traffic: d = 2 a - d + b * c (3 reads, 1 write).

@@ -1,0 +1,230 @@
+// Snapshots and cross-correlation on the GPU (keep / recall / clear_kept / correlate /
+// correlation) against CpuPropagator on the same inputs, with the snapshots in device
+// memory and forced into pinned host memory; and migrate_shot on the GPU against the
+// CPU for the cross-correlation condition with both source-wavefield strategies.
+#include <cstdlib>
+#include <random>
+
+#include "core/bfloat16.h"
+#include "gpu_simulate.h"
+#include "gpu_test.h"
+#include "migration_fixture.h"
+
+using namespace rtm;
+using namespace rtm::test;
+
+namespace {
+
+Run damped(int ndim, Precision prec, int nt, double xs) {
+    Run r;
+    r.grid.nx = 57;
+    r.grid.ny = ndim == 3 ? 43 : 1;
+    r.grid.nz = 49;
+    r.grid.dx = r.grid.dy = r.grid.dz = 10;
+    r.velocity = [](double x, double y, double z) { return 1900 + 2.0 * z + 0.4 * x + 80 * std::sin(0.01 * (x + y)); };
+    r.domain.boundary = Boundary::Damping;
+    r.domain.dt = 0.3 * 10 / 2600;
+    r.domain.pml_cells = 10;
+    r.nt = nt;
+    r.f0 = 15;
+    r.source = {xs, ndim == 3 ? 211.7 : 0, 221.1};
+    r.precision = prec;
+    return r;
+}
+
+void with_source(Propagator* p, const Run& r, const Domain& d) {
+    const auto w = ricker(r.f0, r.domain.dt, r.nt);
+    p->set_sources({d.point(r.source.x, r.source.y, r.source.z, "source")}, {std::vector<double>(w.begin(), w.end())});
+    p->set_receivers({}, r.nt);
+    p->reset();
+}
+
+double rel(const std::vector<double>& a, const std::vector<double>& b) { return rel_l2(a.data(), b.data(), b.size()); }
+
+// Sets RTM_KEEP_HEADROOM_GB for the scope (1e9 GB: every snapshot goes to pinned host memory).
+struct Headroom {
+    explicit Headroom(const char* gb) {
+        if (gb) setenv("RTM_KEEP_HEADROOM_GB", gb, 1);
+    }
+    ~Headroom() { unsetenv("RTM_KEEP_HEADROOM_GB"); }
+};
+
+void check_ops(int ndim, Precision prec, bool bf16, bool host) {
+    // fp32: the GPU and CPU fields agree to 1e-5 after a few hundred steps (the
+    // propagator tests); image and illumination are sums of products of two such
+    // fields: <= 2e-5 + rounding of the double sums. bf16 snapshots: both sides round
+    // their (slightly different) fp32 fields to bf16; where the difference straddles a
+    // rounding boundary the two differ by one bf16 ulp (2^-8 relative): with field
+    // differences eps = 1e-5, a fraction 2^8 eps = 2.6e-3 of values flips, which
+    // gives sqrt(2.6e-3) * 2^-8 = 2e-4 relative L2: bound 1e-3.
+    const double tol = bf16 ? 1e-3 : prec == Precision::Double ? 1e-10 : 5e-5;
+    INFO(ndim << "D " << (prec == Precision::Single ? "fp32" : "fp64") << (bf16 ? ", bf16 snapshots" : "")
+              << (host ? ", snapshots in pinned host memory" : ", snapshots in device memory"));
+    Headroom hr(host ? "1e9" : nullptr);
+    const Run rs = damped(ndim, prec, 160, 291.3), rr = damped(ndim, prec, 160, 171.9);
+    const Domain d(rs.grid, velocity_field(rs), rs.domain);
+    auto cs = make_cpu_propagator(d, prec), gs = make_cuda_propagator(d, prec);
+    auto cr = make_cpu_propagator(d, prec), gr = make_cuda_propagator(d, prec);
+    for (Propagator* p : {cs.get(), gs.get()}) with_source(p, rs, d);
+    for (Propagator* p : {cr.get(), gr.get()}) with_source(p, rr, d);
+
+    // keep every 15 steps, slots 0..K-1; the GPU's own fields at those times.
+    std::vector<std::vector<double>> at_keep;
+    int n = 0;
+    for (; n < 120; ++n) {
+        if (n >= 30 && n % 15 == 0) {
+            const std::size_t a = cs->keep(bf16), b = gs->keep(bf16);
+            CHECK(a == b);
+            CHECK(b == at_keep.size());
+            at_keep.push_back(gs->wavefield());
+        }
+        cs->step(n);
+        gs->step(n);
+    }
+    const std::size_t K = at_keep.size();
+    const auto where = cuda_kept_where(*gs);
+    CHECK(where.first + where.second == K);
+    CHECK((host ? where.second : where.first) == K);
+
+    // recall: exactly the kept field (bf16: its rounding), and the CPU's recall.
+    for (std::size_t s : {K - 1, std::size_t(1), std::size_t(0)}) {
+        gs->recall(s);
+        cs->recall(s);
+        const auto g = gs->wavefield();
+        std::vector<double> expect = at_keep[s];
+        if (bf16)
+            for (double& x : expect) x = from_bf16(to_bf16(float(x)));
+        CHECK(g == expect);
+        const double e = rel(g, cs->wavefield());
+        INFO("recall(" << s << "): relative L2 against the CPU " << e);
+        CHECK(e <= (bf16 ? 1e-3 : prec == Precision::Double ? 1e-10 : 2e-5));
+    }
+
+    // correlate in descending slot order, the receiver side stepping between (as migration).
+    const double w = 0.37;
+    std::vector<double> img_host(d.window().size(), 0.0), ill_host(img_host.size(), 0.0);
+    for (std::size_t s = K; s-- > 0;) {
+        for (int k = 0; k < 7; ++k, ++n) {
+            cr->step(n);
+            gr->step(n);
+        }
+        cs->recall(s);
+        gs->recall(s);
+        cr->correlate(*cs, w);
+        gr->correlate(*gs, w);
+        // The same sums on the host from the GPU's own fields, in the same order.
+        const auto us = gs->wavefield(), u = gr->wavefield();
+        for (std::size_t i = 0; i < us.size(); ++i) {
+            img_host[i] += w * us[i] * u[i];
+            ill_host[i] += w * us[i] * us[i];
+        }
+    }
+    const auto gi = gr->correlation(false), gl = gr->correlation(true);
+    const auto ci = cr->correlation(false), cl = cr->correlation(true);
+    {
+        const double ei = rel(gi, ci), el = rel(gl, cl), hi = rel(gi, img_host), hl = rel(gl, ill_host);
+        INFO("image vs CPU " << ei << ", illumination vs CPU " << el << "; vs the host sums of the GPU's fields "
+                             << hi << ", " << hl);
+        CHECK(ei <= tol);
+        CHECK(el <= tol);
+        CHECK(hi <= 1e-14);
+        CHECK(hl <= 1e-14);
+        double peak = 0;
+        for (double x : ci) peak = std::max(peak, std::abs(x));
+        CHECK(peak > 0);
+    }
+    // reset zeroes the image; clear_kept frees the slots (keep starts at 0 again).
+    gr->reset();
+    for (double x : gr->correlation(false)) REQUIRE(x == 0);
+    for (double x : gr->correlation(true)) REQUIRE(x == 0);
+    gs->clear_kept();
+    CHECK(cuda_kept_where(*gs).first + cuda_kept_where(*gs).second == 0);
+    CHECK(gs->keep(!bf16) == 0);  // the other kind is allowed after clearing
+}
+
+// One shot over a flat reflector, reflections only, migrated on both backends.
+struct Case {
+    Model truth, smooth;
+    ShotGather shot;
+    Wavelet w = ricker_wavelet(15);
+};
+
+Case make_case(int ndim) {
+    Case c;
+    const int nx = ndim == 3 ? 51 : 151, ny = ndim == 3 ? 41 : 1, nz = ndim == 3 ? 41 : 71;
+    c.truth = make_model(nx, ny, nz, 10, [](double, double, double z) { return z < 250 ? 2000.0 : 2500.0; });
+    c.smooth = make_model(nx, ny, nz, 10, [](double, double, double) { return 2000.0; });
+    const double xs = (nx - 1) * 5 + 3.7, ys = ndim == 3 ? (ny - 1) * 5 + 1.3 : 0;
+    const ShotGather geo = shot_geometry(c.truth, xs, ys, 20, ndim == 3 ? 0.35 : 0.5, 0.002);
+    PropagationOptions p;
+    p.pml_cells = 15;
+    c.shot = reflections(c.truth, c.smooth, geo, c.w, p);
+    return c;
+}
+
+ShotMigration migrate_on(const Case& c, bool gpu, SourceStorage storage, bool bf16) {
+    MigrationOptions opt;
+    opt.aperture = -1;
+    opt.propagation.pml_cells = 15;
+    opt.propagation.backend.gpu = gpu;
+    opt.storage = storage;
+    opt.bf16_snapshots = bf16;
+    opt.condition = ImagingCondition::CrossCorrelation;
+    return migrate_shot(c.smooth, c.shot, c.w, opt);
+}
+
+void check_migration(int ndim) {
+    const Case c = make_case(ndim);
+    struct V {
+        SourceStorage s;
+        bool bf16;
+        const char* name;
+    };
+    for (const V v : {V{SourceStorage::Snapshots, false, "snapshots"}, V{SourceStorage::Snapshots, true, "bf16 snapshots"},
+                      V{SourceStorage::Boundary, false, "boundary"}}) {
+        const ShotMigration cpu = migrate_on(c, false, v.s, v.bf16), gpu = migrate_on(c, true, v.s, v.bf16);
+        REQUIRE(gpu.storage == v.s);
+        REQUIRE(gpu.image.size() == cpu.image.size());
+        double peak = 0;
+        for (double x : cpu.image) peak = std::max(peak, std::abs(x));
+        const double ei = rel(gpu.image, cpu.image), el = rel(gpu.illumination, cpu.illumination);
+        // fp32 on both sides, the same operations in a different order (FMA contraction
+        // and summation order in the stencil on the GPU): each step adds independent
+        // roundings of about 30 * 2^-24 = 1.8e-6 of the field (see the rebuild test);
+        // independent per step they grow like sqrt(N): sqrt(500) * 1.8e-6 = 4e-5 per
+        // field after the N ~ 300-500 steps here, and the image, a product of two such
+        // fields, about sqrt(2) times that: 6e-5 <= 1e-4. bf16 snapshots: one bf16 ulp
+        // (2^-8) where the two fp32 fields straddle a rounding boundary (see check_ops):
+        // 1e-3.
+        const double tol = v.bf16 ? 1e-3 : 1e-4;
+        INFO(ndim << "D migrate_shot, cross-correlation, " << v.name << ": image relative L2 GPU vs CPU " << ei
+                  << ", illumination " << el << " (" << gpu.steps << " steps, imaging every " << gpu.image_every
+                  << "; GPU " << gpu.seconds << " s, CPU " << cpu.seconds << " s)");
+        CHECK(peak > 0);
+        CHECK(ei <= tol);
+        CHECK(el <= tol);
+        WARN(ndim << "D migrate_shot " << v.name << ": image GPU vs CPU " << ei << ", illumination " << el
+                  << " (tolerance " << tol << ")");
+    }
+}
+
+}  // namespace
+
+TEST_CASE("GPU snapshots (device and pinned host memory, fp32/fp64/bf16) and cross-correlation match the CPU",
+          "[gpu]") {
+    if (!gpu_or_skip()) return;
+    for (int ndim : {2, 3})
+        for (bool host : {false, true}) {
+            check_ops(ndim, Precision::Single, false, host);
+            check_ops(ndim, Precision::Single, true, host);
+        }
+    check_ops(2, Precision::Double, false, false);
+    check_ops(3, Precision::Double, true, true);
+}
+
+TEST_CASE("migrate_shot on the GPU matches the CPU (cross-correlation; snapshots, bf16 snapshots, boundary)",
+          "[gpu]") {
+    if (!gpu_or_skip()) return;
+    check_migration(2);
+    check_migration(3);
+}
