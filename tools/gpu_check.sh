@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# One device call: GPU tests, then the benchmarks (`rtm bench`), then a short table
+# One device call: GPU tests, then benchmarks (`rtm bench`), then a short table
 # (printed last). Run on the GPU machine from the repository root with the binaries
 # staged in .device/ (tools/gpu_stage.sh builds and stages them here). Writes logs and
 # JSON under $OUT.
-# Usage: tools/gpu_check.sh [quick|full]   quick: no ncu; full: ncu counters too
+# Usage: tools/gpu_check.sh [rtm|quick|full]
+#   rtm   (default): test_gpu; `rtm bench --mode rtm` on a 2D and a 3D grid (one RTM
+#         shot against one forward propagation); `rtm migrate` of the bundled shots on
+#         the GPU and on the CPU, and the two image.sgy compared (relative L2, fp32).
+#   quick: test_gpu and the kernel benchmarks (full, stencil, modelling); full: + ncu.
 set -u
+MODE=${1:-rtm}
 OUT=${OUT:-/tmp/rtm-gpu-check}
 mkdir -p "$OUT"
 D=$PWD/.device
@@ -23,14 +28,92 @@ fi
 echo "== GPU tests"
 ( time "$D/test_gpu" --reporter compact ) > "$OUT/tests.log" 2>&1
 test_rc=$?
-grep -E "SKIPPED|analytic error|C-PML on the GPU|rebuild|failed|FAILED|passed|real" "$OUT/tests.log" | tail -25
+grep -E "SKIPPED|analytic error|C-PML on the GPU|rebuild|migrate_shot|failed|FAILED|passed|real" "$OUT/tests.log" | tail -30
 echo "tests exit code: $test_rc"
 
 run() {  # run <json name> <bench args...>
     local name=$1; shift
     echo "== rtm bench $*" | tee -a "$LOG"
-    timeout 240 $B "$@" --json "$OUT/$name.json" 2>&1 | tee -a "$LOG" | tail -n +5
+    timeout 240 $B "$@" --json "$OUT/$name.json" 2>&1 | tee -a "$LOG" | grep -v "\] info" | tail -n +2
 }
+
+# Relative L2 of two SEG-Y files' samples (IEEE or IBM floats, any trace count),
+# plain python3 (no numpy, no segyio on the device).
+compare_sgy() {
+    python3 - "$1" "$2" <<'EOF'
+import struct, sys, math
+def read(path):
+    b = open(path, 'rb').read()
+    if path.endswith('.bin'):  # a job's raw stack: float32, native (little-endian)
+        return list(struct.unpack('<%df' % (len(b) // 4), b))
+    ns, fmt = struct.unpack('>hh', b[3220:3222] + b[3224:3226])
+    ext = struct.unpack('>h', b[3504:3506])[0] if len(b) > 3506 else 0
+    off = 3600 + 3200 * max(ext, 0)
+    vals = []
+    while off + 240 <= len(b):
+        n = struct.unpack('>H', b[off + 114:off + 116])[0] or ns
+        raw = b[off + 240:off + 240 + 4 * n]
+        if fmt == 5:
+            vals.extend(struct.unpack('>%df' % n, raw))
+        else:  # IBM float
+            for (w,) in struct.iter_unpack('>I', raw):
+                s = -1.0 if w >> 31 else 1.0
+                e = (w >> 24) & 0x7f
+                m = (w & 0xffffff) / float(1 << 24)
+                vals.append(s * m * 16.0 ** (e - 64))
+        off += 240 + 4 * n
+    return vals
+a, b = read(sys.argv[1]), read(sys.argv[2])
+if len(a) != len(b) or not a:
+    print("image comparison: sizes differ (%d vs %d samples)" % (len(a), len(b))); sys.exit(1)
+num = sum((x - y) ** 2 for x, y in zip(a, b)); den = sum(y * y for y in b)
+rel = math.sqrt(num / den) if den > 0 else float('inf')
+peak = max(abs(y) for y in b)
+maxd = max(abs(x - y) for x, y in zip(a, b))
+print("image comparison (%s vs %s): %d samples, relative L2 %.3g, max |diff| %.3g of peak %.3g" %
+      ('/'.join(sys.argv[1].split('/')[-2:]), '/'.join(sys.argv[2].split('/')[-2:]), len(a), rel, maxd, peak))
+# fp32 propagation on both sides, summed over shots: same bound as test_gpu's
+# migrate_shot comparison (1e-4).
+sys.exit(0 if rel <= 1e-4 and not math.isnan(rel) else 2)
+EOF
+}
+
+if [ "$MODE" = rtm ]; then
+    run rtm2d --mode rtm --grid 2001x601 --steps 3000 --repeats 3
+    run rtm3d --mode rtm --grid 256x256x256 --steps 600 --repeats 3
+    # Job folders under /tmp (only the images come back in $OUT). The CPU run is
+    # limited to ${CPU_LIMIT:-200} s; .device/ref_cpu_job (when staged) holds the CPU
+    # job of the same binary and config made on the build machine, compared too.
+    echo "== rtm migrate (bundled shots), GPU and CPU"
+    J=/tmp/rtm_jobs; rm -rf "$J"; mkdir -p "$J"
+    for dev in gpu cpu; do
+        lim=240; [ $dev = cpu ] && lim=${CPU_LIMIT:-200}
+        start=$(date +%s%N)
+        timeout $lim "$D/rtm" migrate --config shots/layers2d_migrate.ini \
+            --propagation.device $dev --output.job "$J/${dev}_job" > "$OUT/migrate_$dev.log" 2>&1
+        rc=$?
+        echo "$dev migrate exit code: $rc, $(( ($(date +%s%N) - start) / 1000000 )) ms wall; $(grep -m1 'info device' "$OUT/migrate_$dev.log" | sed 's/.*info //')"
+        grep -E "shot 1 \(|error" "$OUT/migrate_$dev.log" | head -3
+    done
+    cp "$J/gpu_job/image.sgy" "$OUT/image_gpu.sgy" 2> /dev/null
+    cmp_rc=9
+    if [ -f "$J/cpu_job/image.sgy" ]; then
+        cp "$J/cpu_job/image.sgy" "$OUT/image_cpu.sgy"
+        compare_sgy "$J/gpu_job/stack-8-image.bin" "$J/cpu_job/stack-8-image.bin"; cmp_rc=$?
+        compare_sgy "$J/gpu_job/image.sgy" "$J/cpu_job/image.sgy"
+    fi
+    if [ -d "$D/ref_cpu_job" ]; then
+        compare_sgy "$J/gpu_job/stack-8-image.bin" "$D/ref_cpu_job/stack-8-image.bin"
+        [ $cmp_rc = 9 ] && cmp_rc=$?
+        compare_sgy "$J/gpu_job/image.sgy" "$D/ref_cpu_job/image.sgy"
+    fi
+    echo "== summary"
+    grep -E "RTM shot|forward: model_shots|^steps N|^rtm shot" "$LOG"
+    echo "image comparison exit code: $cmp_rc"
+    echo "tests exit code: $test_rc"
+    exit 0
+fi
+
 run full      --mode full      --grid 512x512x512 --variant all --steps 40
 run stencil   --mode stencil   --grid 512x512x512 --variant all --steps 40
 run modelling --mode modelling --grid 512x512x512 --steps 20 --repeats 3 \
@@ -39,7 +122,7 @@ run damping   --mode modelling --boundary damping --grid 512x512x512 --steps 20 
     --variant q32x8+nosplit,q32x8,q32x8r4
 run full2d    --mode full      --grid 16384x8192  --variant naive,q32x16,a32x16 --steps 40
 
-if command -v ncu > /dev/null && [ "${1:-}" = full ]; then
+if command -v ncu > /dev/null && [ "$MODE" = full ]; then
     echo "== ncu: one modelling step (512^3, q32x8): time and DRAM bytes per kernel"
     timeout 150 ncu --clock-control none -k regex:"psi_kernel|queue_kernel|sample_kernel|inject_kernel" -c 7 \
         --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \

@@ -22,5 +22,11 @@ for lib in $(ldd .device/test_gpu .device/rtm | awk '/=> \// {print $3}' | sort 
         */libboost_*|*/libspdlog*|*/libfmt*|*/libsegyio*|*/libpng*|*/libgomp*) cp "$lib" .device/lib/ ;;
     esac
 done
+# REF_CPU_JOB=<job folder of `rtm migrate --config shots/layers2d_migrate.ini
+# --propagation.device cpu`> stages its images for gpu_check.sh's comparison too.
+if [ -n "${REF_CPU_JOB:-}" ]; then
+    mkdir -p .device/ref_cpu_job
+    cp "$REF_CPU_JOB"/image.sgy "$REF_CPU_JOB"/stack-*-image.bin .device/ref_cpu_job/
+fi
 ls -la .device .device/lib
 du -sh .device

@@ -315,14 +315,14 @@ int run_bench(int argc, char** argv) {
     po::options_description desc("rtm bench options");
     desc.add_options()("help,h", "this help")
         ("grid", po::value(&grid)->default_value("512x512x512"), "computed points NXxNYxNZ (or NXxNZ in 2D)")
-        ("steps", po::value(&o.steps)->default_value(50), "time steps per timed repeat")
+        ("steps", po::value(&o.steps)->default_value(50), "time steps per timed repeat (rtm: the shot's steps)")
         ("repeats", po::value(&o.repeats)->default_value(5), "timed repeats (the median is reported)")
         ("variant", po::value(&variant)->default_value("q32x16"), "GPU kernel variant, or 'all'")
         ("precision", po::value(&precision)->default_value("single"), "single|double")
         ("mode", po::value(&o.mode)->default_value("full"), "full|stencil|modelling|rtm")
         ("device", po::value(&o.device)->default_value("gpu"), "cpu|gpu")
         ("zchunk", po::value(&o.zchunk)->default_value(0), "z planes per block (0: fill the SMs)")
-        ("pml", po::value(&o.pml)->default_value(20), "absorbing cells per side (modelling)")
+        ("pml", po::value(&o.pml)->default_value(20), "absorbing cells per side (modelling, rtm)")
         ("boundary", po::value(&o.boundary)->default_value("cpml"), "cpml|damping (modelling)")
         ("json", po::value(&json), "also write the results to this JSON file");
     po::variables_map vm;
@@ -346,12 +346,16 @@ int run_bench(int argc, char** argv) {
     if (o.device != "cpu" && o.device != "gpu") fail("option --device", "unknown device '" + o.device + "'", "Use cpu or gpu");
     if (o.mode != "full" && o.mode != "stencil" && o.mode != "modelling" && o.mode != "rtm")
         fail("option --mode", "unknown mode '" + o.mode + "'", "Use full, stencil, modelling or rtm");
-    if (o.mode == "rtm")
-        fail("option --mode rtm", "the RTM-shot-against-forward benchmark is not written yet",
-             "Use full, stencil or modelling");
     if (o.steps < 1 || o.repeats < 1) fail("option --steps", "must be at least 1");
     if (o.boundary != "cpml" && o.boundary != "damping")
         fail("option --boundary", "unknown boundary '" + o.boundary + "'", "Use cpml or damping");
+    if (o.mode == "rtm") {
+        // --steps is the shot's step count here; --repeats the wall-clock repeats.
+        std::string name = "CPU, " + std::to_string(omp_get_max_threads()) + " OpenMP threads";
+        if (o.device == "gpu" && !cuda_device_available(&name)) fail("option --device gpu", name, "Use --device cpu");
+        rtm_mode(o, json, cmd, name);
+        return 0;
+    }
 
     Ceiling c;
     std::vector<Row> rows;

@@ -39,6 +39,10 @@ struct Row {
     std::string note;
 };
 
+// --mode rtm (bench_rtm.cpp): one migrate_shot against one model_shots, printed and
+// written to json_file when not empty.
+void rtm_mode(const Options& o, const std::string& json_file, const std::string& cmd, const std::string& device_name);
+
 #ifdef RTM_HAVE_CUDA
 Ceiling gpu_ceiling();
 std::vector<Row> gpu_kernels(const Options& o, const Ceiling& c);  // modes full, stencil

@@ -1,0 +1,247 @@
+// rtm bench --mode rtm: one reverse-time-migration shot (migrate_shot, cross-correlation,
+// source wavefield kept by boundary saving and by snapshots, each forced) against one
+// forward modelling propagation (model_shots, one shot, the same steps, the damping
+// boundary the engine uses) on the same device, wall-clock medians, and their ratios.
+// Then the same steps taken apart at the propagator (where the time goes): plain steps,
+// steps with save_band, steps with keep every k, backward steps with restore_band,
+// recall + correlate, and the host work the engine does around them.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "bench/bench_common.h"
+#include "core/error.h"
+#include "physics/stability.h"
+#include "pipeline/acquisition.h"
+#include "pipeline/migration.h"
+#include "pipeline/modelling.h"
+#include "pipeline/shot_window.h"
+#include "physics/wavelet.h"
+#include "propagation/backend.h"
+
+namespace rtm {
+#ifdef RTM_HAVE_CUDA
+std::pair<std::size_t, std::size_t> cuda_kept_where(const Propagator& p);
+#endif
+
+namespace bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+template <class F>
+double median_of(int reps, F&& f) {
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r) {
+        const auto t0 = Clock::now();
+        f();
+        t.push_back(since(t0));
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+}  // namespace
+
+void rtm_mode(const Options& o, const std::string& json_file, const std::string& cmd, const std::string& device_name) {
+    const bool gpu = o.device == "gpu";
+    const int ndim = o.ndim();
+    const double h = 10;
+    // Layered model: 1500 m/s at the top to 3500 m/s at the bottom, a jump at 60% depth.
+    Model m;
+    m.vp = Volume(Grid{});
+    Grid& g = m.vp.grid;
+    g.nx = o.nx;
+    g.ny = ndim == 3 ? o.ny : 1;
+    g.nz = o.nz;
+    g.dx = g.dy = g.dz = h;
+    m.vp.data.resize(g.size());
+    for (int iz = 0; iz < g.nz; ++iz)
+        for (std::size_t i = 0; i < std::size_t(g.nx) * g.ny; ++i)
+            m.vp.data[std::size_t(iz) * g.nx * g.ny + i] =
+                float(1500 + 1500.0 * iz / std::max(1, g.nz - 1) + (iz > 0.6 * g.nz ? 500 : 0));
+    Wavelet w;
+    w.dt = 1e-4;
+    w.f_dominant = 8;
+    w.samples = ricker(w.f_dominant, w.dt, int(3.0 / w.f_dominant / w.dt) + 1);
+    w.f_max = ricker_max_frequency(w.f_dominant);
+
+    // Record interval = the propagation step (no resampling), o.steps samples.
+    const double dt = 0.999 * 0.8 * max_stable_dt(4000, h, ndim == 3 ? h : 0, h);
+    RegularAcquisition acq;
+    acq.sources = {0.5 * g.x_max() + 3.7, 0, 1, ndim == 3 ? 0.5 * g.y_max() + 1.3 : 0, 0, 1, 10};
+    const double rdx = ndim == 3 ? 2 * h : h;
+    acq.receivers = {0, rdx, int(g.x_max() / rdx) + 1, 0, ndim == 3 ? rdx : 0, ndim == 3 ? int(g.y_max() / rdx) + 1 : 1,
+                     2 * h};
+    acq.dt = dt;
+    acq.nt = o.steps;
+    const auto geo = regular_geometry(acq, g);
+
+    PropagationOptions p;
+    p.boundary = Boundary::Damping;  // the engine's boundary
+    p.pml_cells = o.pml;
+    p.backend.gpu = gpu;
+    p.precision = o.dbl ? Precision::Double : Precision::Single;
+    MigrationOptions mo;
+    mo.propagation = p;
+    mo.aperture = -1;  // the whole model: the same window as the forward modelling
+    mo.memory_budget = 1e12;
+    mo.condition = ImagingCondition::CrossCorrelation;
+
+    std::printf("device : %s\n", device_name.c_str());
+    std::printf("rtm shot vs forward: %dD model %d x %d x %d (h %g m), damping %d cells, %d receivers, fp%d\n",
+                ndim, g.nx, g.ny, g.nz, h, o.pml, int(geo.front().ntraces()), o.dbl ? 64 : 32);
+    std::fflush(stdout);
+
+    // Forward (also makes the data to migrate). The first run warms the device up.
+    ShotGather shot;
+    const int reps = std::max(1, o.repeats);
+    model_shots(m, geo, w, p);
+    const double t_fwd = median_of(reps, [&] { shot = model_shots(m, geo, w, p).front(); });
+    PropagationOptions pc = p;
+    pc.boundary = Boundary::Cpml;
+    const double t_fwd_cpml = median_of(reps, [&] { model_shots(m, geo, w, pc); });
+
+    auto migrate = [&](SourceStorage s, bool bf16, ShotMigration* out) {
+        MigrationOptions x = mo;
+        x.storage = s;
+        x.bf16_snapshots = bf16;
+        return median_of(reps, [&] { *out = migrate_shot(m, shot, w, x); });
+    };
+    ShotMigration mb, ms, ms16;
+    const double t_band = migrate(SourceStorage::Boundary, false, &mb);
+    const double t_snap = migrate(SourceStorage::Snapshots, false, &ms);
+    const double t_snap16 = migrate(SourceStorage::Snapshots, true, &ms16);
+    const int N = mb.steps, k = mb.image_every;
+
+    // Taken apart at the propagator, on the engine's domain.
+    const TimeAxis ta = time_axis(m, shot, w, p);
+    const ShotWindow win = shot_window(m, shot, -1);
+    double t_domain = 0;
+    std::unique_ptr<Domain> dom;
+    t_domain = median_of(1, [&] { dom = std::make_unique<Domain>(win.grid, win.vp, domain_options(p, ta.dt, w)); });
+    const Domain& d = *dom;
+    auto sync = [&](Propagator&) {
+#ifdef RTM_HAVE_CUDA
+        if (gpu) gpu_synchronize();
+#endif
+    };
+    auto fresh = [&] {
+        auto q = make_propagator(d, p.precision, p.backend);
+        q->set_sources({source_stencil(d, win, m, shot)}, {source_trace(w, N, ta.dt)});
+        q->set_receivers({}, N);
+        q->reset();
+        return q;
+    };
+    auto src = fresh();
+    const std::size_t nb = src->band_size();
+    std::vector<float> bands;
+    const double t_alloc = median_of(1, [&] { bands.assign(std::size_t(N + 1) * nb, 0.f); });
+    for (int n = 0; n < 20 && n < N; ++n) src->step(n);  // warm-up
+    src->reset();
+    sync(*src);
+    const double t_steps = median_of(1, [&] {
+        for (int n = 0; n < N; ++n) src->step(n);
+        sync(*src);
+    });
+    src->reset();
+    const double t_save = median_of(1, [&] {
+        for (int n = 0; n < N; ++n) {
+            src->step(n);
+            src->save_band(bands.data() + std::size_t(n + 1) * nb);
+        }
+        sync(*src);
+    });
+    src->reverse_time();
+    const double t_restore = median_of(1, [&] {
+        for (int n = N - 1; n >= 1; --n) {
+            src->step(n);
+            src->restore_band(bands.data() + std::size_t(n - 1) * nb);
+        }
+        sync(*src);
+    });
+    src->reset();
+    std::size_t kept = 0;
+    const double t_keep = median_of(1, [&] {
+        for (int n = 0; n < N; ++n) {
+            if (n % k == 0) {
+                src->keep(false);
+                ++kept;
+            }
+            src->step(n);
+        }
+        sync(*src);
+    });
+    std::string where = "";
+#ifdef RTM_HAVE_CUDA
+    if (gpu) {
+        const auto kw = cuda_kept_where(*src);
+        where = " (" + std::to_string(kw.first) + " in device memory, " + std::to_string(kw.second) + " pinned host)";
+    }
+#endif
+    auto rec = fresh();
+    const double t_corr = median_of(1, [&] {
+        for (std::size_t s = kept; s-- > 0;) {
+            src->recall(s);
+            rec->correlate(*src, 1.0);
+        }
+        sync(*rec);
+    });
+    src->clear_kept();
+
+    const double r_band = t_band / t_fwd, r_snap = t_snap / t_fwd, r_snap16 = t_snap16 / t_fwd;
+    std::printf("steps N = %d, imaging every k = %d, dt %.3g ms, window + layers %d x %d x %d, band %zu nodes\n", N, k,
+                ta.dt * 1e3, d.box().nx, d.box().ny, d.box().nz, nb);
+    const std::string head = "what (wall clock, median of " + std::to_string(reps) + ")";
+    std::printf("%-58s %10s %8s %8s\n", head.c_str(), "seconds", "ratio", "target");
+    std::printf("%-58s %10.4f %8s %8s\n", "forward: model_shots, 1 shot, damping (the reference)", t_fwd, "1.00", "");
+    std::printf("%-58s %10.4f %8.2f %8s\n", "forward: model_shots, 1 shot, C-PML", t_fwd_cpml, t_fwd_cpml / t_fwd, "");
+    std::printf("%-58s %10.4f %8.2f %8s  %s\n", "RTM shot, boundary saving (migrate_shot)", t_band, r_band, "<= 3.3",
+                r_band <= 3.3 ? "met" : "missed");
+    std::printf("%-58s %10.4f %8.2f %8s  %s\n", "RTM shot, snapshots fp32 (migrate_shot)", t_snap, r_snap, "<= 2.3",
+                r_snap <= 2.3 ? "met" : "missed");
+    std::printf("%-58s %10.4f %8.2f %8s  %s\n", "RTM shot, snapshots bf16 (migrate_shot)", t_snap16, r_snap16, "<= 2.3",
+                r_snap16 <= 2.3 ? "met" : "missed");
+    std::printf("where the time goes (the engine's domain, one propagator):\n");
+    auto line = [&](const char* what, double t) { std::printf("  %-56s %10.4f %8.2f\n", what, t, t / t_fwd); };
+    line("N plain steps (no receivers)", t_steps);
+    line("N steps + save_band each step", t_save);
+    line("N-1 backward steps + restore_band each step", t_restore);
+    line(("N steps + keep every k" + where).c_str(), t_keep);
+    line("recall + correlate, every imaging step", t_corr);
+    line("host: band history vector, (N+1) x band floats, zeroed", t_alloc);
+    line("host: Domain construction", t_domain);
+    std::printf("model: boundary ~ save-steps + 2 x (backward steps) + correlate + host; snapshots ~ keep-steps + "
+                "steps + correlate + host\n");
+    std::fflush(stdout);
+
+    if (!json_file.empty()) {
+        nlohmann::json j;
+        char date[32];
+        const std::time_t now = std::time(nullptr);
+        std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+        j["date"] = date;
+        j["command"] = cmd;
+        j["device"] = device_name;
+        j["grid"] = {g.nx, g.ny, g.nz};
+        j["steps"] = N;
+        j["image_every"] = k;
+        j["seconds"] = {{"forward_damping", t_fwd},      {"forward_cpml", t_fwd_cpml}, {"rtm_boundary", t_band},
+                        {"rtm_snapshots", t_snap},      {"rtm_snapshots_bf16", t_snap16},
+                        {"steps", t_steps},             {"steps_save_band", t_save},  {"steps_restore_band", t_restore},
+                        {"steps_keep", t_keep},         {"recall_correlate", t_corr}, {"host_band_alloc", t_alloc},
+                        {"host_domain", t_domain}};
+        j["ratio"] = {{"boundary", r_band}, {"snapshots", r_snap}, {"snapshots_bf16", r_snap16}};
+        std::ofstream f(json_file);
+        if (!f) fail(json_file, "cannot be written", "Check the folder exists and is writable");
+        f << j.dump(2) << "\n";
+    }
+}
+
+}  // namespace bench
+}  // namespace rtm
