@@ -7,6 +7,7 @@
 #include "kernels/cpu/step_cpu.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace rtm::kernels {
 
@@ -192,8 +193,20 @@ void free_surface_cpu(const Box& box, T* f) {
         }
 }
 
+#ifdef RTM_AVX2
+// Built for AVX2 and FMA (see CMakeLists.txt): say so instead of dying on SIGILL.
+static void require_avx2() {
+    static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (!ok) throw std::runtime_error("this rtm was built for CPUs with AVX2 and FMA, which this one lacks; "
+                                      "rebuild with cmake -DRTM_AVX2=OFF");
+}
+#endif
+
 template <class T>
 void step_cpu(const StepArgs<T>& args) {
+#ifdef RTM_AVX2
+    require_avx2();
+#endif
     if (args.box.ndim == 3) Stepper<T, 3>(args).run();
     else Stepper<T, 2>(args).run();
 }
