@@ -13,9 +13,12 @@
 
 namespace rtm {
 
+// Denormals become signed zeros, so the CPU (which flushes them, see cpu_propagator)
+// and the GPU (which keeps them) store the same bits.
 RTM_BF16_HD std::uint16_t to_bf16(float f) {
     std::uint32_t u;
     std::memcpy(&u, &f, 4);
+    if ((u & 0x7F800000u) == 0) u &= 0x80000000u;
     u += 0x7FFFu + ((u >> 16) & 1u);
     return std::uint16_t(u >> 16);
 }
