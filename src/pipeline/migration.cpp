@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
@@ -174,15 +173,12 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
 
     // Forward pass.
     SnapshotStore fields(npts, kind), rates(npts, kind);
-    // The band history: every slot but the first (u[0] = 0) is written before it is read,
-    // so it is allocated without zeroing (zeroing GBs costs more than a propagation).
-    std::unique_ptr<float[]> bands;
     std::size_t next_snap = 0;
-    if (storage == SourceStorage::Boundary) {
-        bands.reset(new float[std::size_t(N + 1) * src->band_size()]);
-        std::fill_n(bands.get(), src->band_size(), 0.f);
-    }
     src->reset();
+    if (storage == SourceStorage::Boundary) {
+        src->reserve_bands(std::size_t(N) + 1);  // slot n: the band of u[n]
+        src->store_band(0);
+    }
     for (int n = 0; n < N; ++n) {
         const bool snap_time = storage == SourceStorage::Snapshots && next_snap < source_times.size() &&
                                source_times[next_snap] == n;
@@ -192,7 +188,7 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
         }
         src->step(n);  // now u[n+1] current, u[n] previous
         if (storage == SourceStorage::Boundary) {
-            src->save_band(bands.get() + std::size_t(n + 1) * src->band_size());
+            src->store_band(std::size_t(n) + 1);
         } else if (snap_time && !on_backend) {
             const auto prev = src->previous_wavefield();
             fields.push(prev);
@@ -236,7 +232,7 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
             while (cs > s) {
                 src->step(cs);  // backwards: current becomes u[cs-1]
                 --cs;
-                src->restore_band(bands.get() + std::size_t(cs) * src->band_size());
+                src->load_band(std::size_t(cs));
             }
         } else if (on_backend) {
             src->recall(std::size_t(snap--));

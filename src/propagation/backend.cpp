@@ -9,6 +9,22 @@ void Propagator::unsupported(const char* what) const {
          "Use --propagation.device cpu");
 }
 
+void Propagator::reserve_bands(std::size_t count) {
+    // Not zeroed: every slot is stored before it is loaded.
+    band_history_.reset(new float[count * band_size()]);
+    band_slots_ = count;
+}
+
+void Propagator::store_band(std::size_t slot) {
+    if (slot >= band_slots_) unsupported("store_band beyond the reserved slots");
+    save_band(band_history_.get() + slot * band_size());
+}
+
+void Propagator::load_band(std::size_t slot) {
+    if (slot >= band_slots_) unsupported("load_band beyond the reserved slots");
+    restore_band(band_history_.get() + slot * band_size());
+}
+
 DeviceChoice parse_device(const std::string& s) {
     if (s == "auto") return DeviceChoice::Auto;
     if (s == "cpu") return DeviceChoice::Cpu;

@@ -51,6 +51,14 @@ public:
     virtual std::size_t band_size() const { unsupported("band_size"); }
     virtual void save_band(float* dst) const { unsupported("save_band"); }
     virtual void restore_band(const float* src) { unsupported("restore_band"); }
+    // The band history of a whole run, kept by the propagator: reserve_bands(count)
+    // makes slots 0..count-1 (slot contents undefined until stored), store_band(slot)
+    // saves the current wavefield's band there, load_band(slot) puts it back. This
+    // default keeps it in host memory through save_band/restore_band; a GPU backend
+    // keeps it in device memory, where it moves no bytes over the bus.
+    virtual void reserve_bands(std::size_t count);
+    virtual void store_band(std::size_t slot);
+    virtual void load_band(std::size_t slot);
 
     virtual std::string name() const = 0;
 
@@ -70,6 +78,10 @@ public:
 
 protected:
     [[noreturn]] void unsupported(const char* what) const;
+
+private:
+    std::unique_ptr<float[]> band_history_;  // for the default band history
+    std::size_t band_slots_ = 0;
 };
 
 std::unique_ptr<Propagator> make_cpu_propagator(const Domain& domain, Precision precision);
