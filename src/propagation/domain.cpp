@@ -94,17 +94,23 @@ long Domain::index(int ix, int iy, int iz) const {
 
 PointStencil Domain::point(double x, double y, double z, const std::string& what) const {
     const Grid& g = window_;
-    const double fx = x / g.dx, fz = (z - g.z0) / g.dz;
-    const double fy = box_.ndim == 3 ? y / g.dy : 0.0;
-    const double eps = 1e-6;
-    if (fx < -eps || fx > g.nx - 1 + eps || fz < -eps || fz > g.nz - 1 + eps ||
-        (box_.ndim == 3 && (fy < -eps || fy > g.ny - 1 + eps))) {
+    double fx = x / g.dx, fz = (z - g.z0) / g.dz;
+    double fy = box_.ndim == 3 ? y / g.dy : 0.0;
+    // SEG-Y coordinates are often in centimetres, and world <-> grid conversions round:
+    // points within 2 cm outside the model count as on its edge.
+    const double tol = 0.02;
+    auto outside = [](double f, int n, double tol_cells) { return f < -tol_cells || f > n - 1 + tol_cells; };
+    if (outside(fx, g.nx, tol / g.dx) || outside(fz, g.nz, tol / g.dz) ||
+        (box_.ndim == 3 && outside(fy, g.ny, tol / g.dy))) {
         std::ostringstream os;
         os << "(x, y, z) = (" << x << ", " << y << ", " << z << ") m lies outside the model, which spans x 0.."
            << g.x_max() << " m, " << (box_.ndim == 3 ? "y 0.." + std::to_string(g.y_max()) + " m, " : "")
            << "z " << g.z0 << ".." << g.z_max() << " m";
         fail(what, os.str(), "Move it inside the model or extend the model");
     }
+    fx = std::clamp(fx, 0.0, double(g.nx - 1));
+    fz = std::clamp(fz, 0.0, double(g.nz - 1));
+    fy = std::clamp(fy, 0.0, double(g.ny - 1));
     const SincWeights wx = sinc_weights(fx), wz = sinc_weights(fz);
     SincWeights wy{0, {1, 0, 0, 0, 0, 0, 0, 0}};
     int ny_taps = 1;
