@@ -3,12 +3,14 @@
 // forward modelling propagation (model_shots, one shot, the same steps, the damping
 // boundary the engine uses) on the same device, wall-clock medians, and their ratios.
 // Then the same steps taken apart at the propagator (where the time goes): plain steps,
-// steps with save_band, steps with keep every k, backward steps with restore_band,
-// recall + correlate, and the host work the engine does around them.
+// reserve_bands, steps with store_band, backward steps with load_band (the band history
+// where the backend puts it, and on a GPU forced into pinned host memory too), steps
+// with keep every k, recall + correlate, and the host work the engine does around them.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -26,6 +28,7 @@
 namespace rtm {
 #ifdef RTM_HAVE_CUDA
 std::pair<std::size_t, std::size_t> cuda_kept_where(const Propagator& p);
+std::pair<int, const void*> cuda_bands_where(const Propagator& p);
 #endif
 
 namespace bench {
@@ -140,8 +143,6 @@ void rtm_mode(const Options& o, const std::string& json_file, const std::string&
     };
     auto src = fresh();
     const std::size_t nb = src->band_size();
-    std::vector<float> bands;
-    const double t_alloc = median_of(1, [&] { bands.assign(std::size_t(N + 1) * nb, 0.f); });
     for (int n = 0; n < 20 && n < N; ++n) src->step(n);  // warm-up
     src->reset();
     sync(*src);
@@ -149,22 +150,49 @@ void rtm_mode(const Options& o, const std::string& json_file, const std::string&
         for (int n = 0; n < N; ++n) src->step(n);
         sync(*src);
     });
-    src->reset();
-    const double t_save = median_of(1, [&] {
-        for (int n = 0; n < N; ++n) {
-            src->step(n);
-            src->save_band(bands.data() + std::size_t(n + 1) * nb);
-        }
-        sync(*src);
-    });
-    src->reverse_time();
-    const double t_restore = median_of(1, [&] {
-        for (int n = N - 1; n >= 1; --n) {
-            src->step(n);
-            src->restore_band(bands.data() + std::size_t(n - 1) * nb);
-        }
-        sync(*src);
-    });
+    // The band history as migrate_shot uses it: reserve, store after each forward step,
+    // load after each backward step.
+    struct BandTimes {
+        double reserve = 0, store = 0, load = 0;
+        std::string where;
+    };
+    auto band_run = [&](Propagator& q) {
+        BandTimes b;
+        q.reset();
+        sync(q);
+        b.reserve = median_of(1, [&] {
+            q.reserve_bands(std::size_t(N) + 1);
+            sync(q);
+        });
+#ifdef RTM_HAVE_CUDA
+        if (gpu) b.where = cuda_bands_where(q).first == 1 ? " (device memory)" : " (pinned host memory)";
+#endif
+        b.store = median_of(1, [&] {
+            q.store_band(0);
+            for (int n = 0; n < N; ++n) {
+                q.step(n);
+                q.store_band(std::size_t(n) + 1);
+            }
+            sync(q);
+        });
+        q.reverse_time();
+        b.load = median_of(1, [&] {
+            for (int n = N - 1; n >= 1; --n) {
+                q.step(n);
+                q.load_band(std::size_t(n) - 1);
+            }
+            sync(q);
+        });
+        return b;
+    };
+    const BandTimes bt = band_run(*src);
+    BandTimes bh;  // GPU: the history forced into pinned host memory (no headroom fits)
+    if (gpu) {
+        setenv("RTM_KEEP_HEADROOM_GB", "1e9", 1);
+        auto hsrc = fresh();
+        bh = band_run(*hsrc);
+        unsetenv("RTM_KEEP_HEADROOM_GB");
+    }
     src->reset();
     std::size_t kept = 0;
     const double t_keep = median_of(1, [&] {
@@ -210,14 +238,19 @@ void rtm_mode(const Options& o, const std::string& json_file, const std::string&
     std::printf("where the time goes (the engine's domain, one propagator):\n");
     auto line = [&](const char* what, double t) { std::printf("  %-56s %10.4f %8.2f\n", what, t, t / t_fwd); };
     line("N plain steps (no receivers)", t_steps);
-    line("N steps + save_band each step", t_save);
-    line("N-1 backward steps + restore_band each step", t_restore);
+    line(("reserve_bands(N + 1)" + bt.where).c_str(), bt.reserve);
+    line(("N steps + store_band each step" + bt.where).c_str(), bt.store);
+    line(("N-1 backward steps + load_band each step" + bt.where).c_str(), bt.load);
+    if (gpu) {
+        line(("reserve_bands(N + 1)" + bh.where).c_str(), bh.reserve);
+        line(("N steps + store_band each step" + bh.where).c_str(), bh.store);
+        line(("N-1 backward steps + load_band each step" + bh.where).c_str(), bh.load);
+    }
     line(("N steps + keep every k" + where).c_str(), t_keep);
     line("recall + correlate, every imaging step", t_corr);
-    line("host: band history vector, (N+1) x band floats, zeroed", t_alloc);
     line("host: Domain construction", t_domain);
-    std::printf("model: boundary ~ save-steps + 2 x (backward steps) + correlate + host; snapshots ~ keep-steps + "
-                "steps + correlate + host\n");
+    std::printf("model: boundary ~ reserve + store-steps + load-steps + steps + correlate + host; snapshots ~ "
+                "keep-steps + steps + correlate + host\n");
     std::fflush(stdout);
 
     if (!json_file.empty()) {
@@ -233,9 +266,14 @@ void rtm_mode(const Options& o, const std::string& json_file, const std::string&
         j["image_every"] = k;
         j["seconds"] = {{"forward_damping", t_fwd},      {"forward_cpml", t_fwd_cpml}, {"rtm_boundary", t_band},
                         {"rtm_snapshots", t_snap},      {"rtm_snapshots_bf16", t_snap16},
-                        {"steps", t_steps},             {"steps_save_band", t_save},  {"steps_restore_band", t_restore},
-                        {"steps_keep", t_keep},         {"recall_correlate", t_corr}, {"host_band_alloc", t_alloc},
+                        {"steps", t_steps},             {"reserve_bands", bt.reserve}, {"steps_store_band", bt.store},
+                        {"steps_load_band", bt.load},   {"steps_keep", t_keep},       {"recall_correlate", t_corr},
                         {"host_domain", t_domain}};
+        if (gpu)
+            j["seconds"].update({{"reserve_bands_pinned", bh.reserve},
+                                 {"steps_store_band_pinned", bh.store},
+                                 {"steps_load_band_pinned", bh.load}});
+        j["band_history"] = bt.where;
         j["ratio"] = {{"boundary", r_band}, {"snapshots", r_snap}, {"snapshots_bf16", r_snap16}};
         std::ofstream f(json_file);
         if (!f) fail(json_file, "cannot be written", "Check the folder exists and is writable");

@@ -17,6 +17,16 @@
 //   correlate(source, w) accumulates image and illumination (double, window nodes) on
 //   this propagator's stream after the source's queued work (events both ways: the
 //   source's next step must not overwrite what the correlation reads).
+// Band history (reserve_bands / store_band / load_band, boundary-saving migration):
+//   reserve_bands(count) allocates count slots of band_size() floats in device memory
+//   when RTM_KEEP_HEADROOM_GB (as for keep) stays free after it, else in pinned host
+//   memory; a later call that fits in the allocation reuses it. On the device,
+//   store_band(slot) is one gather into the slot and load_band(slot) one scatter from
+//   it: no copy over the bus, no host wait. In pinned host memory, store_band gathers
+//   into staging buffer slot % kBandStages and copy_ copies it down (no host wait);
+//   load_band scatters from that staging buffer (uploading the slot first unless the
+//   buffer already holds it) and prefetches the kBandStages - 1 slots below on copy_
+//   (migration loads in descending order; the last slots stored are still staged).
 // Every staging buffer is guarded by two events (last compute use on stream_, last
 // copy on copy_) that the other stream waits on before touching it.
 #include <cuda_runtime_api.h>
@@ -127,6 +137,10 @@ public:
         }
         for (auto& e : restore_done_)
             if (e) cudaEventDestroy(e);
+        for (auto& st : bstage_) {
+            if (st.compute_done) cudaEventDestroy(st.compute_done);
+            if (st.copy_done) cudaEventDestroy(st.copy_done);
+        }
         if (handoff_) cudaEventDestroy(handoff_);
         if (copy_) cudaStreamDestroy(copy_);
         if (stream_) cudaStreamDestroy(stream_);
@@ -247,8 +261,8 @@ public:
     // asynchronous copy into pinned host memory, and a host copy into the caller's
     // memory once the stream has got there. The caller owns dst and may read it on
     // return, so every save waits for the step before it (the GPU idles while the host
-    // copies and queues the next step); keeping the band history on the device would
-    // remove that wait (see docs/performance.md).
+    // copies and queues the next step); migration uses store_band / load_band
+    // instead, which keep the history on the propagator and never wait.
     void save_band(float* dst) const override {
         prepare_band();
         const std::size_t nb = band_idx_.size();
@@ -274,6 +288,86 @@ public:
         RTM_CUDA_CHECK(cudaMemcpyAsync(band_buf_.data(), pinned, nb * sizeof(float), cudaMemcpyHostToDevice, stream_));
         RTM_CUDA_CHECK(cudaEventRecord(restore_done_[r], stream_));
         kc::scatter_cuda(band_buf_.data(), band_idx_.data(), nb, u_.data(), stream_);
+    }
+
+    // --- Band history (see the file's header) ---
+    void reserve_bands(std::size_t count) override {
+        prepare_band();
+        const std::size_t nb = band_idx_.size();
+        for (auto& st : bstage_) st.slot = -1;
+        if (count <= hist_capacity_ || nb == 0) {  // reuse (or nothing to hold)
+            hist_slots_ = count;
+            return;
+        }
+        // Queued gathers, scatters and copies may still use the old allocation.
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        if (copy_) RTM_CUDA_CHECK(cudaStreamSynchronize(copy_));
+        hist_dev_.resize(0);
+        hist_host_ = kc::PinnedBuffer();
+        hist_slots_ = hist_capacity_ = 0;
+        const std::size_t bytes = count * nb * sizeof(float);
+        std::size_t free_b = 0, total_b = 0;
+        RTM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        if (double(free_b) - headroom_bytes() >= double(bytes)) {
+            hist_dev_.resize(count * nb);
+        } else {
+            ensure_copy_stream();
+            require_memory(kBandStages * nb * sizeof(float), "band history staging buffers");
+            for (auto& st : bstage_) {
+                st.buf.resize(nb);
+                if (!st.compute_done) {
+                    RTM_CUDA_CHECK(cudaEventCreateWithFlags(&st.compute_done, cudaEventDisableTiming));
+                    RTM_CUDA_CHECK(cudaEventCreateWithFlags(&st.copy_done, cudaEventDisableTiming));
+                }
+            }
+            hist_host_ = kc::PinnedBuffer(bytes);
+        }
+        hist_slots_ = hist_capacity_ = count;
+    }
+
+    void store_band(std::size_t slot) override {
+        if (slot >= hist_slots_) unsupported("store_band beyond the reserved slots");
+        const std::size_t nb = band_idx_.size();
+        if (!nb) return;
+        if (!hist_dev_.empty()) {
+            kc::gather_cuda(u_.data(), band_idx_.data(), nb, hist_dev_.data() + slot * nb, stream_);
+            return;
+        }
+        BandStage& st = bstage_[slot % kBandStages];
+        RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, st.copy_done, 0));
+        kc::gather_cuda(u_.data(), band_idx_.data(), nb, st.buf.data(), stream_);
+        RTM_CUDA_CHECK(cudaEventRecord(st.compute_done, stream_));
+        RTM_CUDA_CHECK(cudaStreamWaitEvent(copy_, st.compute_done, 0));
+        RTM_CUDA_CHECK(cudaMemcpyAsync(host_band(slot), st.buf.data(), nb * sizeof(float), cudaMemcpyDeviceToHost,
+                                       copy_));
+        RTM_CUDA_CHECK(cudaEventRecord(st.copy_done, copy_));
+        st.slot = long(slot);  // the staging buffer holds this slot's band too
+    }
+
+    void load_band(std::size_t slot) override {
+        if (slot >= hist_slots_) unsupported("load_band beyond the reserved slots");
+        const std::size_t nb = band_idx_.size();
+        if (!nb) return;
+        if (!hist_dev_.empty()) {
+            kc::scatter_cuda(hist_dev_.data() + slot * nb, band_idx_.data(), nb, u_.data(), stream_);
+            return;
+        }
+        BandStage& st = bstage_[slot % kBandStages];
+        if (st.slot != long(slot)) upload_band(slot);
+        RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, st.copy_done, 0));
+        kc::scatter_cuda(st.buf.data(), band_idx_.data(), nb, u_.data(), stream_);
+        RTM_CUDA_CHECK(cudaEventRecord(st.compute_done, stream_));
+        // Prefetch the slots below into the other staging buffers.
+        for (std::size_t j = 1; j < std::size_t(kBandStages) && j <= slot; ++j)
+            if (bstage_[(slot - j) % kBandStages].slot != long(slot - j)) upload_band(slot - j);
+    }
+
+    // Where the band history is (for the bench and tests): 0 none, 1 device memory,
+    // 2 pinned host memory; and the allocation's address.
+    std::pair<int, const void*> bands_where() const {
+        if (!hist_dev_.empty()) return {1, hist_dev_.data()};
+        if (hist_host_.bytes()) return {2, hist_host_.data()};
+        return {0, nullptr};
     }
 
     // --- Snapshots and cross-correlation (see the file's header) ---
@@ -450,8 +544,8 @@ private:
             for (std::size_t i = 0; i < n; ++i) chunk_slots_.push_back({c.data() + i * sb, false});
             chunks_.push_back(std::move(c));
         } else {
-            if (!copy_) {
-                RTM_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
+            ensure_copy_stream();
+            if (!stage_[0].compute_done) {
                 for (auto& st : stage_) {
                     RTM_CUDA_CHECK(cudaEventCreateWithFlags(&st.compute_done, cudaEventDisableTiming));
                     RTM_CUDA_CHECK(cudaEventCreateWithFlags(&st.copy_done, cudaEventDisableTiming));
@@ -474,6 +568,21 @@ private:
         slot_capacity_ += n;
     }
     const Slot& slot_at(std::size_t i) const { return chunk_slots_[i]; }
+    void ensure_copy_stream() {
+        if (!copy_) RTM_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
+    }
+    float* host_band(std::size_t slot) {
+        return static_cast<float*>(hist_host_.data()) + slot * band_idx_.size();
+    }
+    // Host band slot -> its staging buffer on copy_, after the stream's last use of it.
+    void upload_band(std::size_t slot) {
+        BandStage& st = bstage_[slot % kBandStages];
+        RTM_CUDA_CHECK(cudaStreamWaitEvent(copy_, st.compute_done, 0));
+        RTM_CUDA_CHECK(cudaMemcpyAsync(st.buf.data(), host_band(slot), band_idx_.size() * sizeof(float),
+                                       cudaMemcpyHostToDevice, copy_));
+        RTM_CUDA_CHECK(cudaEventRecord(st.copy_done, copy_));
+        st.slot = long(slot);
+    }
     // Host slot -> staging buffer b on copy_, after the stream's last use of b.
     void upload(int b, std::size_t slot) {
         Stage& st = stage_[b];
@@ -514,6 +623,18 @@ private:
     mutable kc::PinnedBuffer band_out_, band_in_[kRestoreRing];
     mutable cudaEvent_t restore_done_[kRestoreRing] = {};
     int restore_next_ = 0;
+    // Band history: device memory or pinned host memory (one of them), slots reserved
+    // and slots the allocation holds; staging buffers for the pinned-host case.
+    struct BandStage {
+        kc::DeviceBuffer<float> buf;
+        cudaEvent_t compute_done = nullptr, copy_done = nullptr;
+        long slot = -1;  // the slot whose band it holds (or is being copied up), -1: none
+    };
+    static constexpr int kBandStages = 4;
+    kc::DeviceBuffer<float> hist_dev_;
+    kc::PinnedBuffer hist_host_;
+    std::size_t hist_slots_ = 0, hist_capacity_ = 0;
+    BandStage bstage_[kBandStages];
     // Snapshots: slots in order, the chunks that hold them, two staging buffers for host slots.
     std::vector<Slot> slots_, chunk_slots_;
     std::vector<kc::DeviceBuffer<std::uint8_t>> chunks_;
@@ -538,6 +659,12 @@ std::pair<std::size_t, std::size_t> cuda_kept_where(const Propagator& p) {
     if (const auto* f = dynamic_cast<const CudaPropagator<float>*>(&p)) return f->kept_where();
     if (const auto* d = dynamic_cast<const CudaPropagator<double>*>(&p)) return d->kept_where();
     return {0, 0};
+}
+
+std::pair<int, const void*> cuda_bands_where(const Propagator& p) {
+    if (const auto* f = dynamic_cast<const CudaPropagator<float>*>(&p)) return f->bands_where();
+    if (const auto* d = dynamic_cast<const CudaPropagator<double>*>(&p)) return d->bands_where();
+    return {0, nullptr};
 }
 
 std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision) {

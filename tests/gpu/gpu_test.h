@@ -16,6 +16,9 @@ namespace rtm {
 // Defined by the CUDA backend (cuda_propagator.cu): how many of a CUDA propagator's
 // kept snapshots are in device memory and how many in pinned host memory.
 std::pair<std::size_t, std::size_t> cuda_kept_where(const Propagator& p);
+// Where a CUDA propagator's band history is (0 none, 1 device memory, 2 pinned host
+// memory) and the allocation's address.
+std::pair<int, const void*> cuda_bands_where(const Propagator& p);
 }  // namespace rtm
 
 namespace rtm::test {

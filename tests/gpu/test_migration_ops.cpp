@@ -1,7 +1,11 @@
 // CudaPropagator's migration operations against CpuPropagator on the same inputs
 // (damping boundary, 2D and 3D): the damped run itself, previous_wavefield, add_field,
-// save_band / restore_band, reverse_time; and the rebuild of a forward wavefield by
-// stepping backwards with the saved edge band, on both backends.
+// save_band / restore_band, reverse_time; the rebuild of a forward wavefield by
+// stepping backwards with the saved edge band, on both backends; and the band history
+// kept by the propagator (reserve_bands / store_band / load_band: CudaPropagator's in
+// device memory and in pinned host memory against CpuPropagator's host default).
+#include <algorithm>
+#include <cstdlib>
 #include <random>
 
 #include "gpu_simulate.h"
@@ -217,6 +221,133 @@ void check_rebuild(int ndim) {
     }
 }
 
+// Sets RTM_KEEP_HEADROOM_GB for the scope (1e9 GB: the band history goes to pinned
+// host memory); nullptr leaves the default (device memory at these sizes).
+struct Headroom {
+    explicit Headroom(const char* gb) {
+        if (gb) setenv("RTM_KEEP_HEADROOM_GB", gb, 1);
+    }
+    ~Headroom() { unsetenv("RTM_KEEP_HEADROOM_GB"); }
+};
+
+// The band history on both backends, used as migrate_shot uses it: reserve N + 1 slots,
+// store slot 0 and slot n + 1 after each of N forward steps (no host wait in between),
+// reverse_time, then step(n) for n = N-1..1 loading slot n - 1 after each. Checked:
+//   - the rebuilt u[t] (t = 90, 75, 60 of N = 120) against the forward one and GPU
+//     against CPU, within the rebuild bound M x 30 x 2^-24 (M steps back; see Rebuild
+//     above; the band is fp32 in both precisions). Not earlier: the bound takes the
+//     rounding relative to the field being rebuilt, and before t = 60 the wavelet's
+//     onset makes the field 10 to 1000 times smaller than during the steps back (CPU,
+//     fp32: 3e-6 at u[60], 1.5e-5 at u[50], 2.4e-3 at u[30] with peaks 0.14, 0.034,
+//     2.4e-4 in 2D);
+//   - loads in any order (slots N, 0, N/2, ...; with pinned host memory most miss the
+//     staging buffers): the band read back by save_band against the CPU's band of the
+//     same slot, <= 1e-5 (fp32; fp64: <= 1e-7, the two fields differ by ~1e-12 and
+//     their fp32 roundings by at most one ulp, 2^-24, where they straddle one); where
+//     the CPU's band is all zero (the first steps, before anything reaches the
+//     window's edge) the GPU's must be too;
+//   - store then load after the wavefield moved on gives the stored band bit for bit;
+//   - reserve_bands again with fewer slots reuses the allocation, with more makes a
+//     new one; a slot beyond the reserved ones is an error.
+void check_band_history(int ndim, Precision prec, bool host) {
+    const int N = 120;
+    const std::vector<int> times = {90, 75, 60};  // (checked in this order going back)
+    const Headroom headroom(host ? "1e9" : nullptr);
+    Pair P(damped_run(ndim, prec, N));
+    INFO(ndim << "D, " << (prec == Precision::Single ? "fp32" : "fp64") << ", band history in "
+              << (host ? "pinned host" : "device") << " memory");
+    const std::size_t nb = P.gpu->band_size();
+    for (Propagator* p : {P.cpu.get(), P.gpu.get()}) {
+        p->reserve_bands(std::size_t(N) + 1);
+        p->store_band(0);
+    }
+    const auto where = cuda_bands_where(*P.gpu);
+    REQUIRE(where.first == (host ? 2 : 1));
+    std::vector<std::vector<double>> fwd(N + 1);
+    for (int n = 0; n < N; ++n)
+        for (Propagator* p : {P.cpu.get(), P.gpu.get()}) {
+            p->step(n);
+            p->store_band(std::size_t(n) + 1);
+            for (int t : times)
+                if (t == n + 1 && p == P.gpu.get()) fwd[t] = p->wavefield();
+        }
+    for (Propagator* p : {P.cpu.get(), P.gpu.get()}) p->reverse_time();
+    std::size_t checked = 0;
+    for (int n = N - 1; n >= 1; --n)
+        for (Propagator* p : {P.cpu.get(), P.gpu.get()}) {
+            p->step(n);
+            p->load_band(std::size_t(n) - 1);
+            if (p != P.gpu.get()) continue;
+            for (int t : times)
+                if (t == n - 1) {
+                    const auto g = P.gpu->wavefield(), c = P.cpu->wavefield();
+                    const double bound = (N - t) * 30 * std::ldexp(1.0, -24);
+                    const double e = rel(g, fwd[t]), cross = rel(g, c);
+                    INFO("u[" << t << "] rebuilt after " << N - t << " steps back: relative L2 to the forward "
+                              << e << ", gpu vs cpu " << cross << " (bound " << bound << ")");
+                    CHECK(peak(g) > 0);
+                    CHECK(e <= bound);
+                    CHECK(cross <= bound);
+                    ++checked;
+                }
+        }
+    CHECK(checked == times.size());
+
+    const double tol = prec == Precision::Single ? 1e-5 : 1e-7;
+    std::vector<float> bc(nb), bg(nb);
+    for (int s : {N, 0, N / 2, 1, N / 2 + 1, N / 2 - 1, N / 3, N - 1, N - 2, 2}) {
+        P.cpu->load_band(std::size_t(s));
+        P.gpu->load_band(std::size_t(s));
+        std::fill(bg.begin(), bg.end(), std::nanf(""));
+        P.cpu->save_band(bc.data());
+        P.gpu->save_band(bg.data());
+        if (std::all_of(bc.begin(), bc.end(), [](float x) { return x == 0.f; })) {
+            INFO("slot " << s << " loaded out of order: the CPU's band is zero");
+            CHECK(bg == bc);
+            continue;
+        }
+        const double e = rel_f(bg, bc);
+        INFO("slot " << s << " loaded out of order: relative L2 to the CPU's " << e);
+        CHECK(e <= tol);
+    }
+
+    // Store, move on, load: bit for bit (several stores queued before any load).
+    std::vector<std::vector<float>> stored;
+    for (int s : {5, 6, 7, 8, 9, 10}) {
+        P.gpu->step(s);
+        P.gpu->store_band(std::size_t(s));
+        stored.emplace_back(nb);
+        P.gpu->save_band(stored.back().data());
+    }
+    for (int k = 0; k < 3; ++k) P.gpu->step(k);
+    for (int i : {5, 0, 3, 1, 4, 2}) {
+        P.gpu->load_band(std::size_t(5 + i));
+        std::fill(bg.begin(), bg.end(), std::nanf(""));
+        P.gpu->save_band(bg.data());
+        INFO("slot " << 5 + i << " stored, then loaded");
+        CHECK(bg == stored[i]);
+    }
+
+    // Reuse and growth.
+    P.gpu->reserve_bands(std::size_t(N) / 2);
+    CHECK(cuda_bands_where(*P.gpu) == where);
+    CHECK_THROWS(P.gpu->store_band(std::size_t(N) / 2));
+    P.gpu->reserve_bands(2 * std::size_t(N) + 2);
+    const auto grown = cuda_bands_where(*P.gpu);
+    CHECK(grown.first == where.first);
+    for (std::size_t s : {std::size_t(0), 2 * std::size_t(N) + 1}) {
+        P.gpu->store_band(s);
+        std::vector<float> x(nb);
+        P.gpu->save_band(x.data());
+        P.gpu->step(0);
+        P.gpu->load_band(s);
+        std::fill(bg.begin(), bg.end(), std::nanf(""));
+        P.gpu->save_band(bg.data());
+        CHECK(bg == x);
+    }
+    CHECK_THROWS(P.gpu->load_band(2 * std::size_t(N) + 2));
+}
+
 }  // namespace
 
 TEST_CASE("CudaPropagator with damping layers matches CpuPropagator, and so do its migration operations",
@@ -230,4 +361,11 @@ TEST_CASE("a wavefield rebuilt backwards from the saved edge band matches the fo
     if (!gpu_or_skip()) return;
     check_rebuild(2);
     check_rebuild(3);
+}
+
+TEST_CASE("the band history kept on the GPU (device and pinned host memory) matches CpuPropagator's", "[gpu]") {
+    if (!gpu_or_skip()) return;
+    for (bool host : {false, true})
+        for (int ndim : {2, 3})
+            for (Precision p : {Precision::Single, Precision::Double}) check_band_history(ndim, p, host);
 }

@@ -84,6 +84,7 @@ public:
         return *this;
     }
     void* data() { return p_; }
+    const void* data() const { return p_; }
     std::size_t bytes() const { return n_; }
 
 private:
