@@ -1,6 +1,7 @@
-// CPU time step of the constant-density acoustic equation with C-PML.
+// CPU time step of the constant-density acoustic equation with C-PML or damping layers.
 //
-//   w = 2 u - w + vdt2 * L,   L = sum_i [ d_ii u + (d_i psi_i + zeta_i) in layers ]
+//   w = 2 u - w + vdt2 * L,   L = sum_i [ d_ii u + (d_i psi_i + zeta_i) in C-PML layers ]
+//   (damping layers: w = (2 u - (1 - k) w + vdt2 Lap u) / (1 + k))
 //
 // Bytes and flops per interior point (fp32): reads u, w, vdt2 and writes w, 16 B;
 // 3D: 3*4 adds + 3*4 mults for the wings, 3 + 4 for centre and update: about 35 flops.
@@ -34,8 +35,8 @@ struct Stepper {
         n[0] = B.nx; n[1] = B.ny; n[2] = B.nz;
     }
 
-    // psi <- b psi + a d u along stride st, for ix in [x0, x1) of one row; the
-    // profile index is ix along x (ka == nullptr gives the row's own coefficients).
+    // psi <- b psi + a d u along stride st, for ix in [x0, x1) of one row; the profile
+    // index is ix along x (a == nullptr: the row's own coefficients a_row, b_row).
     static void psi_row(T* __restrict psi, const T* __restrict u, long row, long st, T ih, int x0, int x1,
                         const T* __restrict a, const T* __restrict b, T a_row, T b_row) {
         if (a) {
