@@ -117,9 +117,9 @@ fi
 run full      --mode full      --grid 512x512x512 --variant all --steps 40
 run stencil   --mode stencil   --grid 512x512x512 --variant all --steps 40
 run modelling --mode modelling --grid 512x512x512 --steps 20 --repeats 3 \
-    --variant q32x8+nosplit,q32x8,q32x16,q32x8r2,q32x8r4,q32x4r4
+    --variant q32x8+nosplit,q32x8+ov0,q32x8+ov1,q32x8,q32x16,q32x8r2,q32x8r4,q32x4r4
 run damping   --mode modelling --boundary damping --grid 512x512x512 --steps 20 --repeats 3 \
-    --variant q32x8+nosplit,q32x8,q32x8r4
+    --variant q32x8+nosplit,q32x8+ov0,q32x8,q32x8r4
 run full2d    --mode full      --grid 16384x8192  --variant naive,q32x16,a32x16 --steps 40
 
 if command -v ncu > /dev/null && [ "$MODE" = full ]; then

@@ -190,11 +190,16 @@ std::vector<Row> modelling(const Options& o, const Ceiling& c) {
 Row modelling_one(const Options& o, const Ceiling& c, const Domain& d, const std::string& variant) {
     const Grid& g = d.window();
     const int p = o.pml;
-    // "NAME+nosplit": the layer kernel over the whole box in one launch (no interior split).
+    // "NAME+nosplit": the layer kernel over the whole box in one launch (no interior split);
+    // "NAME+ov0|+ov1|+ov2": LaunchConfig::overlap (without: the library default).
     const auto plus = variant.find('+');
     if (o.device == "gpu") {
+        const std::string opts = plus == std::string::npos ? "" : variant.substr(plus) + "+";
         setenv("RTM_CUDA_VARIANT", variant.substr(0, plus).c_str(), 1);
-        setenv("RTM_CUDA_SPLIT", plus != std::string::npos && variant.substr(plus) == "+nosplit" ? "0" : "1", 1);
+        setenv("RTM_CUDA_SPLIT", opts.find("+nosplit+") != std::string::npos ? "0" : "1", 1);
+        const auto ov = opts.find("+ov");
+        if (ov != std::string::npos) setenv("RTM_CUDA_OVERLAP", opts.substr(ov + 3, 1).c_str(), 1);
+        else unsetenv("RTM_CUDA_OVERLAP");
     }
     const Backend be{o.device == "gpu", o.device};
     auto prop = make_propagator(d, o.dbl ? Precision::Double : Precision::Single, be);

@@ -4,7 +4,8 @@
 //   --grid NXxNYxNZ (NXxNZ in 2D)   --steps N   --variant NAME|all   --precision single|double
 //   --mode full|stencil|modelling|rtm   --device cpu|gpu   --zchunk N   --json FILE
 //   --pml N   --boundary cpml|damping   (modelling; a variant NAME+nosplit runs the layer
-//   kernel over the whole box in one launch)
+//   kernel over the whole box in one launch; NAME+ov1 / NAME+ov2 overlap C-PML pass 1 /
+//   pass 1 and the shell with the interior launch, see LaunchConfig::overlap)
 // Prints one table row per measurement: Gpoints/s, GB/s at the minimal byte count,
 // the ceiling (copy bandwidth / bytes per point) and the ratio. Returns 0 on success.
 namespace rtm {

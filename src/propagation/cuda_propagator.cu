@@ -91,6 +91,7 @@ public:
         // Kernel variant: the library default, or RTM_CUDA_VARIANT (tuning, rtm bench).
         if (const char* v = std::getenv("RTM_CUDA_VARIANT")) cfg_.variant = kc::parse_variant(v);
         if (const char* v = std::getenv("RTM_CUDA_SPLIT")) cfg_.split = std::string(v) != "0";
+        if (const char* v = std::getenv("RTM_CUDA_OVERLAP")) cfg_.overlap = std::atoi(v);
         RTM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
         u_.resize(n);
         w_.resize(n);

@@ -130,7 +130,7 @@ kernels::StepArgs<T> host_args(State<T>& s) {
 
 template <class T>
 void check_step(const Case& c, const std::string& variant, unsigned seed, int steps = 100, bool split = true,
-                int zchunk = 16) {
+                int zchunk = 16, int overlap = 0, cudaStream_t stream = nullptr) {
     const double tol = sizeof(T) == 4 ? 1e-5 : 1e-11;
     const char* prec = sizeof(T) == 4 ? "fp32" : "fp64";
     State<T> cpu = make_state<T>(c, seed);
@@ -159,6 +159,7 @@ void check_step(const Case& c, const std::string& variant, unsigned seed, int st
     cfg.variant = kc::parse_variant(variant);
     cfg.zchunk = variant == "naive" ? 0 : zchunk;  // 16: several chunks per column
     cfg.split = split;
+    cfg.overlap = overlap;
 
     kernels::StepArgs<T> H = host_args(cpu);
     T* hu = cpu.u.data();
@@ -172,7 +173,7 @@ void check_step(const Case& c, const std::string& variant, unsigned seed, int st
         std::swap(hu, hw);
         G.u = gu;
         G.w = gw;
-        kc::step_cuda(G, cfg);
+        kc::step_cuda(G, cfg, stream);
         std::swap(gu, gw);
     }
     RTM_CUDA_CHECK(cudaDeviceSynchronize());
@@ -182,7 +183,8 @@ void check_step(const Case& c, const std::string& variant, unsigned seed, int st
     const auto gpu_w = (even ? dw : du).download();
     const auto& cpu_u = even ? cpu.u : cpu.w;
     const auto& cpu_w = even ? cpu.w : cpu.u;
-    INFO(describe(c, variant, prec) << (split ? "" : ", one launch (no split)") << ", seed " << seed << ", "
+    INFO(describe(c, variant, prec) << (split ? "" : ", one launch (no split)") << ", overlap " << overlap
+                                    << ", seed " << seed << ", "
                                     << steps << " steps");
     const Diff du_ = compare(cpu.box, gpu_u, cpu_u);
     const Diff dw_ = compare(cpu.box, gpu_w, cpu_w);
@@ -248,6 +250,29 @@ TEST_CASE("CUDA step with layers in one launch (no interior split) matches step_
             check_step<float>(c, v, seed++, 100, false);
         }
     }
+}
+
+TEST_CASE("CUDA step with pass 1 / the shell on a second stream (overlap 1, 2) matches step_cpu", "[gpu]") {
+    if (!gpu_or_skip()) return;
+    unsigned seed = 5000;
+    for (int ov : {1, 2})
+        for (const auto& c : kCases) {
+            if (!c.pml_lo && !c.pml_hi) continue;
+            for (const char* v : {"q32x8", "q32x16", "q32x8r4"}) {
+                if (c.ndim == 2 && std::string(v) != "q32x16") continue;
+                check_step<float>(c, v, seed++, 100, true, 16, ov);
+            }
+            check_step<double>(c, c.ndim == 3 ? "q32x8" : "q32x16", seed++, 100, true, 16, ov);
+        }
+    // Automatic z chunks on a larger box (many blocks in both launches at once), and a
+    // caller's own stream (the side stream forks from and joins into it).
+    cudaStream_t st = nullptr;
+    RTM_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    check_step<float>({3, 131, 97, 150, 20, 20, false}, "q32x8", 5101, 20, true, 0, 1, st);
+    check_step<float>({3, 131, 97, 150, 20, 20, true}, "q32x8", 5102, 20, true, 0, 2, st);
+    check_step<float>({3, 131, 97, 150, 20, 20, false, true}, "q32x8", 5103, 20, true, 0, 2, st);
+    check_step<float>({3, 131, 97, 150, 20, 20, false}, "q32x8", 5104, 20, true, 0, 2);
+    RTM_CUDA_CHECK(cudaStreamDestroy(st));
 }
 
 TEST_CASE("CUDA step with automatic z chunks matches step_cpu on a larger 3D box", "[gpu]") {

@@ -19,7 +19,9 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <utility>
 
 #include "core/bfloat16.h"
 #include "core/error.h"
@@ -764,20 +766,77 @@ SplitMap split_map(const Box& B, int TX, int TY, int zchunk, int resident) {
     return m;
 }
 
+// A second stream per (device, caller's stream) for LaunchConfig::overlap: created
+// non-blocking at the highest priority (its blocks are dispatched first as slots free
+// up), with the fork and join events; never destroyed (one per stream ever used).
+struct SideStream {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t fork = nullptr, join = nullptr;
+    std::mutex mu;  // one step's fork ... join at a time
+};
+
+SideStream& side_stream(cudaStream_t main) {
+    static std::mutex mu;
+    static std::map<std::pair<int, cudaStream_t>, std::unique_ptr<SideStream>> all;
+    int dev = 0;
+    RTM_CUDA_CHECK(cudaGetDevice(&dev));
+    std::lock_guard<std::mutex> lock(mu);
+    auto& e = all[{dev, main}];
+    if (!e) {
+        auto s = std::make_unique<SideStream>();
+        int least = 0, greatest = 0;
+        RTM_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        RTM_CUDA_CHECK(cudaStreamCreateWithPriority(&s->stream, cudaStreamNonBlocking, greatest));
+        RTM_CUDA_CHECK(cudaEventCreateWithFlags(&s->fork, cudaEventDisableTiming));
+        RTM_CUDA_CHECK(cudaEventCreateWithFlags(&s->join, cudaEventDisableTiming));
+        e = std::move(s);
+    }
+    return *e;
+}
+
+template <class T, int AX>
+void launch_psi(const StepArgs<T>& A, cudaStream_t s);
+
 // The update of a box with layers (MODE kPml or kDamp): split (queue variants, unless
-// cfg.split is off) or one launch of the layer kernel over the whole box.
+// cfg.split is off) or one launch of the layer kernel over the whole box. C-PML: pass 1
+// (psi) first. With the split and cfg.overlap, pass 1 (overlap 1) or pass 1 and the
+// shell (overlap 2) go to a side stream forked from `s` and joined back into it, so
+// they run beside the interior launch (which touches neither psi nor zeta; the shell
+// and the interior write disjoint points of w and only read u).
 template <class T, int NDIM, int MODE>
 void launch_layers(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
     const auto L = make_launch<T, NDIM, MODE>(A.box, cfg);
     StepArgs<T> args = A;
+    auto psi = [&](cudaStream_t st) {
+        if (MODE != kPml) return;
+        launch_psi<T, 0>(A, st);
+        if (NDIM == 3) launch_psi<T, 1>(A, st);
+        launch_psi<T, 2>(A, st);
+    };
     if (!cfg.split || !L.interior) {
+        psi(s);
         launch(L.kernel, L.grid, L.block, &args, L.zchunk, nullptr, s);
         return;
     }
     const int threads = int(L.block.x * L.block.y);
     const SplitMap M = split_map(A.box, L.tile_x, L.tile_y, cfg.zchunk, sm_count() * blocks_per_sm(L.interior, threads));
-    if (M.n_inner) launch(L.interior, dim3(unsigned(M.n_inner)), L.block, &args, 0, M.inner, s);
-    if (M.n_shell) launch(L.kernel, dim3(unsigned(M.n_shell)), L.block, &args, 0, M.shell, s);
+    const int ov = (MODE == kPml || cfg.overlap >= 2) && M.n_inner ? cfg.overlap : 0;
+    if (ov <= 0) {
+        psi(s);
+        if (M.n_inner) launch(L.interior, dim3(unsigned(M.n_inner)), L.block, &args, 0, M.inner, s);
+        if (M.n_shell) launch(L.kernel, dim3(unsigned(M.n_shell)), L.block, &args, 0, M.shell, s);
+        return;
+    }
+    SideStream& side = side_stream(s);
+    std::lock_guard<std::mutex> lock(side.mu);
+    RTM_CUDA_CHECK(cudaEventRecord(side.fork, s));
+    RTM_CUDA_CHECK(cudaStreamWaitEvent(side.stream, side.fork, 0));
+    psi(side.stream);
+    if (ov >= 2 && M.n_shell) launch(L.kernel, dim3(unsigned(M.n_shell)), L.block, &args, 0, M.shell, side.stream);
+    RTM_CUDA_CHECK(cudaEventRecord(side.join, side.stream));
+    launch(L.interior, dim3(unsigned(M.n_inner)), L.block, &args, 0, M.inner, s);
+    RTM_CUDA_CHECK(cudaStreamWaitEvent(s, side.join, 0));
+    if (ov < 2 && M.n_shell) launch(L.kernel, dim3(unsigned(M.n_shell)), L.block, &args, 0, M.shell, s);
 }
 
 template <class T, int AX>
@@ -796,9 +855,6 @@ void step_dim(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
     if (A.box.has_pml() && A.damp) {
         launch_layers<T, NDIM, kDamp>(A, cfg, s);
     } else if (A.box.has_pml()) {
-        launch_psi<T, 0>(A, s);
-        if (NDIM == 3) launch_psi<T, 1>(A, s);
-        launch_psi<T, 2>(A, s);
         launch_layers<T, NDIM, kPml>(A, cfg, s);
     } else {
         launch_main<T, NDIM, kFull>(A, cfg, s);  // (damp, if given, is 0 everywhere)
