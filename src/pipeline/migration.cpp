@@ -3,13 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdint>
-#include <cstring>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
 
-#include "core/bfloat16.h"
 #include "core/error.h"
 #include "imaging/field_ops.h"
 #include "physics/wavelet.h"
@@ -17,38 +14,6 @@
 namespace rtm {
 
 namespace {
-
-// A kept source wavefield at one time: the field and, for inverse scattering, its
-// backward time difference (u[s] - u[s+1]) / dt.
-// Kept in the propagation's own precision, or in bfloat16 when asked.
-class SnapshotStore {
-public:
-    enum class Kind { F64, F32, BF16 };
-    SnapshotStore(std::size_t n, Kind kind) : n_(n), kind_(kind) {}
-    static std::size_t bytes_per_value(Kind k) { return k == Kind::F64 ? 8 : k == Kind::F32 ? 4 : 2; }
-    void push(const std::vector<double>& f) {
-        for (double x : f) {
-            if (kind_ == Kind::F64) f64_.push_back(x);
-            else if (kind_ == Kind::F32) f32_.push_back(float(x));
-            else bf16_.push_back(to_bf16(float(x)));
-        }
-    }
-    std::vector<double> get(std::size_t i) const {
-        std::vector<double> f(n_);
-        for (std::size_t k = 0; k < n_; ++k) {
-            const std::size_t q = i * n_ + k;
-            f[k] = kind_ == Kind::F64 ? f64_[q] : kind_ == Kind::F32 ? f32_[q] : from_bf16(bf16_[q]);
-        }
-        return f;
-    }
-
-private:
-    std::size_t n_;
-    Kind kind_;
-    std::vector<double> f64_;
-    std::vector<float> f32_;
-    std::vector<std::uint16_t> bf16_;
-};
 
 DomainOptions damping_domain(const MigrationOptions& opt, double dt, const Wavelet& w) {
     PropagationOptions p = opt.propagation;
@@ -136,11 +101,10 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
 
     // Choose how to keep the source wavefield.
     auto src = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
-    const auto kind = opt.bf16_snapshots ? SnapshotStore::Kind::BF16
-                      : opt.propagation.precision == Precision::Double ? SnapshotStore::Kind::F64
-                                                                       : SnapshotStore::Kind::F32;
-    const double snap_bytes =
-        double(source_times.size()) * npts * SnapshotStore::bytes_per_value(kind) * (is ? 2 : 1);
+    // Snapshots are kept by the propagator in its precision or bf16; inverse scattering
+    // keeps u[s] and u[s+1] (for the time derivative).
+    const double bytes_per_value = opt.bf16_snapshots ? 2 : opt.propagation.precision == Precision::Double ? 8 : 4;
+    const double snap_bytes = double(source_times.size()) * npts * bytes_per_value * (is ? 2 : 1);
     const double band_bytes = double(N + 1) * src->band_size() * 4;
     SourceStorage storage = opt.storage;
     if (storage == SourceStorage::Auto)
@@ -167,12 +131,11 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
         return v;
     }();
 
-    // Cross-correlation keeps its snapshots and image on the propagators (device memory
-    // on a GPU); the other conditions need derivatives of both fields, taken here.
+    // Cross-correlation images on the propagators (device memory on a GPU); the other
+    // conditions need derivatives of both fields, taken here.
     const bool on_backend = opt.condition == ImagingCondition::CrossCorrelation;
 
     // Forward pass.
-    SnapshotStore fields(npts, kind), rates(npts, kind);
     std::size_t next_snap = 0;
     src->reset();
     if (storage == SourceStorage::Boundary) {
@@ -182,22 +145,11 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     for (int n = 0; n < N; ++n) {
         const bool snap_time = storage == SourceStorage::Snapshots && next_snap < source_times.size() &&
                                source_times[next_snap] == n;
-        if (snap_time && on_backend) {
-            src->keep(opt.bf16_snapshots);  // u[n]
-            ++next_snap;
-        }
-        src->step(n);  // now u[n+1] current, u[n] previous
-        if (storage == SourceStorage::Boundary) {
-            src->store_band(std::size_t(n) + 1);
-        } else if (snap_time && !on_backend) {
-            const auto prev = src->previous_wavefield();
-            fields.push(prev);
-            if (is) {
-                const auto cur = src->wavefield();
-                std::vector<double> rate(npts);
-                for (std::size_t i = 0; i < npts; ++i) rate[i] = (prev[i] - cur[i]) / ta.dt;
-                rates.push(rate);
-            }
+        if (snap_time) src->keep(opt.bf16_snapshots);  // u[n]: slot next_snap (2 next_snap for IS)
+        src->step(n);                                   // now u[n+1] current, u[n] previous
+        if (storage == SourceStorage::Boundary) src->store_band(std::size_t(n) + 1);
+        if (snap_time) {
+            if (is) src->keep(opt.bf16_snapshots);  // u[n+1]: slot 2 next_snap + 1
             ++next_snap;
         }
     }
@@ -228,42 +180,38 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
         const int j = N - 1 - m;
         if (j % k != 0 || j - shift < 0) continue;
         const int s = j - shift;
+        // Bring the source wavefield to u[s] (and, for inverse scattering, u[s+1] beside it).
+        std::vector<double> later;
         if (storage == SourceStorage::Boundary) {
             while (cs > s) {
                 src->step(cs);  // backwards: current becomes u[cs-1]
                 --cs;
                 src->load_band(std::size_t(cs));
             }
-        } else if (on_backend) {
+            if (is) later = src->previous_wavefield();  // u[s+1]
+        } else if (is) {
+            src->recall(std::size_t(2 * snap + 1));
+            later = src->wavefield();
+            src->recall(std::size_t(2 * snap--));
+        } else {
             src->recall(std::size_t(snap--));
         }
         if (on_backend) {
             rec->correlate(*src, w);
             continue;
         }
-        std::vector<double> us, us_rate;
-        if (storage == SourceStorage::Boundary) {
-            us = src->wavefield();
-            if (is) {
-                const auto later = src->previous_wavefield();  // u[s+1]
-                us_rate.resize(npts);
-                for (std::size_t i = 0; i < npts; ++i) us_rate[i] = (us[i] - later[i]) / ta.dt;
-            }
-        } else {
-            us = fields.get(std::size_t(snap));
-            if (is) us_rate = rates.get(std::size_t(snap));
-            --snap;
-        }
+        const auto us = src->wavefield();
         const auto l = rec->wavefield();
         switch (opt.condition) {
             case ImagingCondition::CrossCorrelation:
                 break;  // on the backend, above
             case ImagingCondition::InverseScattering: {
+                // Both rates as (f[t] - f[t+1]) / dt: the same (negated) derivative at t + dt/2.
                 const auto lp = rec->previous_wavefield();  // l[j+1]
                 const auto gg = imaging::grad_dot(us, l, wg);
                 for (std::size_t i = 0; i < npts; ++i) {
-                    const double lrate = (l[i] - lp[i]) / ta.dt;
-                    out.image[i] += w * (us_rate[i] * lrate / v2[i] - gg[i]);
+                    const double srate = (us[i] - later[i]) / ta.dt, lrate = (l[i] - lp[i]) / ta.dt;
+                    out.image[i] += w * (srate * lrate / v2[i] - gg[i]);
                 }
                 break;
             }
