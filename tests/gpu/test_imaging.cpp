@@ -16,20 +16,7 @@ using namespace rtm::test;
 namespace {
 
 Run damped(int ndim, Precision prec, int nt, double xs) {
-    Run r;
-    r.grid.nx = 57;
-    r.grid.ny = ndim == 3 ? 43 : 1;
-    r.grid.nz = 49;
-    r.grid.dx = r.grid.dy = r.grid.dz = 10;
-    r.velocity = [](double x, double y, double z) { return 1900 + 2.0 * z + 0.4 * x + 80 * std::sin(0.01 * (x + y)); };
-    r.domain.boundary = Boundary::Damping;
-    r.domain.dt = 0.3 * 10 / 2600;
-    r.domain.pml_cells = 10;
-    r.nt = nt;
-    r.f0 = 15;
-    r.source = {xs, ndim == 3 ? 211.7 : 0, 221.1};
-    r.precision = prec;
-    return r;
+    return small_model_run(ndim, prec, Boundary::Damping, nt, {xs, 211.7, 221.1});
 }
 
 void with_source(Propagator* p, const Run& r, const Domain& d) {

@@ -17,20 +17,7 @@ using namespace rtm::test;
 namespace {
 
 Run damped_run(int ndim, Precision prec, int nt) {
-    Run r;
-    r.grid.nx = 61;
-    r.grid.ny = ndim == 3 ? 47 : 1;
-    r.grid.nz = 53;
-    r.grid.dx = r.grid.dy = r.grid.dz = 10;
-    r.velocity = [](double x, double y, double z) { return 1800 + 2.0 * z + 0.5 * x + 100 * std::sin(0.01 * (x + y)); };
-    r.domain.boundary = Boundary::Damping;
-    r.domain.dt = 0.3 * 10 / 2600;
-    r.domain.pml_cells = 10;
-    r.nt = nt;
-    r.f0 = 15;
-    r.source = {301.3, ndim == 3 ? 233.7 : 0, 247.1};
-    r.precision = prec;
-    return r;
+    return small_model_run(ndim, prec, Boundary::Damping, nt, {301.3, 233.7, 247.1});
 }
 
 struct Pair {

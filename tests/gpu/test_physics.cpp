@@ -1,6 +1,6 @@
 // The physics checks of the CPU path, on the GPU: a homogeneous trace against the
 // analytic Green's function (2D and 3D, within 1%), and the C-PML absorbing a pulse.
-#include "analytic.h"
+#include "analytic_case.h"
 #include "gpu_simulate.h"
 #include "gpu_test.h"
 
@@ -9,31 +9,10 @@ using namespace rtm::test;
 
 namespace {
 
-// As tests/numerics/test_analytic.cpp: 2000 m/s, Courant 0.2, Ricker 10 Hz, receiver
-// 300 m from the source, window ends before the layers' first echo could return.
+// The CPU tests' analytic case (analytic_case.h), run on the GPU.
 double analytic_error_gpu(int ndim, double h, Precision prec) {
-    const double v = 2000, f0 = 10, half = 600, offset = 300, t_end = 0.4;
-    Run r;
-    const int n = int(std::lround(2 * half / h)) + 1;
-    r.grid.nx = n;
-    r.grid.nz = n;
-    r.grid.ny = ndim == 3 ? n : 1;
-    r.grid.dx = r.grid.dy = r.grid.dz = h;
-    r.domain.dt = h / 10000;
-    r.domain.pml_cells = 20;
-    r.domain.f_dominant = f0;
-    r.nt = int(std::lround(t_end / r.domain.dt));
-    r.f0 = f0;
-    r.velocity = [v](double, double, double) { return v; };
-    r.source = {half, ndim == 3 ? half : 0, half};
-    r.receivers = {{half + offset, r.source.y, half}};
-    r.precision = prec;
-    const auto trace = simulate_on(r, true).traces;
-    std::vector<double> exact(r.nt);
-    const auto f = ricker_fn(f0);
-    for (int i = 0; i < r.nt; ++i)
-        exact[i] = ndim == 3 ? green3d(f, offset, v, i * r.domain.dt) : green2d(f, offset, v, i * r.domain.dt);
-    return rel_l2(trace.data(), exact.data(), r.nt);
+    const Run r = analytic_run(ndim, h, prec);
+    return analytic_error(r, simulate_on(r, true).traces);
 }
 
 }  // namespace

@@ -10,22 +10,11 @@ using namespace rtm::test;
 namespace {
 
 Run make_run(int ndim, bool free_surface, Precision prec) {
-    Run r;
-    r.grid.nx = 61;
-    r.grid.ny = ndim == 3 ? 47 : 1;
-    r.grid.nz = 53;
-    r.grid.dx = r.grid.dy = r.grid.dz = 10;
-    r.velocity = [](double x, double y, double z) { return 1800 + 2.0 * z + 0.5 * x + 100 * std::sin(0.01 * (x + y)); };
-    r.domain.dt = 0.3 * 10 / 2600;  // v_max about 2530 m/s
-    r.domain.pml_cells = 10;
+    Run r = small_model_run(ndim, prec, Boundary::Cpml, 400, {301.3, 233.7, 147.1});
     r.domain.free_surface = free_surface;
-    r.nt = 400;
-    r.f0 = 15;
-    r.source = {301.3, ndim == 3 ? 233.7 : 0, 147.1};
     for (int i = 0; i < 12; ++i) r.receivers.push_back({10.0 + 47.3 * i, ndim == 3 ? 200.0 + 7.1 * i : 0, 23.4});
     r.receivers.push_back({300.0, ndim == 3 ? 230.0 : 0.0, 0.0});    // on the surface (p = 0 with a free surface)
     r.receivers.push_back({600.0, ndim == 3 ? 460.0 : 0.0, 520.0});  // a corner node of the window
-    r.precision = prec;
     return r;
 }
 
