@@ -58,10 +58,9 @@ void check_same_gather(const ShotGather& a, const ShotGather& b) {
     CHECK(a.data == b.data);
 }
 
-// The trace-header fields segyio-catr prints for one trace (1-based), by name.
-std::map<std::string, long> catr(const std::string& path, int trace) {
+// The "name value" lines a segyio tool prints, by name.
+std::map<std::string, long> segyio_fields(const std::string& cmd) {
     std::map<std::string, long> fields;
-    const std::string cmd = "segyio-catr -t " + std::to_string(trace) + " '" + path + "'";
     FILE* p = popen(cmd.c_str(), "r");
     REQUIRE(p);
     char line[256];
@@ -73,6 +72,11 @@ std::map<std::string, long> catr(const std::string& path, int trace) {
     }
     pclose(p);
     return fields;
+}
+
+// The trace-header fields segyio-catr prints for one trace (1-based).
+std::map<std::string, long> catr(const std::string& path, int trace) {
+    return segyio_fields("segyio-catr -t " + std::to_string(trace) + " '" + path + "'");
 }
 
 }  // namespace
@@ -161,17 +165,7 @@ TEST_CASE("a shot file written by rtm carries the header values other tools read
     CHECK(f.at("ns") == 50);
     CHECK(f.at("dt") == 2000);
 
-    std::map<std::string, long> bin;
-    FILE* p = popen(("segyio-catb '" + path + "'").c_str(), "r");
-    REQUIRE(p);
-    char line[256];
-    while (std::fgets(line, sizeof line, p)) {
-        std::istringstream in(line);
-        std::string name;
-        long value;
-        if (in >> name >> value) bin[name] = value;
-    }
-    pclose(p);
+    const auto bin = segyio_fields("segyio-catb '" + path + "'");
     CHECK(bin.at("format") == 5);
     CHECK(bin.at("hns") == 50);
     CHECK(bin.at("hdt") == 2000);
