@@ -102,11 +102,7 @@ Ceiling cpu_ceiling() {
 
 template <class T>
 Row cpu_full(const Options& o, const Ceiling& c) {
-    kernels::Box box;
-    box.ndim = o.ndim();
-    box.nx = o.nx;
-    box.ny = o.ny;
-    box.nz = o.nz;
+    const kernels::Box box = o.box();
     const std::size_t n = box.padded_size();
     std::vector<T> u(n), w(n), v(n);
     std::mt19937 rng(7);

@@ -1,6 +1,8 @@
 #pragma once
 // What the bench measures and reports, shared by the CPU and GPU halves.
 #include <string>
+
+#include "kernels/step_args.h"
 #include <vector>
 
 namespace rtm::bench {
@@ -17,6 +19,15 @@ struct Options {
     int pml = 20;
     std::string boundary = "cpml";      // modelling: cpml|damping
     int ndim() const { return ny > 1 ? 3 : 2; }
+    // The kernel benchmarks' box: the grid alone, no layers.
+    kernels::Box box() const {
+        kernels::Box b;
+        b.ndim = ndim();
+        b.nx = nx;
+        b.ny = ny;
+        b.nz = nz;
+        return b;
+    }
 };
 
 struct Ceiling {

@@ -68,11 +68,7 @@ struct Events {
 
 template <class T>
 std::vector<Row> kernels_t(const Options& o, const Ceiling& c) {
-    kernels::Box box;
-    box.ndim = o.ndim();
-    box.nx = o.nx;
-    box.ny = o.ny;
-    box.nz = o.nz;
+    const kernels::Box box = o.box();
     const std::size_t n = box.padded_size();
     const bool stencil = o.mode == "stencil";
     kc::DeviceBuffer<T> u(n), w(n), v(stencil ? 0 : n);
