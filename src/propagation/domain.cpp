@@ -121,6 +121,7 @@ PointStencil Domain::point(double x, double y, double z, const std::string& what
     // A point near the window's edge may touch the absorbing layers; taps beyond the
     // outermost layer (only possible with no layers) are dropped.
     PointStencil s;
+    bool any_folded = false;  // taps are distinct until folding maps one onto another
     for (int kz = 0; kz < 2 * R; ++kz)
         for (int ky = 0; ky < ny_taps; ++ky)
             for (int kx = 0; kx < 2 * R; ++kx) {
@@ -132,6 +133,7 @@ PointStencil Domain::point(double x, double y, double z, const std::string& what
                     if (iz < 0) {            // mirror: p(-z) = -p(z)
                         iz = -iz;
                         wgt = -wgt;
+                        any_folded = true;
                     }
                 }
                 const int ix = wx.first + kx, iy = box_.ndim == 3 ? wy.first + ky : 0;
@@ -139,12 +141,17 @@ PointStencil Domain::point(double x, double y, double z, const std::string& what
                 if (bx < 0 || bx >= box_.nx || by < 0 || by >= box_.ny || bz < 0 || bz >= box_.nz)
                     continue;  // beyond the outermost layer: nothing to inject or sample
                 const long p = box_.at(bx, by, bz);
-                auto it = std::find(s.index.begin(), s.index.end(), p);
-                if (it != s.index.end()) s.weight[it - s.index.begin()] += wgt;
-                else {
-                    s.index.push_back(p);
-                    s.weight.push_back(wgt);
+                // Folded taps come first (z runs upwards from the lowest tap), so only a
+                // point near a free surface searches for a tap already there.
+                if (any_folded) {
+                    auto it = std::find(s.index.begin(), s.index.end(), p);
+                    if (it != s.index.end()) {
+                        s.weight[it - s.index.begin()] += wgt;
+                        continue;
+                    }
                 }
+                s.index.push_back(p);
+                s.weight.push_back(wgt);
             }
     return s;
 }
