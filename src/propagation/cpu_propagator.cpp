@@ -80,6 +80,9 @@ public:
                 s += rec_[r].weight[k] * double(u_[rec_[r].index[k]]);
             if (n < nt_) rec_traces_[r * nt_ + n] = s;
         }
+        // The free-surface mirror of u[n] before it is read: sources injected after the
+        // last step, add_field, recall and restore_band change u[n] after the kernel's own mirror.
+        if (box_.free_surface) kernels::free_surface_cpu(box_, u_.data());
         args_.u = u_.data();
         args_.w = w_.data();
         for (int ax = 0; ax < 3; ++ax) {

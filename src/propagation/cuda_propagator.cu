@@ -210,6 +210,9 @@ public:
         if (nrec_ > 0 && n >= 0 && n < nt_)
             kc::sample_cuda(u_.data(), nrec_, rec_off_.data(), rec_idx_.data(), rec_w_.data(), rec_tr_.data(), n,
                             stream_);
+        // The free-surface mirror of u[n] before it is read: sources injected after the
+        // last step, add_field, recall and load_band change u[n] after the kernel's own mirror.
+        if (box_.free_surface) kc::free_surface_cuda(box_, u_.data(), stream_);
         args_.u = u_.data();
         args_.w = w_.data();
         kc::step_cuda(args_, cfg_, stream_);

@@ -16,7 +16,8 @@ namespace rtm::kernels {
 template <class T>
 void step_cpu(const StepArgs<T>& args);
 
-// The free-surface mirror on its own (used after injecting sources too).
+// The free-surface mirror on its own (propagators apply it to u[n] before each step,
+// after whatever changed u[n] since the kernel's mirror: injection, volume sources).
 template <class T>
 void free_surface_cpu(const Box& box, T* f);
 
