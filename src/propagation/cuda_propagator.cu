@@ -52,9 +52,12 @@ bool cuda_device_available(std::string* description) {
     int n = 0;
     const cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
+        // Without an NVIDIA driver the runtime says its driver is "insufficient": say what
+        // that means here.
         if (description)
-            *description = e != cudaSuccess ? std::string("no CUDA device (") + cudaGetErrorString(e) + ")"
-                                            : std::string("no CUDA device found");
+            *description = e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice || n == 0
+                               ? std::string("no NVIDIA GPU or driver found")
+                               : std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")";
         cudaGetLastError();  // clear the sticky-free error state of the failed query
         return false;
     }
