@@ -73,7 +73,12 @@ JobReport run_migration_job(const Model& model, const std::vector<ShotGather>& s
     const Grid& g = model.grid();
     State st;
     st.folder = opt.folder;
-    fs::create_directories(st.folder);
+    try {
+        fs::create_directories(st.folder);
+    } catch (const fs::filesystem_error& e) {
+        fail("option output.job", "'" + opt.folder + "' cannot be made a folder (" + e.code().message() + ")",
+             "Choose another job folder");
+    }
     imaging::Stack stack(g);
     JobReport rep;
     rep.total = int(shots.size());

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
+
+#include "core/error.h"
 
 namespace rtm {
 
@@ -17,6 +20,19 @@ PointStencil stencil_of(const Domain& d, const ShotWindow& w, const Model& m, co
                         const std::string& what) {
     double x, y;
     model_local(m, p, x, y);
+    // Checked against the model, in the survey's terms, before the window is involved.
+    const Grid& g = m.grid();
+    const double t = kPositionTolerance;
+    if (x < -t || x > g.x_max() + t || (g.ndim() == 3 && (y < -t || y > g.y_max() + t)) || p.z < g.z0 - t ||
+        p.z > g.z_max() + t) {
+        std::ostringstream os;
+        os << "at world X " << p.x << " m, Y " << p.y << " m, depth " << p.z << " m (x " << x << " m"
+           << (g.ndim() == 3 ? ", y " + std::to_string(y) + " m" : std::string()) << " from the model's first trace)"
+           << " lies outside the model, which spans x 0.." << g.x_max() << " m"
+           << (g.ndim() == 3 ? ", y 0.." + std::to_string(g.y_max()) + " m" : std::string()) << ", depth " << g.z0
+           << ".." << g.z_max() << " m";
+        fail(what, os.str(), "Check the positions (a shot file's coordinates and their scalars, or the acquisition options) against the model's extent, or extend the model");
+    }
     return d.point(x - w.ix0 * w.grid.dx, y - w.iy0 * w.grid.dy, p.z, what);
 }
 

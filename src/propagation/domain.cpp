@@ -96,9 +96,7 @@ PointStencil Domain::point(double x, double y, double z, const std::string& what
     const Grid& g = window_;
     double fx = x / g.dx, fz = (z - g.z0) / g.dz;
     double fy = box_.ndim == 3 ? y / g.dy : 0.0;
-    // SEG-Y coordinates are often in centimetres, and world <-> grid conversions round:
-    // points within 2 cm outside the model count as on its edge.
-    const double tol = 0.02;
+    const double tol = kPositionTolerance;
     auto outside = [](double f, int n, double tol_cells) { return f < -tol_cells || f > n - 1 + tol_cells; };
     if (outside(fx, g.nx, tol / g.dx) || outside(fz, g.nz, tol / g.dz) ||
         (box_.ndim == 3 && outside(fy, g.ny, tol / g.dy))) {

@@ -23,6 +23,10 @@ struct DomainOptions {
     double f_dominant = 10;      // Hz, sets the C-PML frequency shift
 };
 
+// SEG-Y coordinates are often in centimetres, and world <-> grid conversions round:
+// points this close (metres) outside a model count as on its edge.
+constexpr double kPositionTolerance = 0.02;
+
 // Where a point source or receiver touches the padded grid: windowed-sinc weights
 // (Hicks 2002), folded antisymmetrically about a free surface so that injection and
 // sampling stay each other's transpose.

@@ -67,7 +67,7 @@ TEST_CASE("a negative time step is refused naming the option") {
 TEST_CASE("a receiver outside the model is refused naming the shot and receiver") {
     const auto r = run_rtm(small_job(scratch("cli-outside"), "--acquisition.receiver-y0 0 --acquisition.receiver-depth 1600"));
     CHECK(r.status == 1);
-    CHECK_THAT(r.output, Contains("receiver") && Contains("outside the model") && Contains("z 0..1500"));
+    CHECK_THAT(r.output, Contains("receiver") && Contains("outside the model") && Contains("depth 0..1500"));
 }
 
 TEST_CASE("a missing model file is named in the error") {
