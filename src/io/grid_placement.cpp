@@ -10,11 +10,8 @@ namespace rtm::io::detail {
 
 namespace {
 
-std::string num(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.10g", std::round(v * 1000.0) / 1000.0);
-    return buf;
-}
+// Coordinates to the millimetre.
+std::string num(double v) { return detail::num(std::round(v * 1000.0) / 1000.0); }
 
 std::string at_xy(const TraceSpot& t) { return "(X " + num(t.X) + ", Y " + num(t.Y) + ")"; }
 

@@ -13,11 +13,7 @@ namespace rtm::io {
 
 namespace {
 
-std::string num(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.10g", v);
-    return buf;
-}
+using detail::num;
 
 void check_options(const GridReadOptions& opt) {
     for (auto [byte, name] : {std::pair{opt.inline_byte, "inline_byte"}, std::pair{opt.crossline_byte, "crossline_byte"}})

@@ -9,6 +9,12 @@
 #include "core/error.h"
 
 namespace rtm::io::detail {
+
+std::string num(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    return buf;
+}
 namespace fs = std::filesystem;
 
 namespace {

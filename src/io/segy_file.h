@@ -20,6 +20,9 @@
 
 namespace rtm::io::detail {
 
+// A number for messages: up to 10 significant digits, no trailing zeros.
+std::string num(double v);
+
 // "inline number (trace-header byte 189)" and the like, for messages.
 std::string trace_field_name(int byte);
 std::string binary_field_name(int byte);

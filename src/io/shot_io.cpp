@@ -13,11 +13,7 @@ namespace rtm::io {
 
 namespace {
 
-std::string num(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.10g", v);
-    return buf;
-}
+using detail::num;
 
 // What read_shots takes from one trace header.
 struct ShotTrace {
