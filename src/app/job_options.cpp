@@ -49,7 +49,9 @@ po::options_description propagation_options() {
         ("propagation.dt", po::value<double>()->default_value(0),
          "time step, s (0: the largest divisor of the record interval within 80% of the CFL limit)")
         ("propagation.precision", po::value<std::string>()->default_value("single"), "single or double")
-        ("propagation.device", po::value<std::string>()->default_value("auto"), "auto (GPU when present), cpu or gpu");
+        ("propagation.device", po::value<std::string>()->default_value("auto"), "auto (GPU when present), cpu or gpu")
+        ("propagation.batch", po::value<int>()->default_value(0),
+         "rtm model: shots propagated together in one launch (0: automatic, enough to fill a GPU; 1 on the CPU)");
     return d;
 }
 
@@ -114,6 +116,8 @@ PropagationOptions propagation_from(const po::variables_map& vm) {
     if (prec == "single") p.precision = Precision::Single;
     else if (prec == "double") p.precision = Precision::Double;
     else fail("option propagation.precision", "unknown value '" + prec + "'", "Use single or double");
+    p.batch = vm["propagation.batch"].as<int>();
+    if (p.batch < 0) fail("option propagation.batch", "must not be negative", "Give 0 (automatic) or a number of shots");
     p.backend = choose_backend(parse_device(vm["propagation.device"].as<std::string>()));
     spdlog::info("device: {}", p.backend.why);
     return p;

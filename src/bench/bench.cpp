@@ -198,15 +198,21 @@ Row modelling_one(const Options& o, const Ceiling& c, const Domain& d, const std
         else unsetenv("RTM_CUDA_OVERLAP");
     }
     const Backend be{o.device == "gpu", o.device};
-    auto prop = make_propagator(d, o.dbl ? Precision::Double : Precision::Single, be);
+    auto prop = make_propagator(d, o.dbl ? Precision::Double : Precision::Single, be, o.batch);
     const int warm = 3, nt = warm + o.steps * o.repeats;
     std::vector<double> wavelet(nt);
     for (int i = 0; i < nt; ++i) wavelet[i] = std::sin(0.05 * i) * std::exp(-0.001 * i);
-    const double cx = 0.5 * g.x_max() + 3.7, cy = 0.5 * g.y_max() + 2.1, cz = 0.5 * g.z_max() + 1.3;
-    prop->set_sources({d.point(cx, o.ndim() == 3 ? cy : 0, cz, "source")}, {wavelet});
-    std::vector<PointStencil> rec;
-    for (int iy = 0; iy < g.ny; ++iy)
-        for (int ix = 0; ix < g.nx; ++ix) rec.push_back(d.point(ix * g.dx, iy * g.dy, 2 * g.dz, "receiver"));
+    // Every member (a shot of the batch) has its source, moved along x, and the receivers.
+    std::vector<PointStencil> src, rec;
+    for (int m = 0; m < o.batch; ++m) {
+        const double cx = (0.25 + 0.5 * m / o.batch) * g.x_max() + 3.7, cy = 0.5 * g.y_max() + 2.1,
+                     cz = 0.5 * g.z_max() + 1.3;
+        src.push_back(member_stencil(d.point(cx, o.ndim() == 3 ? cy : 0, cz, "source"), d.box(), m));
+        for (int iy = 0; iy < g.ny; ++iy)
+            for (int ix = 0; ix < g.nx; ++ix)
+                rec.push_back(member_stencil(d.point(ix * g.dx, iy * g.dy, 2 * g.dz, "receiver"), d.box(), m));
+    }
+    prop->set_sources(src, std::vector<std::vector<double>>(o.batch, wavelet));
     prop->set_receivers(rec, nt);
     auto sync = [&] {
 #ifdef RTM_HAVE_CUDA
@@ -238,8 +244,8 @@ Row modelling_one(const Options& o, const Ceiling& c, const Domain& d, const std
     r.ny = B.ny;
     r.nz = B.nz;
     r.seconds_per_step = t[t.size() / 2];
-    r.gpts = B.points() / r.seconds_per_step * 1e-9;
-    r.bytes_per_point = o.dbl ? 32 : 16;
+    r.gpts = double(B.points()) * o.batch / r.seconds_per_step * 1e-9;
+    r.bytes_per_point = o.full_bytes();
     r.gbs = r.gpts * r.bytes_per_point;
     r.ceiling_gpts = c.gbs / r.bytes_per_point;
     r.ratio = r.gpts / r.ceiling_gpts;
@@ -258,7 +264,8 @@ Row modelling_one(const Options& o, const Ceiling& c, const Domain& d, const std
     r.needed_bytes_per_point = r.bytes_per_point + extra;
     std::ostringstream os;
     os.precision(3);
-    os << prop->name() << ", " << rec.size() << " receivers, 1 source, "
+    os << prop->name() << ", " << (o.batch > 1 ? "batch of " + std::to_string(o.batch) + " shots, " : "")
+       << rec.size() << " receivers, " << o.batch << " source(s), "
        << (o.boundary == "damping" ? "damping " : "C-PML ") << p << " cells; >= " << r.needed_bytes_per_point
        << " B/pt with C-PML (ratio at that count " << r.ratio * r.needed_bytes_per_point / r.bytes_per_point
        << "); peak trace " << peak;
@@ -325,6 +332,9 @@ int run_bench(int argc, char** argv) {
         ("zchunk", po::value(&o.zchunk)->default_value(0), "z planes per block (0: fill the SMs)")
         ("pml", po::value(&o.pml)->default_value(20), "absorbing cells per side (modelling, rtm)")
         ("boundary", po::value(&o.boundary)->default_value("cpml"), "cpml|damping (modelling)")
+        ("batch", po::value(&o.batch)->default_value(1),
+         "full, modelling: shots propagated in one launch, sharing the model (minimal bytes (3 + 1/batch) "
+         "values per point)")
         ("json", po::value(&json), "also write the results to this JSON file");
     po::variables_map vm;
     try {
@@ -348,6 +358,9 @@ int run_bench(int argc, char** argv) {
     if (o.mode != "full" && o.mode != "stencil" && o.mode != "modelling" && o.mode != "rtm")
         fail("option --mode", "unknown mode '" + o.mode + "'", "Use full, stencil, modelling or rtm");
     if (o.steps < 1 || o.repeats < 1) fail("option --steps", "must be at least 1");
+    if (o.batch < 1) fail("option --batch", "must be at least 1");
+    if (o.batch > 1 && (o.mode == "stencil" || o.mode == "rtm"))
+        fail("option --batch", "batches are for --mode full and modelling", "Leave --batch at 1");
     if (o.boundary != "cpml" && o.boundary != "damping")
         fail("option --boundary", "unknown boundary '" + o.boundary + "'", "Use cpml or damping");
     if (o.mode == "rtm") {
@@ -362,6 +375,8 @@ int run_bench(int argc, char** argv) {
     std::vector<Row> rows;
     if (o.device == "cpu") {
         if (o.mode == "stencil") fail("option --mode stencil", "there is no CPU stencil-only kernel", "Use --device gpu");
+        if (o.batch > 1 && o.mode == "full")
+            fail("option --batch", "the CPU's full-update bench times one box", "Use --device gpu, or --mode modelling");
         c = cpu_ceiling();
         if (o.mode == "full") rows.push_back(o.dbl ? cpu_full<double>(o, c) : cpu_full<float>(o, c));
         else rows = modelling(o, c);

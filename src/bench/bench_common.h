@@ -18,6 +18,10 @@ struct Options {
     int zchunk = 0;
     int pml = 20;
     std::string boundary = "cpml";      // modelling: cpml|damping
+    int batch = 1;                      // full, modelling: shots in one launch (GPU), sharing vdt2
+    // Minimal bytes per point of the full update: u, w read, w written per member, vdt2
+    // read once for the whole batch (members share the model).
+    double full_bytes() const { return (dbl ? 8 : 4) * (3 + 1.0 / batch); }
     int ndim() const { return ny > 1 ? 3 : 2; }
     // The kernel benchmarks' box: the grid alone, no layers.
     kernels::Box box() const {

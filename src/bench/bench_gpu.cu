@@ -71,7 +71,7 @@ std::vector<Row> kernels_t(const Options& o, const Ceiling& c) {
     const kernels::Box box = o.box();
     const std::size_t n = box.padded_size();
     const bool stencil = o.mode == "stencil";
-    kc::DeviceBuffer<T> u(n), w(n), v(stencil ? 0 : n);
+    kc::DeviceBuffer<T> u(n * o.batch), w(n * o.batch), v(stencil ? 0 : n);
     fill(u, 1, -1, 1);
     fill(w, 2, -1, 1);
     // (v dt / h)^2 well inside the stability limit (h = 1).
@@ -80,9 +80,10 @@ std::vector<Row> kernels_t(const Options& o, const Ceiling& c) {
     A.box = box;
     for (int i = 0; i < 3; ++i) A.inv_h2[i] = A.inv_h[i] = (i == 1 && box.ndim == 2) ? T(0) : T(1);
     A.vdt2 = v.data();
+    A.batch = o.batch;
     Events ev;
     std::vector<Row> rows;
-    const double bpp = (stencil ? 2 : 4) * sizeof(T);
+    const double bpp = stencil ? 2 * sizeof(T) : o.full_bytes();
     for (const auto& name : o.variants) {
         kc::LaunchConfig cfg;
         cfg.variant = kc::parse_variant(name);
@@ -101,7 +102,7 @@ std::vector<Row> kernels_t(const Options& o, const Ceiling& c) {
         };
         for (int i = 0; i < 3; ++i) one();  // warm-up
         const double t = ev.median(o.repeats, o.steps, one);
-        const auto info = kc::describe_step<T>(box, cfg, stencil);
+        const auto info = kc::describe_step<T>(box, cfg, stencil, o.batch);
         Row r;
         r.mode = o.mode;
         r.variant = name;
@@ -111,14 +112,15 @@ std::vector<Row> kernels_t(const Options& o, const Ceiling& c) {
         r.ny = o.ny;
         r.nz = o.nz;
         r.seconds_per_step = t;
-        r.gpts = box.points() / t * 1e-9;
+        r.gpts = double(box.points()) * o.batch / t * 1e-9;
         r.bytes_per_point = bpp;
         r.gbs = r.gpts * bpp;
         r.ceiling_gpts = c.gbs / bpp;
         r.ratio = r.gpts / r.ceiling_gpts;
-        char note[160];
-        std::snprintf(note, sizeof note, "%d regs, %d B smem, %d threads, %d blocks/SM, %ld blocks, zchunk %d",
-                      info.regs, info.smem, info.threads, info.blocks_per_sm, info.blocks, info.zchunk);
+        char note[200];
+        std::snprintf(note, sizeof note, "%d regs, %d B smem, %d threads, %d blocks/SM, %ld blocks, zchunk %d%s",
+                      info.regs, info.smem, info.threads, info.blocks_per_sm, info.blocks, info.zchunk,
+                      o.batch > 1 ? (", batch of " + std::to_string(o.batch)).c_str() : "");
         r.note = note;
         rows.push_back(r);
     }

@@ -59,6 +59,11 @@ struct StepArgs {
     // k = eta v^2 dt / 2 per padded point (0 in the model window). Its update matrices
     // are symmetric, so the exact adjoint is this same step run backward in time.
     const T* damp = nullptr;
+
+    // Several shots at once on the same box and model (forward modelling of a 2D survey
+    // fills a GPU only so): `batch` members whose u, w, psi and zeta lie one after another
+    // at a stride of box.padded_size() values; vdt2, damp, a and b are shared.
+    int batch = 1;
 };
 
 }  // namespace rtm::kernels

@@ -55,6 +55,14 @@ std::vector<double> source_trace(const Wavelet& wavelet, int nt, double dt) {
     return std::vector<double>(w.begin(), w.end());
 }
 
+int modelling_batch(const PropagationOptions& opt, long shots, double points) {
+    if (opt.batch < 0)
+        fail("option propagation.batch", "a batch of " + std::to_string(opt.batch) + " shots",
+             "Give 0 (automatic) or a positive number of shots");
+    long b = opt.batch ? opt.batch : opt.backend.gpu ? long(std::ceil(kBatchPoints / std::max(1.0, points))) : 1;
+    return int(std::clamp(b, 1L, std::max(1L, shots)));
+}
+
 std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGather>& geometry,
                                     const Wavelet& wavelet, const PropagationOptions& opt,
                                     ModellingStats* stats) {
@@ -69,34 +77,48 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
 
     const ShotWindow window = shot_window(model, geometry.front(), -1);
     Domain domain(window.grid, window.vp, domain_options(opt, dt, wavelet));
-    auto prop = make_propagator(domain, opt.precision, opt.backend);
     const auto& box = domain.box();
+    const int batch = modelling_batch(opt, long(geometry.size()), double(box.points()));
+    auto prop = make_propagator(domain, opt.precision, opt.backend, batch);
     spdlog::info("modelling {} shot(s) on {} ({}D grid {} x {} x {} with {} absorbing cells), "
-                 "dt {:.3g} ms, {} steps", geometry.size(), prop->name(), g.ndim(), g.nx, g.ny, g.nz,
-                 opt.pml_cells, dt * 1e3, nt);
+                 "dt {:.3g} ms, {} steps, {} shot(s) at a time", geometry.size(), prop->name(), g.ndim(), g.nx,
+                 g.ny, g.nz, opt.pml_cells, dt * 1e3, nt, batch);
 
     const std::vector<double> src_trace = source_trace(wavelet, nt, dt);
 
     const Resampler to_record(nt, dt, record_nt, record_dt);
     std::vector<ShotGather> out;
     Progress progress("modelling: shot", long(geometry.size()));
-    for (std::size_t s = 0; s < geometry.size(); ++s) {
-        const ShotGather& geo = geometry[s];
-        if (geo.dt != record_dt || geo.nt != record_nt)
-            fail("shot " + std::to_string(geo.id), "its sampling differs from the first shot's",
-                 "Model shots with different sampling in separate runs");
-        prop->set_sources({source_stencil(domain, window, model, geo)}, {src_trace});
-        prop->set_receivers(receiver_stencils(domain, window, model, geo), nt);
+    for (std::size_t first = 0; first < geometry.size(); first += std::size_t(batch)) {
+        // Shots first .. first + members - 1 as the members of one batch.
+        const int members = int(std::min<std::size_t>(batch, geometry.size() - first));
+        if (members != prop->batch()) prop = make_propagator(domain, opt.precision, opt.backend, members);
+        std::vector<PointStencil> sources, receivers;
+        for (int m = 0; m < members; ++m) {
+            const ShotGather& geo = geometry[first + m];
+            if (geo.dt != record_dt || geo.nt != record_nt)
+                fail("shot " + std::to_string(geo.id), "its sampling differs from the first shot's",
+                     "Model shots with different sampling in separate runs");
+            sources.push_back(member_stencil(source_stencil(domain, window, model, geo), box, m));
+            for (auto& r : receiver_stencils(domain, window, model, geo))
+                receivers.push_back(member_stencil(std::move(r), box, m));
+        }
+        prop->set_sources(sources, std::vector<std::vector<double>>(members, src_trace));
+        prop->set_receivers(receivers, nt);
         prop->reset();
         for (int n = 0; n < nt; ++n) prop->step(n);
-        const auto traces = prop->receiver_traces();
+        const auto traces = prop->receiver_traces();  // the members' receivers in turn
 
-        ShotGather shot = geo;
-        shot.data.assign(geo.receivers.size() * std::size_t(record_nt), 0.f);
-        for (std::size_t r = 0; r < geo.receivers.size(); ++r)
-            to_record.apply(traces.data() + r * nt, shot.trace(r));
-        out.push_back(std::move(shot));
-        progress.update(long(s + 1));
+        std::size_t r0 = 0;
+        for (int m = 0; m < members; ++m) {
+            ShotGather shot = geometry[first + m];
+            shot.data.assign(shot.receivers.size() * std::size_t(record_nt), 0.f);
+            for (std::size_t r = 0; r < shot.receivers.size(); ++r)
+                to_record.apply(traces.data() + (r0 + r) * nt, shot.trace(r));
+            r0 += shot.receivers.size();
+            out.push_back(std::move(shot));
+        }
+        progress.update(long(first + members));
     }
     if (stats) {
         stats->shots = long(geometry.size());

@@ -24,7 +24,16 @@ struct PropagationOptions {
     double courant_safety = 0.8;     // automatic dt = record dt / ceil(record dt / (safety * dt_max))
     Precision precision = Precision::Single;
     Backend backend;                 // CPU unless set (see choose_backend)
+    // Shots propagated together by `rtm model` (one launch per kernel for all of them):
+    // 0 chooses, 1 on the CPU (its threads are busy with one shot already) and on the
+    // GPU enough shots for kBatchPoints grid points (a 2D shot alone leaves most of a GPU idle).
+    int batch = 0;
 };
+
+constexpr double kBatchPoints = 32e6;
+
+// The batch model_shots uses for `shots` shots of `points` grid points each.
+int modelling_batch(const PropagationOptions& opt, long shots, double points);
 
 // The time step used for a model and record interval (checked against CFL; throws
 // with the largest stable dt when an explicit one is unstable). Warns about dispersion.

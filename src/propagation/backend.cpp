@@ -4,6 +4,22 @@
 
 namespace rtm {
 
+Propagator::Propagator(int batch) : batch_(batch) {
+    if (batch < 1) fail("propagator", "a batch of " + std::to_string(batch) + " members", "Ask for at least one");
+}
+
+void Propagator::single_member(const char* what) const {
+    if (batch_ != 1)
+        fail("backend " + name(), std::string(what) + " acts on one wavefield, but this propagator carries a batch of " +
+                                      std::to_string(batch_),
+             "Make the propagator with batch 1 for migration");
+}
+
+PointStencil member_stencil(PointStencil s, const kernels::Box& box, int m) {
+    for (auto& i : s.index) i += long(m) * long(box.padded_size());
+    return s;
+}
+
 void Propagator::unsupported(const char* what) const {
     fail("backend " + name(), std::string("does not implement ") + what + ", which migration needs",
          "Use --propagation.device cpu");
@@ -37,7 +53,7 @@ bool cuda_device_available(std::string* description) {
     if (description) *description = "this rtm was built without CUDA";
     return false;
 }
-std::unique_ptr<Propagator> make_cuda_propagator(const Domain&, Precision) {
+std::unique_ptr<Propagator> make_cuda_propagator(const Domain&, Precision, int) {
     fail("option --device", "this rtm was built without CUDA", "Rebuild with nvcc on the PATH, or use --device cpu");
 }
 #endif
@@ -58,9 +74,9 @@ Backend choose_backend(DeviceChoice choice) {
 }
 
 std::unique_ptr<Propagator> make_propagator(const Domain& domain, Precision precision,
-                                            const Backend& backend) {
-    if (backend.gpu) return make_cuda_propagator(domain, precision);
-    return make_cpu_propagator(domain, precision);
+                                            const Backend& backend, int batch) {
+    if (backend.gpu) return make_cuda_propagator(domain, precision, batch);
+    return make_cpu_propagator(domain, precision, batch);
 }
 
 }  // namespace rtm

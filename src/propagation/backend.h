@@ -21,11 +21,12 @@ struct Backend {
 // Resolves Auto; throws when Gpu is asked for but none can be used.
 Backend choose_backend(DeviceChoice choice);
 
+// batch: members propagated together (see Propagator).
 std::unique_ptr<Propagator> make_propagator(const Domain& domain, Precision precision,
-                                            const Backend& backend);
+                                            const Backend& backend, int batch = 1);
 
 // Implemented by the CUDA backend (propagation/cuda_propagator.cu) when built.
 bool cuda_device_available(std::string* description);
-std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision);
+std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision, int batch = 1);
 
 }  // namespace rtm

@@ -24,9 +24,9 @@ void flush_denormals_to_zero() {
 template <class T>
 class CpuPropagator final : public Propagator {
 public:
-    CpuPropagator(const Domain& d) : d_(d), box_(d.box()) {
+    CpuPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()) {
         flush_denormals_to_zero();
-        const std::size_t n = box_.padded_size();
+        const std::size_t n = box_.padded_size() * std::size_t(batch);
         u_.assign(n, T(0));
         w_.assign(n, T(0));
         vdt2_.assign(d.vdt2().begin(), d.vdt2().end());
@@ -48,6 +48,7 @@ public:
         }
         args_.box = box_;
         args_.vdt2 = vdt2_.data();
+        args_.batch = batch;
     }
 
     void set_sources(const std::vector<PointStencil>& where,
@@ -82,7 +83,8 @@ public:
         }
         // The free-surface mirror of u[n] before it is read: sources injected after the
         // last step, add_field, recall and restore_band change u[n] after the kernel's own mirror.
-        if (box_.free_surface) kernels::free_surface_cpu(box_, u_.data());
+        if (box_.free_surface)
+            for (int m = 0; m < batch(); ++m) kernels::free_surface_cpu(box_, u_.data() + m * box_.padded_size());
         args_.u = u_.data();
         args_.w = w_.data();
         for (int ax = 0; ax < 3; ++ax) {
@@ -93,12 +95,13 @@ public:
         }
         kernels::step_cpu(args_);
         const double inv_vol = 1.0 / d_.cell_volume();
+        const long box_size = long(box_.padded_size());  // a batch member's stencils are moved by boxes
         for (std::size_t i = 0; i < src_.size(); ++i) {
             const auto& tr = src_traces_[i];
             if (n >= int(tr.size()) || tr[n] == 0) continue;
             for (std::size_t k = 0; k < src_[i].index.size(); ++k) {
                 const long p = src_[i].index[k];
-                w_[p] += T(d_.injection(p) * src_[i].weight[k] * tr[n] * inv_vol);
+                w_[p] += T(d_.injection(p % box_size) * src_[i].weight[k] * tr[n] * inv_vol);
             }
         }
         std::swap(u_, w_);
@@ -121,17 +124,21 @@ public:
         return window_idx_;
     }
 
+    // The window's nodes of every member, member after member.
     std::vector<double> window_of(const std::vector<T>& f) const {
         const Grid& g = d_.window();
-        std::vector<double> out(g.size());
-        for (int iz = 0; iz < g.nz; ++iz)
-            for (int iy = 0; iy < g.ny; ++iy)
-                for (int ix = 0; ix < g.nx; ++ix)
-                    out[g.index(ix, iy, iz)] = double(f[d_.index(ix, iy, iz)]);
+        std::vector<double> out(g.size() * batch());
+        for (int m = 0; m < batch(); ++m)
+            for (int iz = 0; iz < g.nz; ++iz)
+                for (int iy = 0; iy < g.ny; ++iy)
+                    for (int ix = 0; ix < g.nx; ++ix)
+                        out[m * g.size() + g.index(ix, iy, iz)] =
+                            double(f[m * box_.padded_size() + d_.index(ix, iy, iz)]);
         return out;
     }
 
     void add_field(const std::vector<double>& f) override {
+        single_member("add_field");
         const Grid& g = d_.window();
         for (int iz = 0; iz < g.nz; ++iz)
             for (int iy = 0; iy < g.ny; ++iy)
@@ -147,15 +154,18 @@ public:
 
     std::size_t band_size() const override { return d_.band().size(); }
     void save_band(float* dst) const override {
+        single_member("save_band");
         const auto& b = d_.band();
         for (std::size_t i = 0; i < b.size(); ++i) dst[i] = float(u_[b[i]]);
     }
     void restore_band(const float* src) override {
+        single_member("restore_band");
         const auto& b = d_.band();
         for (std::size_t i = 0; i < b.size(); ++i) u_[b[i]] = T(src[i]);
     }
 
     std::size_t keep(bool bf16) override {
+        single_member("keep");
         const auto& idx = window_index();
         if (bf16) {
             for (long p : idx) kept16_.push_back(to_bf16(float(u_[p])));
@@ -178,6 +188,8 @@ public:
     void correlate(const Propagator& source, double w) override {
         const auto* src = dynamic_cast<const CpuPropagator<T>*>(&source);
         if (!src) unsupported("correlate with a propagator of another backend or precision");
+        single_member("correlate");
+        src->single_member("correlate");
         const auto& idx = window_index();
         if (image_.empty()) {
             image_.assign(idx.size(), 0.0);
@@ -215,9 +227,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Propagator> make_cpu_propagator(const Domain& domain, Precision precision) {
-    if (precision == Precision::Double) return std::make_unique<CpuPropagator<double>>(domain);
-    return std::make_unique<CpuPropagator<float>>(domain);
+std::unique_ptr<Propagator> make_cpu_propagator(const Domain& domain, Precision precision, int batch) {
+    if (precision == Precision::Double) return std::make_unique<CpuPropagator<double>>(domain, batch);
+    return std::make_unique<CpuPropagator<float>>(domain, batch);
 }
 
 }  // namespace rtm

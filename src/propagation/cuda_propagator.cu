@@ -82,8 +82,8 @@ namespace {
 template <class T>
 class CudaPropagator final : public Propagator {
 public:
-    explicit CudaPropagator(const Domain& d) : d_(d), box_(d.box()) {
-        const std::size_t n = box_.padded_size();
+    CudaPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()) {
+        const std::size_t n = box_.padded_size() * std::size_t(batch);
         const bool cpml = d.options().boundary == Boundary::Cpml;
         int axes = 0;
         for (int ax = 0; ax < 3; ++ax)
@@ -122,6 +122,7 @@ public:
         }
         args_.box = box_;
         args_.vdt2 = vdt2_.data();
+        args_.batch = batch;
         for (int ax = 0; ax < 3; ++ax) {
             args_.a[ax] = a_[ax].empty() ? nullptr : a_[ax].data();
             args_.b[ax] = b_[ax].empty() ? nullptr : b_[ax].data();
@@ -215,7 +216,7 @@ public:
                             stream_);
         // The free-surface mirror of u[n] before it is read: sources injected after the
         // last step, add_field, recall and load_band change u[n] after the kernel's own mirror.
-        if (box_.free_surface) kc::free_surface_cuda(box_, u_.data(), stream_);
+        if (box_.free_surface) kc::free_surface_cuda(box_, u_.data(), stream_, batch());
         args_.u = u_.data();
         args_.w = w_.data();
         kc::step_cuda(args_, cfg_, stream_);
@@ -240,6 +241,7 @@ public:
     // the step just queued: f goes up as T (converted here), the product is taken in
     // double as the CPU does.
     void add_field(const std::vector<double>& f) override {
+        single_member("add_field");
         const Grid& g = d_.window();
         if (f.size() != g.size())
             fail("add_field", "the field has " + std::to_string(f.size()) + " values but the window " +
@@ -271,6 +273,7 @@ public:
     // copies and queues the next step); migration uses store_band / load_band
     // instead, which keep the history on the propagator and never wait.
     void save_band(float* dst) const override {
+        single_member("save_band");
         prepare_band();
         const std::size_t nb = band_idx_.size();
         if (!nb) return;
@@ -284,6 +287,7 @@ public:
     // its last upload has finished), then up and scattered on the stream: no wait for
     // the queued steps.
     void restore_band(const float* src) override {
+        single_member("restore_band");
         prepare_band();
         const std::size_t nb = band_idx_.size();
         if (!nb) return;
@@ -299,6 +303,7 @@ public:
 
     // --- Band history (see the file's header) ---
     void reserve_bands(std::size_t count) override {
+        single_member("reserve_bands");
         prepare_band();
         const std::size_t nb = band_idx_.size();
         for (auto& st : bstage_) st.slot = -1;
@@ -379,6 +384,7 @@ public:
 
     // --- Snapshots and cross-correlation (see the file's header) ---
     std::size_t keep(bool bf16) override {
+        single_member("keep");
         if (slots_.empty()) kept_bf16_ = bf16;
         else if (kept_bf16_ != bf16)
             fail("keep", "snapshots of one propagator must all be of one kind (all bfloat16 or none)");
@@ -444,6 +450,8 @@ public:
     void correlate(const Propagator& source, double w) override {
         const auto* src = dynamic_cast<const CudaPropagator<T>*>(&source);
         if (!src) unsupported("correlate with a propagator of another backend or precision");
+        single_member("correlate");
+        src->single_member("correlate");
         const Grid& g = d_.window();
         if (src->d_.window().size() != g.size())
             fail("correlate", "the source propagator's window differs from this one's");
@@ -490,16 +498,20 @@ private:
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
         const auto u = f.download();
         const Grid& g = d_.window();
-        std::vector<double> out(g.size());
-        for (int iz = 0; iz < g.nz; ++iz)
-            for (int iy = 0; iy < g.ny; ++iy)
-                for (int ix = 0; ix < g.nx; ++ix) out[g.index(ix, iy, iz)] = double(u[d_.index(ix, iy, iz)]);
+        std::vector<double> out(g.size() * batch());  // member after member
+        for (int m = 0; m < batch(); ++m)
+            for (int iz = 0; iz < g.nz; ++iz)
+                for (int iy = 0; iy < g.ny; ++iy)
+                    for (int ix = 0; ix < g.nx; ++ix)
+                        out[m * g.size() + g.index(ix, iy, iz)] =
+                            double(u[m * box_.padded_size() + d_.index(ix, iy, iz)]);
         return out;
     }
 
     // What a unit source density adds to u[n+1] at padded point p: (v dt)^2, over 1 + k
     // in a damping layer (the damped update divides its whole right side), as the CPU.
     double injection(long p) const {
+        p %= long(box_.padded_size());  // a batch member's stencils are moved by boxes
         const double v = d_.vdt2()[p];
         return d_.damping().empty() ? v : v / (1 + d_.damping()[p]);
     }
@@ -674,11 +686,11 @@ std::pair<int, const void*> cuda_bands_where(const Propagator& p) {
     return {0, nullptr};
 }
 
-std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision) {
+std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision, int batch) {
     std::string why;
     if (!cuda_device_available(&why)) fail("option --device gpu", why, "Use --device cpu or auto");
-    if (precision == Precision::Double) return std::make_unique<CudaPropagator<double>>(domain);
-    return std::make_unique<CudaPropagator<float>>(domain);
+    if (precision == Precision::Double) return std::make_unique<CudaPropagator<double>>(domain, batch);
+    return std::make_unique<CudaPropagator<float>>(domain, batch);
 }
 
 }  // namespace rtm

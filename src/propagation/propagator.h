@@ -19,9 +19,16 @@ namespace rtm {
 
 enum class Precision { Single, Double };
 
+// A batch: a propagator may carry several members, independent wavefields of one
+// domain propagated together (the shots of a survey over one model: in 2D only a batch
+// fills a GPU). Their padded arrays lie one after another, so member m's source and
+// receiver stencils are its own moved by m padded boxes (member_stencil); receiver
+// traces and wavefields come back member after member. Migration's operations act on
+// one wavefield and refuse a batch.
 class Propagator {
 public:
     virtual ~Propagator() = default;
+    int batch() const { return batch_; }
 
     // Sources: one stencil and one trace of nt samples (at the domain's dt) each.
     virtual void set_sources(const std::vector<PointStencil>& where,
@@ -77,13 +84,19 @@ public:
     virtual std::vector<double> correlation(bool illumination) const { unsupported("correlation"); }
 
 protected:
+    explicit Propagator(int batch = 1);
     [[noreturn]] void unsupported(const char* what) const;
+    void single_member(const char* what) const;  // throws for a batch
 
 private:
+    int batch_ = 1;
     std::unique_ptr<float[]> band_history_;  // for the default band history
     std::size_t band_slots_ = 0;
 };
 
-std::unique_ptr<Propagator> make_cpu_propagator(const Domain& domain, Precision precision);
+// Member m's stencil in a batch's stacked arrays.
+PointStencil member_stencil(PointStencil s, const kernels::Box& box, int m);
+
+std::unique_ptr<Propagator> make_cpu_propagator(const Domain& domain, Precision precision, int batch = 1);
 
 }  // namespace rtm

@@ -38,7 +38,8 @@ struct Diff {
     std::string at;        // its position, for the failure message
 };
 
-// Over padded arrays of `box` (halo included: a stray write there shows up too).
+// Over padded arrays of `box` (halo included: a stray write there shows up too), or
+// over a batch of them one after another (StepArgs::batch; the position names the member).
 template <class A, class B>
 Diff compare(const kernels::Box& box, const std::vector<A>& a, const std::vector<B>& b) {
     Diff d;
@@ -55,24 +56,29 @@ Diff compare(const kernels::Box& box, const std::vector<A>& a, const std::vector
     d.rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
     if (d.where >= 0) {
         const long hy = box.ndim == 3 ? 4 : 0;
-        const long iz = d.where / box.sz() - 4, rem = d.where % box.sz();
+        const long member = d.where / long(box.padded_size()), p = d.where % long(box.padded_size());
+        const long iz = p / box.sz() - 4, rem = p % box.sz();
         const long iy = rem / box.sy() - hy, ix = rem % box.sy() - 4;
-        char buf[200];
-        std::snprintf(buf, sizeof buf, "largest error %.3g at (ix, iy, iz) = (%ld, %ld, %ld): %.9g vs %.9g",
-                      d.max_abs, ix, iy, iz, double(a[d.where]), double(b[d.where]));
+        char buf[220];
+        std::snprintf(buf, sizeof buf,
+                      "largest error %.3g at (ix, iy, iz) = (%ld, %ld, %ld) of batch member %ld: %.9g vs %.9g",
+                      d.max_abs, ix, iy, iz, member, double(a[d.where]), double(b[d.where]));
         d.at = buf;
     }
     return d;
 }
 
-// Random values in [lo, hi) on the computed points of a padded array, zero halo.
+// Random values in [lo, hi) on the computed points of a padded array (of `batch` of
+// them one after another), zero halo.
 template <class T>
-std::vector<T> random_field(const kernels::Box& box, std::mt19937& rng, double lo, double hi) {
-    std::vector<T> f(box.padded_size(), T(0));
+std::vector<T> random_field(const kernels::Box& box, std::mt19937& rng, double lo, double hi, int batch = 1) {
+    const std::size_t n = box.padded_size();
+    std::vector<T> f(n * batch, T(0));
     std::uniform_real_distribution<double> d(lo, hi);
-    for (int iz = 0; iz < box.nz; ++iz)
-        for (int iy = 0; iy < box.ny; ++iy)
-            for (int ix = 0; ix < box.nx; ++ix) f[box.at(ix, iy, iz)] = T(d(rng));
+    for (int m = 0; m < batch; ++m)
+        for (int iz = 0; iz < box.nz; ++iz)
+            for (int iy = 0; iy < box.ny; ++iy)
+                for (int ix = 0; ix < box.nx; ++ix) f[m * n + box.at(ix, iy, iz)] = T(d(rng));
     return f;
 }
 

@@ -24,19 +24,21 @@ struct Case {
     int pml_lo, pml_hi;   // 0: no layers
     bool free_surface;
     bool damping = false;  // damping layers (StepArgs::damp) instead of C-PML
+    int batch = 1;         // members stepped together (StepArgs::batch)
 };
 
 std::string describe(const Case& c, const std::string& variant, const char* prec) {
     char buf[240];
-    std::snprintf(buf, sizeof buf, "%dD %dx%dx%d, %s layers %d/%d, free surface %s, variant %s, %s", c.ndim, c.nx,
-                  c.ny, c.nz, c.damping ? "damping" : "C-PML", c.pml_lo, c.pml_hi, c.free_surface ? "on" : "off",
-                  variant.c_str(), prec);
+    std::snprintf(buf, sizeof buf, "%dD %dx%dx%d, %s layers %d/%d, free surface %s, variant %s, %s, batch %d",
+                  c.ndim, c.nx, c.ny, c.nz, c.damping ? "damping" : "C-PML", c.pml_lo, c.pml_hi,
+                  c.free_surface ? "on" : "off", variant.c_str(), prec, c.batch);
     return buf;
 }
 
 template <class T>
 struct State {
     kernels::Box box;
+    int batch = 1;
     T inv_h2[3], inv_h[3];
     std::vector<T> u, w, v, damp, a[3], b[3], psi[3], zeta[3];
 };
@@ -45,6 +47,7 @@ template <class T>
 State<T> make_state(const Case& c, unsigned seed) {
     std::mt19937 rng(seed);
     State<T> s;
+    s.batch = c.batch;
     auto& B = s.box;
     B.ndim = c.ndim;
     B.nx = c.nx;
@@ -67,8 +70,8 @@ State<T> make_state(const Case& c, unsigned seed) {
     }
     // Leapfrog stability: vdt2 * sum(1/h^2) * 6.5016 <= 4; stay at 20..90% of it.
     const double vmax2 = 4 / (6.5016 * sum);
-    s.u = random_field<T>(B, rng, -1, 1);
-    s.w = random_field<T>(B, rng, -1, 1);
+    s.u = random_field<T>(B, rng, -1, 1, c.batch);
+    s.w = random_field<T>(B, rng, -1, 1, c.batch);
     s.v = random_field<T>(B, rng, 0.2 * vmax2, 0.9 * vmax2);
     const int n[3] = {B.nx, B.ny, B.nz};
     const double vmax = 3000, dt = std::sqrt(0.9 * vmax2) / vmax;
@@ -96,17 +99,18 @@ State<T> make_state(const Case& c, unsigned seed) {
         // states a propagation reaches (psi only advances in the layers; zeta, with
         // a = 0 and b = 1 outside them, stays 0), which step_cpu's vectorised rows
         // assume (they apply the C-PML terms along whole rows).
-        s.psi[ax] = random_field<T>(B, rng, -0.01, 0.01);
-        s.zeta[ax] = random_field<T>(B, rng, -1e-4, 1e-4);
-        for (int iz = 0; iz < B.nz; ++iz)
-            for (int iy = 0; iy < B.ny; ++iy)
-                for (int ix = 0; ix < B.nx; ++ix) {
-                    const int c[3] = {ix, iy, iz};
-                    if (c[ax] >= B.pml_lo[ax] && c[ax] < n[ax] - B.pml_hi[ax]) {
-                        s.psi[ax][B.at(ix, iy, iz)] = 0;
-                        s.zeta[ax][B.at(ix, iy, iz)] = 0;
+        s.psi[ax] = random_field<T>(B, rng, -0.01, 0.01, c.batch);
+        s.zeta[ax] = random_field<T>(B, rng, -1e-4, 1e-4, c.batch);
+        for (int m = 0; m < c.batch; ++m)
+            for (int iz = 0; iz < B.nz; ++iz)
+                for (int iy = 0; iy < B.ny; ++iy)
+                    for (int ix = 0; ix < B.nx; ++ix) {
+                        const int c3[3] = {ix, iy, iz};
+                        if (c3[ax] >= B.pml_lo[ax] && c3[ax] < n[ax] - B.pml_hi[ax]) {
+                            s.psi[ax][m * B.padded_size() + B.at(ix, iy, iz)] = 0;
+                            s.zeta[ax][m * B.padded_size() + B.at(ix, iy, iz)] = 0;
+                        }
                     }
-                }
     }
     return s;
 }
@@ -115,6 +119,7 @@ template <class T>
 kernels::StepArgs<T> host_args(State<T>& s) {
     kernels::StepArgs<T> A;
     A.box = s.box;
+    A.batch = s.batch;
     for (int i = 0; i < 3; ++i) {
         A.inv_h2[i] = s.inv_h2[i];
         A.inv_h[i] = s.inv_h[i];
@@ -285,6 +290,24 @@ TEST_CASE("CUDA step with automatic z chunks matches step_cpu on a larger 3D box
     check_step<float>({3, 131, 97, 150, 20, 20, false}, "a32x16", 3003, 20, true, 0);
 }
 
+TEST_CASE("CUDA step of a batch of boxes in one launch matches step_cpu member by member", "[gpu]") {
+    if (!gpu_or_skip()) return;
+    // Members differ (own random u, w, psi, zeta), share vdt2, damping and profiles;
+    // split and unsplit launches, fixed and automatic z chunks, every kind of layer.
+    unsigned seed = 6000;
+    for (Case c : kCases) {
+        c.batch = 3;
+        for (const char* v : {"naive", "q32x16", "q32x8", "a32x16"}) {
+            if (c.ndim == 2 && std::string(v) == "q32x8") continue;
+            check_step<float>(c, v, seed++, 40);
+            check_step<float>(c, v, seed++, 40, false, 0);
+        }
+        check_step<double>(c, "q32x16", seed++, 40, true, 0, 2);
+    }
+    check_step<float>({2, 301, 1, 181, 20, 20, false, false, 17}, "q32x16", seed++, 20, true, 0, 2);
+    check_step<float>({2, 301, 1, 181, 20, 20, true, true, 17}, "q32x16", seed++, 20, true, 0, 2);
+}
+
 TEST_CASE("CUDA stencil-only kernel matches the CPU Laplacian", "[gpu]") {
     if (!gpu_or_skip()) return;
     for (const Case& c : {Case{3, 45, 37, 41, 0, 0, false}, Case{2, 157, 1, 93, 0, 0, false}})
@@ -328,4 +351,12 @@ TEST_CASE("CUDA free-surface mirror matches free_surface_cpu", "[gpu]") {
     const Diff df = compare(s.box, d.download(), s.u);
     INFO(df.at);
     CHECK(df.max_abs == 0);
+    // A batch of 3 boxes in one launch.
+    State<float> b = make_state<float>({2, 157, 1, 93, 0, 0, true, false, 3}, 98);
+    kc::DeviceBuffer<float> db(b.u);
+    for (int m = 0; m < 3; ++m) kernels::free_surface_cpu(b.box, b.u.data() + m * b.box.padded_size());
+    kc::free_surface_cuda(b.box, db.data(), nullptr, 3);
+    const Diff dbf = compare(b.box, db.download(), b.u);
+    INFO(dbf.at);
+    CHECK(dbf.max_abs == 0);
 }

@@ -1,7 +1,9 @@
 // CudaPropagator against CpuPropagator: whole runs with C-PML, a free surface or not,
-// an off-grid source and off- and on-grid receivers, 2D and 3D, fp32 and fp64.
+// an off-grid source and off- and on-grid receivers, 2D and 3D, fp32 and fp64; batches
+// of shots against each shot alone and against the CPU's batch.
 #include "gpu_simulate.h"
 #include "gpu_test.h"
+#include "migration_fixture.h"
 #include "kernels/cuda/device_buffer.h"
 
 using namespace rtm;
@@ -85,5 +87,95 @@ TEST_CASE("a domain too large for the GPU gives a clear error with the sizes", "
         CHECK(m.find("GPU memory") != std::string::npos);
         CHECK(m.find("GiB") != std::string::npos);
         CHECK(m.find("200 x 200 x 200") != std::string::npos);
+    }
+}
+
+namespace {
+
+// Three members with their own off-grid sources and 3, 2 and 1 receivers.
+struct Members {
+    std::vector<PointStencil> sources, receivers, alone_sources[3];
+    std::vector<PointStencil> alone_receivers[3];
+};
+
+Members three_members(const Domain& d, int ndim) {
+    Members M;
+    const double y = ndim == 3 ? 211.3 : 0;
+    const Position src[3] = {{151.3, y, 102.7}, {307.9, y, 43.1}, {452.4, y, 351.6}};
+    for (int m = 0; m < 3; ++m) {
+        M.alone_sources[m] = {d.point(src[m].x, src[m].y, src[m].z, "source")};
+        M.sources.push_back(member_stencil(M.alone_sources[m][0], d.box(), m));
+        for (int k = m; k < 3; ++k) {
+            M.alone_receivers[m].push_back(d.point(40.0 + 171.1 * k, y, 20.0 + 9.3 * m, "receiver"));
+            M.receivers.push_back(member_stencil(M.alone_receivers[m].back(), d.box(), m));
+        }
+    }
+    return M;
+}
+
+}  // namespace
+
+TEST_CASE("a batch of shots on the GPU equals each shot alone, and the CPU's batch", "[gpu]") {
+    if (!gpu_or_skip()) return;
+    for (int ndim : {2, 3})
+        for (Boundary bnd : {Boundary::Cpml, Boundary::Damping})
+            for (bool fs : {false, true}) {
+                Run r = small_model_run(ndim, Precision::Single, bnd, 250, {301.3, 233.7, 147.1});
+                r.domain.free_surface = fs;
+                Domain d(r.grid, velocity_field(r), r.domain);
+                const auto w = ricker(r.f0, r.domain.dt, r.nt);
+                const std::vector<double> wav(w.begin(), w.end());
+                const Members M = three_members(d, ndim);
+                auto gpu = make_cuda_propagator(d, r.precision, 3);
+                auto cpu = make_cpu_propagator(d, r.precision, 3);
+                for (auto* p : {gpu.get(), cpu.get()}) {
+                    p->set_sources(M.sources, {wav, wav, wav});
+                    p->set_receivers(M.receivers, r.nt);
+                    for (int n = 0; n < r.nt; ++n) p->step(n);
+                }
+                const auto gt = gpu->receiver_traces(), ct = cpu->receiver_traces();
+                const auto gf = gpu->wavefield(), cf = cpu->wavefield();
+                INFO(ndim << "D, " << (bnd == Boundary::Cpml ? "C-PML" : "damping") << ", free surface " << fs);
+                REQUIRE(gt.size() == 6 * std::size_t(r.nt));
+                const double et = rel_l2(gt.data(), ct.data(), ct.size());
+                const double ef = rel_l2(gf.data(), cf.data(), cf.size());
+                INFO("GPU batch vs CPU batch: traces " << et << ", wavefields " << ef);
+                CHECK(et <= 1e-5);
+                CHECK(ef <= 1e-5);
+                std::size_t r0 = 0;
+                for (int m = 0; m < 3; ++m) {
+                    auto alone = make_cuda_propagator(d, r.precision);
+                    alone->set_sources(M.alone_sources[m], {wav});
+                    alone->set_receivers(M.alone_receivers[m], r.nt);
+                    for (int n = 0; n < r.nt; ++n) alone->step(n);
+                    const auto t = alone->receiver_traces();
+                    const auto f = alone->wavefield();
+                    INFO("member " << m << " against the same shot alone on the GPU (bit for bit)");
+                    CHECK(std::equal(t.begin(), t.end(), gt.begin() + r0 * r.nt));
+                    CHECK(std::equal(f.begin(), f.end(), gf.begin() + m * r.grid.size()));
+                    r0 += M.alone_receivers[m].size();
+                }
+            }
+}
+
+TEST_CASE("model_shots on the GPU in batches equals shot-by-shot modelling", "[gpu]") {
+    if (!gpu_or_skip()) return;
+    const Model m = make_model(161, 1, 81, 10, [](double x, double, double z) { return 1700 + z + 0.3 * x; });
+    std::vector<ShotGather> geo;
+    for (int s = 0; s < 7; ++s) geo.push_back(shot_geometry(m, 50.0 + 210.3 * s, 0, 20, 0.4, 0.002));
+    PropagationOptions p;
+    p.pml_cells = 20;
+    p.backend.gpu = true;
+    p.batch = 1;
+    const auto one = model_shots(m, geo, ricker_wavelet(15), p);
+    p.batch = 0;  // automatic: all 7 in one batch
+    REQUIRE(modelling_batch(p, 7, 201.0 * 121) == 7);
+    const auto all = model_shots(m, geo, ricker_wavelet(15), p);
+    p.batch = 4;  // 4 + 3
+    const auto four = model_shots(m, geo, ricker_wavelet(15), p);
+    for (int s = 0; s < 7; ++s) {
+        INFO("shot " << s);
+        CHECK(all[s].data == one[s].data);
+        CHECK(four[s].data == one[s].data);
     }
 }

@@ -12,7 +12,8 @@ namespace rtm::kernels {
 // only the layers ever update them): there the C-PML update reduces to the plain one,
 // which lets whole rows take one branch-free, vectorised path.
 // Then, with a free surface, sets w = 0 at iz = 0 and mirrors it antisymmetrically
-// into the halo above. OpenMP over z, SIMD along x.
+// into the halo above. OpenMP over z, SIMD along x. Batch members (StepArgs::batch)
+// one after another.
 template <class T>
 void step_cpu(const StepArgs<T>& args);
 

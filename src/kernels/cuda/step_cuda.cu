@@ -65,6 +65,20 @@ __host__ __device__ __forceinline__ long bat(const Box& B, int ix, int iy, int i
     return (long(iz) + R) * bsz(B) + (long(iy) + (B.ndim == 3 ? R : 0)) * bsy(B) + ix + R;
 }
 
+// Batch member m's arrays (StepArgs::batch): u, w, psi and zeta move by m padded
+// boxes; vdt2, damp and the C-PML profiles are shared.
+template <class T>
+__device__ __forceinline__ void select_member(StepArgs<T>& A, int m) {
+    const long off = long(m) * bsz(A.box) * (A.box.nz + 2 * R);
+    A.u += off;
+    A.w += off;
+#pragma unroll
+    for (int ax = 0; ax < 3; ++ax) {
+        if (A.psi[ax]) A.psi[ax] += off;
+        if (A.zeta[ax]) A.zeta[ax] += off;
+    }
+}
+
 // Sum_k c_k (f[k] + f[-k]) for a value pointer with stride s (shared or global memory).
 template <class T>
 __device__ __forceinline__ T wings(const T* f, int s) {
@@ -116,11 +130,12 @@ __device__ __forceinline__ bool axis_zone(const Box& B, int ax, int i) {
 // most). Bytes from DRAM as the minimum if L1/L2 catch the re-reads; 25 (3D) or 17
 // (2D) load instructions per point. Reference and fallback variant.
 template <class T, int NDIM, int MODE>
-__global__ void __launch_bounds__(256) naive_kernel(StepArgs<T> A) {
+__global__ void __launch_bounds__(256) naive_kernel(StepArgs<T> A, int, const int4*) {
     const Box& B = A.box;
     const int ix = blockIdx.x * blockDim.x + threadIdx.x;
     const int iy = NDIM == 3 ? blockIdx.y * blockDim.y + threadIdx.y : 0;
-    const int iz = blockIdx.z;
+    const int iz = blockIdx.z % B.nz;  // grid z: nz planes x batch members
+    select_member(A, blockIdx.z / B.nz);
     if (ix >= B.nx || iy >= B.ny) return;
     const long p = bat(B, ix, iy, iz);
     const T* __restrict__ u = A.u;
@@ -178,11 +193,14 @@ __global__ void __launch_bounds__(BX * BY, MINB) queue_kernel(StepArgs<T> A, int
     const long sy = bsy(B), sz = bsz(B);
     const int tx = threadIdx.x, ty = threadIdx.y;
     int bx, by, z0, z1;
-    if (map) {
+    if (map) {  // split launch: grid (blocks of the map, batch members)
         const int4 m = map[blockIdx.x];
         bx = m.x; by = m.y; z0 = m.z; z1 = m.w;
-    } else {
-        bx = blockIdx.x; by = blockIdx.y; z0 = blockIdx.z * zchunk; z1 = min(z0 + zchunk, B.nz);
+        select_member(A, blockIdx.y);
+    } else {  // grid (x tiles, y tiles, z chunks x batch members)
+        const int chunks = (B.nz + zchunk - 1) / zchunk;
+        bx = blockIdx.x; by = blockIdx.y; z0 = (blockIdx.z % chunks) * zchunk; z1 = min(z0 + zchunk, B.nz);
+        select_member(A, blockIdx.z / chunks);
     }
     const int ix = bx * BX + tx;
     const int iy0 = NDIM == 3 ? by * TY + ty : 0;
@@ -337,8 +355,10 @@ __global__ void __launch_bounds__(BX * BY) async_kernel(StepArgs<T> A, int zchun
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int ix = blockIdx.x * BX + tx;
     const int iy = NDIM == 3 ? blockIdx.y * BY + ty : 0;
-    const int z0 = blockIdx.z * zchunk;
+    const int chunks = (B.nz + zchunk - 1) / zchunk;  // grid z: chunks x batch members
+    const int z0 = (blockIdx.z % chunks) * zchunk;
     const int z1 = min(z0 + zchunk, B.nz);
+    select_member(A, blockIdx.z / chunks);
     const bool active = ix < B.nx && iy < B.ny;
     const bool own = ix < B.nx + R && (NDIM == 2 || iy < B.ny + R);
     const bool hxl = tx < R && iy < B.ny;
@@ -436,9 +456,10 @@ __global__ void __launch_bounds__(256) psi_kernel(StepArgs<T> A) {
     const Box& B = A.box;
     const int lo = B.pml_lo[AX], hi = B.pml_hi[AX];
     const int n[3] = {B.nx, B.ny, B.nz};
-    int c[3] = {int(blockIdx.x * blockDim.x + threadIdx.x), int(blockIdx.y * blockDim.y + threadIdx.y),
-                int(blockIdx.z)};
     const int m[3] = {AX == 0 ? lo + hi : n[0], AX == 1 ? lo + hi : n[1], AX == 2 ? lo + hi : n[2]};
+    int c[3] = {int(blockIdx.x * blockDim.x + threadIdx.x), int(blockIdx.y * blockDim.y + threadIdx.y),
+                int(blockIdx.z % m[2])};  // grid z: m[2] x batch members
+    select_member(A, blockIdx.z / m[2]);
     if (c[0] >= m[0] || c[1] >= m[1]) return;
     const int k = c[AX] < lo ? c[AX] : n[AX] - hi + (c[AX] - lo);
     c[AX] = k;
@@ -453,6 +474,7 @@ __global__ void free_surface_kernel(Box B, T* f) {
     const int ix = blockIdx.x * blockDim.x + threadIdx.x;
     const int iy = blockIdx.y;
     if (ix >= B.nx) return;
+    f += long(blockIdx.z) * bsz(B) * (B.nz + 2 * R);  // grid z: batch members
     f[bat(B, ix, iy, 0)] = 0;
 #pragma unroll
     for (int k = 1; k <= R; ++k) f[bat(B, ix, iy, -k)] = -f[bat(B, ix, iy, k)];
@@ -620,8 +642,17 @@ struct Launch {
     bool queue = false;
 };
 
+// A launch grid's z extent (at most 65535): planes or z chunks times batch members.
+unsigned grid_z(long n) {
+    if (n > 65535)
+        fail("step_cuda", std::to_string(n) + " z blocks (planes or chunks x batch members) exceed the launch "
+                                              "grid's 65535",
+             "Propagate fewer shots in one batch");
+    return unsigned(n);
+}
+
 template <class T, int NDIM, int BX, int BY, int MODE, int PD = 1, int MINB = 0, int RY = 1>
-Launch<T, NDIM, MODE> queue_launch(const Box& B, int zchunk) {
+Launch<T, NDIM, MODE> queue_launch(const Box& B, int zchunk, int batch) {
     Launch<T, NDIM, MODE> L;
     L.kernel = reinterpret_cast<const void*>(&queue_kernel<T, NDIM, BX, BY, RY, MODE, PD, MINB>);
     if constexpr (MODE == kPml || MODE == kDamp)
@@ -630,64 +661,64 @@ Launch<T, NDIM, MODE> queue_launch(const Box& B, int zchunk) {
     L.tile_x = BX;
     L.tile_y = NDIM == 3 ? BY * RY : 1;
     const long gx = (B.nx + BX - 1) / BX, gy = NDIM == 3 ? (B.ny + L.tile_y - 1) / L.tile_y : 1;
-    if (zchunk <= 0) zchunk = choose_zchunk(gx * gy, B.nz, sm_count() * blocks_per_sm(L.kernel, BX * BY));
+    if (zchunk <= 0) zchunk = choose_zchunk(gx * gy * batch, B.nz, sm_count() * blocks_per_sm(L.kernel, BX * BY));
     zchunk = std::min(zchunk, B.nz);
-    L.grid = dim3(unsigned(gx), unsigned(gy), unsigned((B.nz + zchunk - 1) / zchunk));
+    L.grid = dim3(unsigned(gx), unsigned(gy), grid_z(long(batch) * ((B.nz + zchunk - 1) / zchunk)));
     L.zchunk = zchunk;
     L.queue = true;
     return L;
 }
 
 template <class T, int NDIM, int BX, int BY, int MODE, int S>
-Launch<T, NDIM, MODE> async_launch(const Box& B, int zchunk) {
+Launch<T, NDIM, MODE> async_launch(const Box& B, int zchunk, int batch) {
     Launch<T, NDIM, MODE> L;
     L.kernel = reinterpret_cast<const void*>(&async_kernel<T, NDIM, BX, BY, MODE, S>);
     L.block = dim3(BX, BY, 1);
     L.tile_x = BX;
     L.tile_y = BY;
     const long gx = (B.nx + BX - 1) / BX, gy = NDIM == 3 ? (B.ny + BY - 1) / BY : 1;
-    if (zchunk <= 0) zchunk = choose_zchunk(gx * gy, B.nz, sm_count() * blocks_per_sm(L.kernel, BX * BY));
+    if (zchunk <= 0) zchunk = choose_zchunk(gx * gy * batch, B.nz, sm_count() * blocks_per_sm(L.kernel, BX * BY));
     zchunk = std::min(zchunk, B.nz);
-    L.grid = dim3(unsigned(gx), unsigned(gy), unsigned((B.nz + zchunk - 1) / zchunk));
+    L.grid = dim3(unsigned(gx), unsigned(gy), grid_z(long(batch) * ((B.nz + zchunk - 1) / zchunk)));
     L.zchunk = zchunk;
     L.queue = true;
     return L;
 }
 
 template <class T, int NDIM, int MODE>
-Launch<T, NDIM, MODE> make_launch(const Box& B, const LaunchConfig& cfg) {
+Launch<T, NDIM, MODE> make_launch(const Box& B, const LaunchConfig& cfg, int batch) {
     if (cfg.variant == Variant::Naive) {
         Launch<T, NDIM, MODE> L;
         L.kernel = reinterpret_cast<const void*>(&naive_kernel<T, NDIM, MODE>);
         L.block = NDIM == 3 ? dim3(32, 8, 1) : dim3(256, 1, 1);
-        L.grid = dim3((B.nx + L.block.x - 1) / L.block.x, NDIM == 3 ? (B.ny + 7) / 8 : 1, B.nz);
+        L.grid = dim3((B.nx + L.block.x - 1) / L.block.x, NDIM == 3 ? (B.ny + 7) / 8 : 1, grid_z(long(B.nz) * batch));
         return L;
     }
     const bool async = cfg.variant == Variant::A32x16 || cfg.variant == Variant::A32x8 ||
                        cfg.variant == Variant::A32x8s5;
     if constexpr (sizeof(T) == 4) {
         if constexpr (NDIM == 2) {
-            if (async) return async_launch<T, NDIM, 128, 1, MODE, 3>(B, cfg.zchunk);
+            if (async) return async_launch<T, NDIM, 128, 1, MODE, 3>(B, cfg.zchunk, batch);
         } else {
-            if (cfg.variant == Variant::A32x16) return async_launch<T, NDIM, 32, 16, MODE, 3>(B, cfg.zchunk);
-            if (cfg.variant == Variant::A32x8) return async_launch<T, NDIM, 32, 8, MODE, 3>(B, cfg.zchunk);
-            if (cfg.variant == Variant::A32x8s5) return async_launch<T, NDIM, 32, 8, MODE, 5>(B, cfg.zchunk);
+            if (cfg.variant == Variant::A32x16) return async_launch<T, NDIM, 32, 16, MODE, 3>(B, cfg.zchunk, batch);
+            if (cfg.variant == Variant::A32x8) return async_launch<T, NDIM, 32, 8, MODE, 3>(B, cfg.zchunk, batch);
+            if (cfg.variant == Variant::A32x8s5) return async_launch<T, NDIM, 32, 8, MODE, 5>(B, cfg.zchunk, batch);
         }
     }
     if constexpr (NDIM == 2) {
-        return queue_launch<T, NDIM, 128, 1, MODE>(B, cfg.zchunk);
+        return queue_launch<T, NDIM, 128, 1, MODE>(B, cfg.zchunk, batch);
     } else {
     switch (cfg.variant) {
-        case Variant::Q32x8: return queue_launch<T, NDIM, 32, 8, MODE>(B, cfg.zchunk);
-        case Variant::Q64x8: return queue_launch<T, NDIM, 64, 8, MODE>(B, cfg.zchunk);
-        case Variant::Q64x4: return queue_launch<T, NDIM, 64, 4, MODE>(B, cfg.zchunk);
-        case Variant::Q32x16d2: return queue_launch<T, NDIM, 32, 16, MODE, 2>(B, cfg.zchunk);
-        case Variant::Q32x8d2: return queue_launch<T, NDIM, 32, 8, MODE, 2>(B, cfg.zchunk);
-        case Variant::Q32x16o: return queue_launch<T, NDIM, 32, 16, MODE, 1, sizeof(T) == 4 ? 4 : 2>(B, cfg.zchunk);
-        case Variant::Q32x8r2: return queue_launch<T, NDIM, 32, 8, MODE, 1, 0, 2>(B, cfg.zchunk);
-        case Variant::Q32x8r4: return queue_launch<T, NDIM, 32, 8, MODE, 1, 0, 4>(B, cfg.zchunk);
-        case Variant::Q32x4r4: return queue_launch<T, NDIM, 32, 4, MODE, 1, 0, 4>(B, cfg.zchunk);
-        default: return queue_launch<T, NDIM, 32, 16, MODE>(B, cfg.zchunk);
+        case Variant::Q32x8: return queue_launch<T, NDIM, 32, 8, MODE>(B, cfg.zchunk, batch);
+        case Variant::Q64x8: return queue_launch<T, NDIM, 64, 8, MODE>(B, cfg.zchunk, batch);
+        case Variant::Q64x4: return queue_launch<T, NDIM, 64, 4, MODE>(B, cfg.zchunk, batch);
+        case Variant::Q32x16d2: return queue_launch<T, NDIM, 32, 16, MODE, 2>(B, cfg.zchunk, batch);
+        case Variant::Q32x8d2: return queue_launch<T, NDIM, 32, 8, MODE, 2>(B, cfg.zchunk, batch);
+        case Variant::Q32x16o: return queue_launch<T, NDIM, 32, 16, MODE, 1, sizeof(T) == 4 ? 4 : 2>(B, cfg.zchunk, batch);
+        case Variant::Q32x8r2: return queue_launch<T, NDIM, 32, 8, MODE, 1, 0, 2>(B, cfg.zchunk, batch);
+        case Variant::Q32x8r4: return queue_launch<T, NDIM, 32, 8, MODE, 1, 0, 4>(B, cfg.zchunk, batch);
+        case Variant::Q32x4r4: return queue_launch<T, NDIM, 32, 4, MODE, 1, 0, 4>(B, cfg.zchunk, batch);
+        default: return queue_launch<T, NDIM, 32, 16, MODE>(B, cfg.zchunk, batch);
     }
     }
 }
@@ -699,7 +730,7 @@ void launch(const void* kernel, dim3 grid, dim3 block, void* args, int zchunk, c
 
 template <class T, int NDIM, int MODE>
 void launch_main(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
-    const auto L = make_launch<T, NDIM, MODE>(A.box, cfg);
+    const auto L = make_launch<T, NDIM, MODE>(A.box, cfg, A.batch);
     StepArgs<T> args = A;
     launch(L.kernel, L.grid, L.block, &args, L.zchunk, nullptr, s);
 }
@@ -714,11 +745,11 @@ struct SplitMap {
     int n_inner = 0, n_shell = 0, zchunk = 0;
 };
 
-SplitMap split_map(const Box& B, int TX, int TY, int zchunk, int resident) {
+SplitMap split_map(const Box& B, int TX, int TY, int zchunk, int resident, int batch) {
     static std::mutex mu;
     static std::map<std::vector<long>, SplitMap> cache;
     const std::vector<long> key = {B.ndim, B.nx, B.ny, B.nz, B.pml_lo[0], B.pml_lo[1], B.pml_lo[2],
-                                   B.pml_hi[0], B.pml_hi[1], B.pml_hi[2], TX, TY, zchunk, resident};
+                                   B.pml_hi[0], B.pml_hi[1], B.pml_hi[2], TX, TY, zchunk, resident, batch};
     std::lock_guard<std::mutex> lock(mu);
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
@@ -736,7 +767,7 @@ SplitMap split_map(const Box& B, int TX, int TY, int zchunk, int resident) {
     long inner_xy = 0;
     for (int j = 0; j < gy; ++j)
         for (int i = 0; i < gx; ++i) inner_xy += !zone_tile(i, j);
-    int zc = zchunk > 0 ? zchunk : choose_zchunk(std::max(1L, inner_xy), std::max(1, zhi - zlo), resident);
+    int zc = zchunk > 0 ? zchunk : choose_zchunk(std::max(1L, inner_xy) * batch, std::max(1, zhi - zlo), resident);
     zc = std::max(1, zc);
     std::vector<int4> inner, shell;
     auto chunks = [&](std::vector<int4>& out, int za, int zb, bool want_zone) {
@@ -805,7 +836,7 @@ void launch_psi(const StepArgs<T>& A, cudaStream_t s);
 // and the interior write disjoint points of w and only read u).
 template <class T, int NDIM, int MODE>
 void launch_layers(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
-    const auto L = make_launch<T, NDIM, MODE>(A.box, cfg);
+    const auto L = make_launch<T, NDIM, MODE>(A.box, cfg, A.batch);
     StepArgs<T> args = A;
     auto psi = [&](cudaStream_t st) {
         if (MODE != kPml) return;
@@ -819,12 +850,14 @@ void launch_layers(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s
         return;
     }
     const int threads = int(L.block.x * L.block.y);
-    const SplitMap M = split_map(A.box, L.tile_x, L.tile_y, cfg.zchunk, sm_count() * blocks_per_sm(L.interior, threads));
+    const SplitMap M =
+        split_map(A.box, L.tile_x, L.tile_y, cfg.zchunk, sm_count() * blocks_per_sm(L.interior, threads), A.batch);
+    const unsigned nb = unsigned(A.batch);  // split grids: (blocks of the map, batch members)
     const int ov = (MODE == kPml || cfg.overlap >= 2) && M.n_inner ? cfg.overlap : 0;
     if (ov <= 0) {
         psi(s);
-        if (M.n_inner) launch(L.interior, dim3(unsigned(M.n_inner)), L.block, &args, 0, M.inner, s);
-        if (M.n_shell) launch(L.kernel, dim3(unsigned(M.n_shell)), L.block, &args, 0, M.shell, s);
+        if (M.n_inner) launch(L.interior, dim3(unsigned(M.n_inner), nb), L.block, &args, 0, M.inner, s);
+        if (M.n_shell) launch(L.kernel, dim3(unsigned(M.n_shell), nb), L.block, &args, 0, M.shell, s);
         return;
     }
     SideStream& side = side_stream(s);
@@ -832,11 +865,11 @@ void launch_layers(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s
     RTM_CUDA_CHECK(cudaEventRecord(side.fork, s));
     RTM_CUDA_CHECK(cudaStreamWaitEvent(side.stream, side.fork, 0));
     psi(side.stream);
-    if (ov >= 2 && M.n_shell) launch(L.kernel, dim3(unsigned(M.n_shell)), L.block, &args, 0, M.shell, side.stream);
+    if (ov >= 2 && M.n_shell) launch(L.kernel, dim3(unsigned(M.n_shell), nb), L.block, &args, 0, M.shell, side.stream);
     RTM_CUDA_CHECK(cudaEventRecord(side.join, side.stream));
-    launch(L.interior, dim3(unsigned(M.n_inner)), L.block, &args, 0, M.inner, s);
+    launch(L.interior, dim3(unsigned(M.n_inner), nb), L.block, &args, 0, M.inner, s);
     RTM_CUDA_CHECK(cudaStreamWaitEvent(s, side.join, 0));
-    if (ov < 2 && M.n_shell) launch(L.kernel, dim3(unsigned(M.n_shell)), L.block, &args, 0, M.shell, s);
+    if (ov < 2 && M.n_shell) launch(L.kernel, dim3(unsigned(M.n_shell), nb), L.block, &args, 0, M.shell, s);
 }
 
 template <class T, int AX>
@@ -845,7 +878,7 @@ void launch_psi(const StepArgs<T>& A, cudaStream_t s) {
     const int L = B.pml_lo[AX] + B.pml_hi[AX];
     if (!L || !A.psi[AX]) return;
     const int m0 = AX == 0 ? L : B.nx, m1 = AX == 1 ? L : B.ny, m2 = AX == 2 ? L : B.nz;
-    const dim3 block(32, 8, 1), grid((m0 + 31) / 32, (m1 + 7) / 8, m2);
+    const dim3 block(32, 8, 1), grid((m0 + 31) / 32, (m1 + 7) / 8, grid_z(long(m2) * A.batch));
     psi_kernel<T, AX><<<grid, block, 0, s>>>(A);
     RTM_CUDA_CHECK_LAUNCH("psi_kernel");
 }
@@ -859,7 +892,7 @@ void step_dim(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
     } else {
         launch_main<T, NDIM, kFull>(A, cfg, s);  // (damp, if given, is 0 everywhere)
     }
-    if (A.box.free_surface) free_surface_cuda(A.box, A.w, s);
+    if (A.box.free_surface) free_surface_cuda(A.box, A.w, s, A.batch);
 }
 
 }  // namespace
@@ -902,8 +935,8 @@ void stencil_cuda(const Box& box, const T inv_h2[3], const T* u, T* out, const L
 }
 
 template <class T>
-void free_surface_cuda(const Box& box, T* f, cudaStream_t stream) {
-    const dim3 block(128), grid((box.nx + 127) / 128, box.ny);
+void free_surface_cuda(const Box& box, T* f, cudaStream_t stream, int batch) {
+    const dim3 block(128), grid((box.nx + 127) / 128, box.ny, grid_z(batch));
     free_surface_kernel<T><<<grid, block, 0, stream>>>(box, f);
     RTM_CUDA_CHECK_LAUNCH("free_surface_kernel");
 }
@@ -991,7 +1024,7 @@ void stream4_cuda(const float* a, const float* b, const float* c, float* d, std:
 }
 
 template <class T>
-KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_only) {
+KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_only, int batch) {
     auto fill = [&](auto L) {
         KernelInfo k;
         cudaFuncAttributes fa;
@@ -1005,22 +1038,24 @@ KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_o
         return k;
     };
     if (box.ndim == 3) {
-        if (stencil_only) return fill(make_launch<T, 3, kStencil>(box, cfg));
-        return box.has_pml() ? fill(make_launch<T, 3, kPml>(box, cfg)) : fill(make_launch<T, 3, kFull>(box, cfg));
+        if (stencil_only) return fill(make_launch<T, 3, kStencil>(box, cfg, batch));
+        return box.has_pml() ? fill(make_launch<T, 3, kPml>(box, cfg, batch))
+                             : fill(make_launch<T, 3, kFull>(box, cfg, batch));
     }
-    if (stencil_only) return fill(make_launch<T, 2, kStencil>(box, cfg));
-    return box.has_pml() ? fill(make_launch<T, 2, kPml>(box, cfg)) : fill(make_launch<T, 2, kFull>(box, cfg));
+    if (stencil_only) return fill(make_launch<T, 2, kStencil>(box, cfg, batch));
+    return box.has_pml() ? fill(make_launch<T, 2, kPml>(box, cfg, batch))
+                         : fill(make_launch<T, 2, kFull>(box, cfg, batch));
 }
 
 #define RTM_INSTANTIATE(T)                                                                                   \
     template void step_cuda<T>(const StepArgs<T>&, const LaunchConfig&, cudaStream_t);                       \
     template void stencil_cuda<T>(const Box&, const T[3], const T*, T*, const LaunchConfig&, cudaStream_t);  \
-    template void free_surface_cuda<T>(const Box&, T*, cudaStream_t);                                        \
+    template void free_surface_cuda<T>(const Box&, T*, cudaStream_t, int);                                        \
     template void sample_cuda<T>(const T*, int, const int*, const long*, const double*, T*, int,             \
                                  cudaStream_t);                                                              \
     template void inject_cuda<T>(T*, int, const long*, const int*, const double*, const double*, int, int,   \
                                  cudaStream_t);                                                              \
-    template KernelInfo describe_step<T>(const Box&, const LaunchConfig&, bool);                              \
+    template KernelInfo describe_step<T>(const Box&, const LaunchConfig&, bool, int);                              \
     template void add_window_cuda<T>(const Box&, Index3, int, int, int, const T*, const T*, T*, cudaStream_t); \
     template void gather_cuda<T>(const T*, const long*, std::size_t, float*, cudaStream_t);                   \
     template void scatter_cuda<T>(const float*, const long*, std::size_t, T*, cudaStream_t); \

@@ -53,7 +53,8 @@ struct LaunchConfig {
 
 // u[n+1] = 2 u[n] - u[n-1] + vdt2 (Lap8 u[n] + C-PML terms) into args.w (or the damped
 // update in the layers when args.damp is set, see StepArgs), then the free-surface
-// mirror: exactly step_cpu's function, on `stream`.
+// mirror: exactly step_cpu's function, on `stream`. A batch (StepArgs::batch) is one
+// launch per kernel: batch members are a grid dimension.
 template <class T>
 void step_cuda(const StepArgs<T>& args, const LaunchConfig& cfg = {}, cudaStream_t stream = nullptr);
 
@@ -63,9 +64,10 @@ template <class T>
 void stencil_cuda(const Box& box, const T inv_h2[3], const T* u, T* out, const LaunchConfig& cfg = {},
                   cudaStream_t stream = nullptr);
 
-// The free-surface mirror alone (twin of free_surface_cpu).
+// The free-surface mirror alone (twin of free_surface_cpu), on `batch` boxes one after
+// another (StepArgs::batch).
 template <class T>
-void free_surface_cuda(const Box& box, T* f, cudaStream_t stream = nullptr);
+void free_surface_cuda(const Box& box, T* f, cudaStream_t stream = nullptr, int batch = 1);
 
 // Receiver sampling: for r < nrec, traces[n * nrec + r] = sum_k weight[k] * u[index[k]]
 // over k in [offset[r], offset[r+1]), summed in double (time-major on the device so
@@ -127,6 +129,6 @@ struct KernelInfo {
     long blocks = 0;
 };
 template <class T>
-KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_only = false);
+KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_only = false, int batch = 1);
 
 }  // namespace rtm::kernels::cuda
