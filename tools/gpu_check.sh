@@ -8,6 +8,7 @@
 #         shot against one forward propagation); `rtm migrate` of the bundled shots on
 #         the GPU and on the CPU, and the two image.sgy compared (relative L2, fp32).
 #   quick: test_gpu and the kernel benchmarks (full, stencil, modelling); full: + ncu.
+#   batch: test_gpu and 2D batches of shots (full update and modelling steps, 2001x601).
 set -u
 MODE=${1:-rtm}
 OUT=${OUT:-/tmp/rtm-gpu-check}
@@ -110,6 +111,16 @@ if [ "$MODE" = rtm ]; then
     echo "== summary"
     grep -E "RTM shot|forward: model_shots|^steps N|^rtm shot" "$LOG"
     echo "image comparison exit code: $cmp_rc"
+    echo "tests exit code: $test_rc"
+    exit 0
+fi
+
+if [ "$MODE" = batch ]; then
+    for b in 1 8 32 64; do run full2d_b$b --mode full --grid 2001x601 --batch $b --steps 40; done
+    for b in 1 32 64; do run model2d_b$b --mode modelling --grid 2001x601 --batch $b --steps 20 --repeats 3 --variant q32x16; done
+    run damp2d_b64 --mode modelling --boundary damping --grid 2001x601 --batch 64 --steps 20 --repeats 3 --variant q32x16
+    echo "== summary (ratio = Gpoints/s over copy-bandwidth ceiling / minimal bytes per point)"
+    grep -E "^ceiling|^(full|modelling) " "$LOG" | awk '{ if ($1=="ceiling:") print; else printf "%-10s %-8s %-10s %8s Gpts/s %7s GB/s %4s B/pt %7s  %s %s %s %s\n", $1, $2, $4, $6, $7, $8, $10, $11, $12, $13, $14 }'
     echo "tests exit code: $test_rc"
     exit 0
 fi

@@ -6,6 +6,10 @@
 // in 2D). Every array below that is "padded" holds a halo of R = 4 cells around the
 // computed points in x and z (and y in 3D); the halo stays zero (Dirichlet, behind
 // the absorbing layers) except above a free surface, where it mirrors the field.
+// Rows are padded to a multiple of 8 values (32 bytes in fp32): every row starts on a
+// DRAM sector, and row and plane strides are multiples of 16 bytes, as the GPU's bulk
+// tensor copies need. The extra columns right of the halo are never read as neighbours.
+// The index functions compile for host and device (RTM_HD).
 #include <cstddef>
 
 #include "physics/stencil.h"
@@ -19,14 +23,14 @@ struct Box {
     int pml_hi[3] = {0, 0, 0};       // layer cells at the high end of x, y, z
     bool free_surface = false;       // p = 0 at iz = 0 (then pml_lo[2] = 0)
 
-    int halo_y() const { return ndim == 3 ? stencil::R : 0; }
-    long sx() const { return 1; }
-    long sy() const { return nx + 2 * stencil::R; }
-    long sz() const { return sy() * (ny + 2 * halo_y()); }
-    std::size_t padded_size() const { return std::size_t(sz()) * (nz + 2 * stencil::R); }
+    RTM_HD int halo_y() const { return ndim == 3 ? stencil::R : 0; }
+    RTM_HD long sx() const { return 1; }
+    RTM_HD long sy() const { return (nx + 2 * stencil::R + 7) / 8 * 8; }
+    RTM_HD long sz() const { return sy() * (ny + 2 * halo_y()); }
+    RTM_HD std::size_t padded_size() const { return std::size_t(sz()) * (nz + 2 * stencil::R); }
     // Index of computed point (ix, iy, iz) in a padded array; halo points have
     // coordinates -R..-1 and n..n+R-1.
-    long at(int ix, int iy, int iz) const {
+    RTM_HD long at(int ix, int iy, int iz) const {
         return (long(iz) + stencil::R) * sz() + (long(iy) + halo_y()) * sy() + ix + stencil::R;
     }
     std::size_t points() const { return std::size_t(nx) * ny * nz; }

@@ -56,20 +56,11 @@ __device__ __forceinline__ T updated(const StepArgs<T>& A, long p, bool layer, T
     return T(2) * c - wold + v * lap;
 }
 
-// Box's index arithmetic for device code (Box's own members are host-only).
-__host__ __device__ __forceinline__ long bsy(const Box& B) { return B.nx + 2 * R; }
-__host__ __device__ __forceinline__ long bsz(const Box& B) {
-    return bsy(B) * (B.ny + 2 * (B.ndim == 3 ? R : 0));
-}
-__host__ __device__ __forceinline__ long bat(const Box& B, int ix, int iy, int iz) {
-    return (long(iz) + R) * bsz(B) + (long(iy) + (B.ndim == 3 ? R : 0)) * bsy(B) + ix + R;
-}
-
 // Batch member m's arrays (StepArgs::batch): u, w, psi and zeta move by m padded
 // boxes; vdt2, damp and the C-PML profiles are shared.
 template <class T>
 __device__ __forceinline__ void select_member(StepArgs<T>& A, int m) {
-    const long off = long(m) * bsz(A.box) * (A.box.nz + 2 * R);
+    const long off = long(A.box.padded_size()) * m;
     A.u += off;
     A.w += off;
 #pragma unroll
@@ -110,11 +101,11 @@ __device__ __forceinline__ T zone_lap(const StepArgs<T>& A, long p, int ix, int 
     }
     if (NDIM == 3) {
         const T d2 = (c0 * c + wy) * A.inv_h2[1];
-        lap += zy ? cpml_axis(A, 1, iy, p, bsy(B), d2) : d2;
+        lap += zy ? cpml_axis(A, 1, iy, p, B.sy(), d2) : d2;
     }
     {
         const T d2 = (c0 * c + wz) * A.inv_h2[2];
-        lap += zz ? cpml_axis(A, 2, iz, p, bsz(B), d2) : d2;
+        lap += zz ? cpml_axis(A, 2, iz, p, B.sz(), d2) : d2;
     }
     return lap;
 }
@@ -137,12 +128,12 @@ __global__ void __launch_bounds__(256) naive_kernel(StepArgs<T> A, int, const in
     const int iz = blockIdx.z % B.nz;  // grid z: nz planes x batch members
     select_member(A, blockIdx.z / B.nz);
     if (ix >= B.nx || iy >= B.ny) return;
-    const long p = bat(B, ix, iy, iz);
+    const long p = B.at(ix, iy, iz);
     const T* __restrict__ u = A.u;
     const T c = u[p];
     const T wx = wings(u + p, 1);
-    const T wz = wings(u + p, int(bsz(B)));
-    const T wy = NDIM == 3 ? wings(u + p, int(bsy(B))) : T(0);
+    const T wz = wings(u + p, int(B.sz()));
+    const T wy = NDIM == 3 ? wings(u + p, int(B.sy())) : T(0);
     const T hx = A.inv_h2[0], hy = A.inv_h2[1], hz = A.inv_h2[2];
     const T c0s = T(stencil::c2(0)) * (hx + hy + hz);
     T lap;
@@ -190,7 +181,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) queue_kernel(StepArgs<T> A, int
     static_assert(NDIM == 2 || BY >= R, "the y-halo rows are loaded by R thread rows");
     __shared__ T tile[2][TY + 2 * HY][TW];
     const Box& B = A.box;
-    const long sy = bsy(B), sz = bsz(B);
+    const long sy = B.sy(), sz = B.sz();
     const int tx = threadIdx.x, ty = threadIdx.y;
     int bx, by, z0, z1;
     if (map) {  // split launch: grid (blocks of the map, batch members)
@@ -222,7 +213,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) queue_kernel(StepArgs<T> A, int
     const T* __restrict__ u = A.u;
     const T* __restrict__ v = A.vdt2;
     T* __restrict__ w = A.w;
-    long p = own[0] ? bat(B, ix, iy0, z0) : 0;
+    long p = own[0] ? B.at(ix, iy0, z0) : 0;
 
     // Prologue: the queues and PD planes of halos, w and vdt2.
     T q[RY][QN];
@@ -351,7 +342,7 @@ __global__ void __launch_bounds__(BX * BY) async_kernel(StepArgs<T> A, int zchun
     __shared__ T wr[kW ? NW : 1][BY][BX];
     __shared__ T vr[kW ? NW : 1][BY][BX];
     const Box& B = A.box;
-    const long sy = bsy(B), sz = bsz(B);
+    const long sy = B.sy(), sz = B.sz();
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int ix = blockIdx.x * BX + tx;
     const int iy = NDIM == 3 ? blockIdx.y * BY + ty : 0;
@@ -368,7 +359,7 @@ __global__ void __launch_bounds__(BX * BY) async_kernel(StepArgs<T> A, int zchun
     const T* __restrict__ u = A.u;
     const T* __restrict__ v = A.vdt2;
     T* __restrict__ w = A.w;
-    const long p0 = own ? bat(B, ix, iy, z0) : 0;
+    const long p0 = own ? B.at(ix, iy, z0) : 0;
 
     auto issue_u = [&](int k) {  // u plane k (with halos) into its ring slot
         if (k > z1 - 1 + R) return;
@@ -463,8 +454,8 @@ __global__ void __launch_bounds__(256) psi_kernel(StepArgs<T> A) {
     if (c[0] >= m[0] || c[1] >= m[1]) return;
     const int k = c[AX] < lo ? c[AX] : n[AX] - hi + (c[AX] - lo);
     c[AX] = k;
-    const long p = bat(B, c[0], c[1], c[2]);
-    const long s = AX == 0 ? 1 : AX == 1 ? bsy(B) : bsz(B);
+    const long p = B.at(c[0], c[1], c[2]);
+    const long s = AX == 0 ? 1 : AX == 1 ? B.sy() : B.sz();
     T* psi = A.psi[AX];
     psi[p] = A.b[AX][k] * psi[p] + A.a[AX][k] * stencil::d1_diff(A.u + p, s) * A.inv_h[AX];
 }
@@ -474,10 +465,10 @@ __global__ void free_surface_kernel(Box B, T* f) {
     const int ix = blockIdx.x * blockDim.x + threadIdx.x;
     const int iy = blockIdx.y;
     if (ix >= B.nx) return;
-    f += long(blockIdx.z) * bsz(B) * (B.nz + 2 * R);  // grid z: batch members
-    f[bat(B, ix, iy, 0)] = 0;
+    f += long(B.padded_size()) * blockIdx.z;  // grid z: batch members
+    f[B.at(ix, iy, 0)] = 0;
 #pragma unroll
-    for (int k = 1; k <= R; ++k) f[bat(B, ix, iy, -k)] = -f[bat(B, ix, iy, k)];
+    for (int k = 1; k <= R; ++k) f[B.at(ix, iy, -k)] = -f[B.at(ix, iy, k)];
 }
 
 template <class T>
@@ -508,7 +499,7 @@ __global__ void add_window_kernel(Box B, Index3 o, int nx, int ny, int nz, const
     const int iy = blockIdx.y, iz = blockIdx.z;
     if (ix >= nx) return;
     const long i = (long(iz) * ny + iy) * nx + ix;
-    const long p = bat(B, o.x + ix, o.y + iy, o.z + iz);
+    const long p = B.at(o.x + ix, o.y + iy, o.z + iz);
     u[p] += T(double(coef[i]) * double(f[i]));
 }
 
@@ -532,7 +523,7 @@ __global__ void pack_window_kernel(Box B, Index3 o, int nx, int ny, const T* __r
     const int iy = blockIdx.y, iz = blockIdx.z;
     if (ix >= nx) return;
     const long i = (long(iz) * ny + iy) * nx + ix;
-    const T v = u[bat(B, o.x + ix, o.y + iy, o.z + iz)];
+    const T v = u[B.at(o.x + ix, o.y + iy, o.z + iz)];
     if (bf16) static_cast<std::uint16_t*>(dst)[i] = to_bf16(float(v));
     else static_cast<T*>(dst)[i] = v;
 }
@@ -543,7 +534,7 @@ __global__ void unpack_window_kernel(Box B, Index3 o, int nx, int ny, const void
     const int iy = blockIdx.y, iz = blockIdx.z;
     if (ix >= nx) return;
     const long i = (long(iz) * ny + iy) * nx + ix;
-    u[bat(B, o.x + ix, o.y + iy, o.z + iz)] =
+    u[B.at(o.x + ix, o.y + iy, o.z + iz)] =
         bf16 ? T(from_bf16(static_cast<const std::uint16_t*>(src)[i])) : static_cast<const T*>(src)[i];
 }
 
@@ -555,7 +546,7 @@ __global__ void correlate_window_kernel(Box B, Index3 o, int nx, int ny, const T
     const int iy = blockIdx.y, iz = blockIdx.z;
     if (ix >= nx) return;
     const long i = (long(iz) * ny + iy) * nx + ix;
-    const long p = bat(B, o.x + ix, o.y + iy, o.z + iz);
+    const long p = B.at(o.x + ix, o.y + iy, o.z + iz);
     const double s = double(us[p]), ws = __dmul_rn(w, s);
     image[i] = __dadd_rn(image[i], __dmul_rn(ws, double(u[p])));
     illum[i] = __dadd_rn(illum[i], __dmul_rn(ws, s));
