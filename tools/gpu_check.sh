@@ -27,7 +27,7 @@ if command -v cuobjdump > /dev/null; then
 fi
 
 echo "== GPU tests"
-( time "$D/test_gpu" --reporter compact ) > "$OUT/tests.log" 2>&1
+( time timeout 300 "$D/test_gpu" --reporter compact ) > "$OUT/tests.log" 2>&1
 test_rc=$?
 grep -E "SKIPPED|analytic error|C-PML on the GPU|rebuild|migrate_shot|failed|FAILED|passed|real" "$OUT/tests.log" | tail -30
 echo "tests exit code: $test_rc"
@@ -128,10 +128,11 @@ fi
 run full      --mode full      --grid 512x512x512 --variant all --steps 40
 run stencil   --mode stencil   --grid 512x512x512 --variant all --steps 40
 run modelling --mode modelling --grid 512x512x512 --steps 20 --repeats 3 \
-    --variant q32x8+nosplit,q32x8+ov0,q32x8+ov1,q32x8,q32x16,q32x8r2,q32x8r4,q32x4r4
+    --variant q32x8+ov0,q32x8,q32x16,t32x16,t32x8,t32x8s6
 run damping   --mode modelling --boundary damping --grid 512x512x512 --steps 20 --repeats 3 \
-    --variant q32x8+nosplit,q32x8+ov0,q32x8,q32x8r4
-run full2d    --mode full      --grid 16384x8192  --variant naive,q32x16,a32x16 --steps 40
+    --variant q32x8,q32x16,t32x16,t32x8,t32x8s6
+run full2d    --mode full      --grid 16384x8192  --variant q32x16 --steps 40
+run full2d_b64 --mode full     --grid 2001x601 --batch 64 --steps 40
 
 if command -v ncu > /dev/null && [ "$MODE" = full ]; then
     echo "== ncu: one modelling step (512^3, q32x8): time and DRAM bytes per kernel"

@@ -239,7 +239,7 @@ TEST_CASE("CUDA step matches step_cpu in fp64 after 100 steps", "[gpu]") {
     if (!gpu_or_skip()) return;
     unsigned seed = 2000;
     for (const auto& c : kCases)
-        for (const char* v : {"naive", "q32x16", "q64x4", "q32x8r4"}) {
+        for (const char* v : {"naive", "q32x16", "q64x4", "q32x8r4", "t32x16"}) {
             if (c.ndim == 2 && std::string(v) != "naive" && std::string(v) != "q32x16") continue;
             check_step<double>(c, v, seed++);
         }
@@ -263,7 +263,7 @@ TEST_CASE("CUDA step with pass 1 / the shell on a second stream (overlap 1, 2) m
     for (int ov : {1, 2})
         for (const auto& c : kCases) {
             if (!c.pml_lo && !c.pml_hi) continue;
-            for (const char* v : {"q32x8", "q32x16", "q32x8r4"}) {
+            for (const char* v : {"q32x8", "q32x16", "q32x8r4", "t32x8"}) {
                 if (c.ndim == 2 && std::string(v) != "q32x16") continue;
                 check_step<float>(c, v, seed++, 100, true, 16, ov);
             }
@@ -288,6 +288,14 @@ TEST_CASE("CUDA step with automatic z chunks matches step_cpu on a larger 3D box
     check_step<float>({3, 131, 97, 150, 20, 20, false}, "q32x16", 3001, 20, true, 0);
     check_step<float>({3, 131, 97, 150, 20, 20, true}, "q64x8", 3002, 20, true, 0);
     check_step<float>({3, 131, 97, 150, 20, 20, false}, "a32x16", 3003, 20, true, 0);
+    check_step<float>({3, 131, 97, 150, 20, 20, false}, "t32x16", 3007, 20, true, 0);
+    check_step<float>({3, 131, 97, 150, 0, 0, true}, "t32x8s6", 3008, 20, true, 0);
+    check_step<double>({3, 131, 97, 150, 20, 20, false, true}, "t32x8", 3009, 20, true, 0);
+    // Chunks shorter than the TMA kernels' copy-ahead depth (3 planes, the last 2).
+    for (const char* v : {"t32x16", "t32x8s6"}) {
+        check_step<float>({3, 45, 37, 41, 0, 0, false}, v, 3010, 30, true, 3);
+        check_step<float>({3, 45, 37, 41, 6, 7, true}, v, 3011, 30, true, 3);
+    }
 }
 
 TEST_CASE("CUDA step of a batch of boxes in one launch matches step_cpu member by member", "[gpu]") {
@@ -297,7 +305,7 @@ TEST_CASE("CUDA step of a batch of boxes in one launch matches step_cpu member b
     unsigned seed = 6000;
     for (Case c : kCases) {
         c.batch = 3;
-        for (const char* v : {"naive", "q32x16", "q32x8", "a32x16"}) {
+        for (const char* v : {"naive", "q32x16", "q32x8", "a32x16", "t32x16"}) {
             if (c.ndim == 2 && std::string(v) == "q32x8") continue;
             check_step<float>(c, v, seed++, 40);
             check_step<float>(c, v, seed++, 40, false, 0);

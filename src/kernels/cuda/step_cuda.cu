@@ -27,6 +27,8 @@
 #include "core/error.h"
 #include "kernels/cuda/cuda_check.h"
 
+#include <cuda.h>  // CUtensorMap (the encoder is fetched through the runtime: no -lcuda)
+#include <cudaTypedefs.h>
 #include <cuda_pipeline.h>
 
 namespace rtm::kernels::cuda {
@@ -439,6 +441,158 @@ __global__ void __launch_bounds__(BX * BY) async_kernel(StepArgs<T> A, int zchun
     __pipeline_wait_prior(0);
 }
 
+// ---------------------------------------------------------------------------------
+// Bulk tensor copies (Hopper's copy engine, TMA) feeding the register queue: t32x16.
+//
+// The register queue along z of queue_kernel, but no thread loads a tile: one thread
+// per block asks the copy engine for whole tiles, NB steps ahead, into shared-memory
+// rings: u's plane tile with its x and y halos ((BX+8) x (BY+8) values) and the w and
+// vdt2 tiles (BX x BY). Step k's three tiles complete on mbarrier k % NB. So the bytes
+// in flight per block, NB x (u, w, vdt2 tiles) = 31 KB for 32x16 and NB = 4 in fp32,
+// hold no registers and cost no load instructions (the q kernels keep one plane's loads
+// in registers; their cp.async variants paid an instruction per value). The u ring
+// keeps planes z..z+4 (the x/y wings of plane z, the queue's newest value at z+4) and
+// the NB - 1 in flight; the queue's first 8 values come straight from global memory.
+// One barrier per plane, after which the thread that issues refills the slots that
+// plane freed. Out-of-box tile parts (right and bottom tiles) arrive as zeros.
+// Bytes from DRAM as the 16 B (8 B stencil-only) minimum plus the tiles' halos, which
+// the copy engine reads from L2 like the other kernels' halo loads.
+// Needs: sm_90, 3D, row and plane strides multiples of 16 B (Box pads rows). Modes
+// kFull and kStencil; with layers it is the interior kernel of a split launch.
+struct TmaMaps {
+    CUtensorMap u, w, v;  // u[n] and w (batch members stacked along z), vdt2 (shared)
+};
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return unsigned(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(std::uint64_t* bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+    unsigned done = 0;
+    do {
+        asm volatile(
+            "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+            : "=r"(done)
+            : "r"(smem_addr(bar)), "r"(parity)
+            : "memory");
+    } while (!done);
+}
+// Tile at padded coordinates (x, y, z) of `map` into shared memory, completing on `bar`.
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int x, int y, int z,
+                                         std::uint64_t* bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+        "[%5];" ::"r"(smem_addr(dst)),
+        "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(z), "r"(smem_addr(bar))
+        : "memory");
+}
+
+template <class T, int BX, int BY, int NB>
+struct TmaShape {
+    static constexpr int TW = BX + 2 * R, TH = BY + 2 * R, NU = NB + 4;
+    static constexpr int kU = TW * TH, kW = BX * BY;  // values per u tile, per w/vdt2 tile
+    // Shared memory: u ring, w ring, vdt2 ring, NB + 1 barriers (the last for the prologue).
+    static constexpr std::size_t bytes = sizeof(T) * (std::size_t(NU) * kU + 2 * std::size_t(NB) * kW) +
+                                         8 * (NB + 1);
+    static_assert(kU * sizeof(T) % 128 == 0 && kW * sizeof(T) % 128 == 0, "TMA tiles start 128-byte aligned");
+};
+
+template <class T, int MODE, int BX, int BY, int NB>
+__global__ void __launch_bounds__(BX * BY) tma_kernel(StepArgs<T> A, int zchunk, const int4* map,
+                                                      const __grid_constant__ TmaMaps maps) {
+    using S = TmaShape<T, BX, BY, NB>;
+    constexpr int TW = S::TW, NU = S::NU;
+    constexpr bool kWV = MODE != kStencil;
+    extern __shared__ __align__(128) unsigned char smem[];
+    T* us = reinterpret_cast<T*>(smem);
+    T* ws = us + NU * S::kU;
+    T* vs = ws + NB * S::kW;
+    std::uint64_t* bar = reinterpret_cast<std::uint64_t*>(vs + NB * S::kW);
+
+    const Box& B = A.box;
+    int bx, by, z0, z1, member;
+    if (map) {  // split launch: grid (blocks of the map, batch members)
+        const int4 m = map[blockIdx.x];
+        bx = m.x; by = m.y; z0 = m.z; z1 = m.w;
+        member = blockIdx.y;
+    } else {  // grid (x tiles, y tiles, z chunks x batch members)
+        const int chunks = (B.nz + zchunk - 1) / zchunk;
+        bx = blockIdx.x; by = blockIdx.y; z0 = (blockIdx.z % chunks) * zchunk; z1 = min(z0 + zchunk, B.nz);
+        member = blockIdx.z / chunks;
+    }
+    select_member(A, member);
+    const int zm = member * (B.nz + 2 * R);  // the member's first plane in the stacked u and w tensors
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int ix = bx * BX + tx, iy = by * BY + ty;
+    const bool active = ix < B.nx && iy < B.ny;
+    const bool leader = tx == 0 && ty == 0;
+    const int nsteps = z1 - z0;
+    const long sz = B.sz();
+
+    // Step k's tiles: u plane z0 + 4 + k into u slot (k + 4) % NU, w and vdt2 of plane
+    // z0 + k into slot k % NB; padded coordinates (x from the left halo).
+    auto issue = [&](int k) {
+        std::uint64_t* b = bar + k % NB;
+        mbar_expect_tx(b, unsigned(sizeof(T) * (S::kU + (kWV ? 2 * S::kW : 0))));
+        tma_load(us + ((k + 4) % NU) * S::kU, &maps.u, bx * BX, by * BY, zm + z0 + 4 + k + R, b);
+        if (kWV) {
+            tma_load(ws + (k % NB) * S::kW, &maps.w, bx * BX + R, by * BY + R, zm + z0 + k + R, b);
+            tma_load(vs + (k % NB) * S::kW, &maps.v, bx * BX + R, by * BY + R, z0 + k + R, b);
+        }
+    };
+    if (leader) {
+        for (int i = 0; i <= NB; ++i) mbar_init(bar + i, 1);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");  // visible to the copy engine
+    }
+    __syncthreads();
+    if (leader) {
+        // Planes z0 .. z0+3 (the wings of the first four steps) on the prologue barrier.
+        mbar_expect_tx(bar + NB, unsigned(sizeof(T) * 4 * S::kU));
+        for (int j = 0; j < 4; ++j) tma_load(us + j * S::kU, &maps.u, bx * BX, by * BY, zm + z0 + j + R, bar + NB);
+        for (int k = 0; k < NB && k < nsteps; ++k) issue(k);
+    }
+    const long p0 = active ? B.at(ix, iy, z0) : 0;
+    T q[2 * R + 1];
+#pragma unroll
+    for (int k = 0; k < 2 * R; ++k) q[k] = active ? __ldg(A.u + p0 + (k - R) * sz) : T(0);
+
+    const T hx = A.inv_h2[0], hy = A.inv_h2[1], hz = A.inv_h2[2];
+    const T c0s = T(stencil::c2(0)) * (hx + hy + hz);
+    const int me = (ty + R) * TW + tx + R;  // this thread's point in a u tile
+    mbar_wait(bar + NB, 0);
+#pragma unroll 1
+    for (int k = 0; k < nsteps; ++k) {
+        mbar_wait(bar + k % NB, unsigned(k / NB) & 1u);
+        q[2 * R] = us[((k + 4) % NU) * S::kU + me];
+        if (active) {
+            const T* row = us + (k % NU) * S::kU + me;
+            const T c = q[R];
+            const T wx = wings(row, 1);
+            const T wy = wings(row, TW);
+            const T wz = T(stencil::c2(1)) * (q[R + 1] + q[R - 1]) + T(stencil::c2(2)) * (q[R + 2] + q[R - 2]) +
+                         T(stencil::c2(3)) * (q[R + 3] + q[R - 3]) + T(stencil::c2(4)) * (q[R + 4] + q[R - 4]);
+            const T lap = c0s * c + hx * wx + hy * wy + hz * wz;
+            const long p = p0 + k * sz;
+            if (MODE == kStencil) {
+                A.w[p] = lap;
+            } else {
+                const int t = (k % NB) * S::kW + ty * BX + tx;
+                A.w[p] = T(2) * c - ws[t] + vs[t] * lap;
+            }
+        }
+        __syncthreads();  // every thread is done with plane z0 + k's slots
+        if (leader && k + NB < nsteps) issue(k + NB);
+#pragma unroll
+        for (int j = 0; j < 2 * R; ++j) q[j] = q[j + 1];
+    }
+}
+
 // Pass 1 of the C-PML: psi_AX <- b psi_AX + a d_AX u on the layer cells of axis AX only.
 // Index space: the layer cells along AX (lo + hi of them) times the full other axes.
 // Bytes per layer point: read u (+ neighbours along AX, cache hits), psi read + write: 12 B.
@@ -589,16 +743,58 @@ int sm_count() {
     return n;
 }
 
-int blocks_per_sm(const void* kernel, int threads) {
+// smem: the kernel's dynamic shared memory (the TMA kernels'), allowed once per kernel.
+int blocks_per_sm(const void* kernel, int threads, int smem = 0) {
     static std::mutex mu;
     static std::map<const void*, int> cache;
     std::lock_guard<std::mutex> lock(mu);
     auto it = cache.find(kernel);
     if (it != cache.end()) return it->second;
+    if (smem > 0)
+        RTM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     int n = 0;
-    RTM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, 0));
+    RTM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, smem));
     cache[kernel] = std::max(n, 1);
     return cache[kernel];
+}
+
+// Bulk tensor copies need compute capability 9.0 (Hopper) or later.
+bool tma_supported() {
+    static const bool ok = [] {
+        int dev = 0, major = 0;
+        RTM_CUDA_CHECK(cudaGetDevice(&dev));
+        RTM_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+        return major >= 9;
+    }();
+    return ok;
+}
+
+// A 3D tensor map over a padded array (planes: nz + 2R per batch member) whose tiles
+// are box_x x box_y x 1 values; out-of-bounds parts of a tile read as zeros.
+template <class T>
+CUtensorMap tensor_map(const T* base, const Box& B, long planes, int box_x, int box_y) {
+    static const auto encode = [] {
+        void* fn = nullptr;
+        cudaDriverEntryPointQueryResult q{};
+        RTM_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
+        if (q != cudaDriverEntryPointSuccess || !fn)
+            fail("step_cuda", "the driver has no cuTensorMapEncodeTiled", "Use a q variant (e.g. q32x8)");
+        return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+    }();
+    CUtensorMap m;
+    const cuuint64_t dims[3] = {cuuint64_t(B.sy()), cuuint64_t(B.ny + 2 * B.halo_y()), cuuint64_t(planes)};
+    const cuuint64_t strides[2] = {cuuint64_t(B.sy()) * sizeof(T), cuuint64_t(B.sz()) * sizeof(T)};
+    const cuuint32_t box[3] = {cuuint32_t(box_x), cuuint32_t(box_y), 1}, elem[3] = {1, 1, 1};
+    const CUresult r = encode(&m, sizeof(T) == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
+                              3, const_cast<T*>(base), dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                              CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        fail("step_cuda", "cuTensorMapEncodeTiled failed (" + std::to_string(int(r)) + ") for a " +
+                              std::to_string(B.nx) + " x " + std::to_string(B.ny) + " x " + std::to_string(B.nz) +
+                              " box",
+             "Use a q variant (e.g. q32x8)");
+    return m;
 }
 
 // z planes per block: the fewest chunks whose blocks fill the resident slots in whole
@@ -630,7 +826,9 @@ struct Launch {
     dim3 grid, block;
     int zchunk = 0;
     int tile_x = 0, tile_y = 0;      // outputs per block along x and y
-    bool queue = false;
+    // TMA kernels (the kernel, or the interior one with layers): their dynamic shared memory.
+    int kernel_smem = 0, interior_smem = 0;
+    bool kernel_tma = false, interior_tma = false;
 };
 
 // A launch grid's z extent (at most 65535): planes or z chunks times batch members.
@@ -656,7 +854,6 @@ Launch<T, NDIM, MODE> queue_launch(const Box& B, int zchunk, int batch) {
     zchunk = std::min(zchunk, B.nz);
     L.grid = dim3(unsigned(gx), unsigned(gy), grid_z(long(batch) * ((B.nz + zchunk - 1) / zchunk)));
     L.zchunk = zchunk;
-    L.queue = true;
     return L;
 }
 
@@ -672,7 +869,33 @@ Launch<T, NDIM, MODE> async_launch(const Box& B, int zchunk, int batch) {
     zchunk = std::min(zchunk, B.nz);
     L.grid = dim3(unsigned(gx), unsigned(gy), grid_z(long(batch) * ((B.nz + zchunk - 1) / zchunk)));
     L.zchunk = zchunk;
-    L.queue = true;
+    return L;
+}
+
+// TMA variants (3D): kFull and kStencil run tma_kernel everywhere; with layers the
+// queue kernel of the same tile is the layer kernel (the shell) and tma_kernel the
+// interior of split launches. On a GPU before Hopper: the queue kernel of the same tile.
+template <class T, int NDIM, int BX, int BY, int MODE, int NB>
+Launch<T, NDIM, MODE> tma_launch(const Box& B, int zchunk, int batch) {
+    if (!tma_supported()) return queue_launch<T, NDIM, BX, BY, MODE>(B, zchunk, batch);
+    constexpr int smem = int(TmaShape<T, BX, BY, NB>::bytes);
+    constexpr int M = MODE == kStencil ? kStencil : kFull;
+    const void* tma = reinterpret_cast<const void*>(&tma_kernel<T, M, BX, BY, NB>);
+    auto L = queue_launch<T, NDIM, BX, BY, MODE>(B, zchunk, batch);
+    if (MODE == kPml || MODE == kDamp) {
+        L.interior = tma;
+        L.interior_smem = smem;
+        L.interior_tma = true;
+        return L;
+    }
+    L.kernel = tma;
+    L.kernel_smem = smem;
+    L.kernel_tma = true;
+    if (zchunk <= 0) {  // fill the SMs with the TMA kernel's own occupancy
+        const long gx = L.grid.x, gy = L.grid.y;
+        L.zchunk = std::min(B.nz, choose_zchunk(gx * gy * batch, B.nz, sm_count() * blocks_per_sm(tma, BX * BY, smem)));
+        L.grid.z = grid_z(long(batch) * ((B.nz + L.zchunk - 1) / L.zchunk));
+    }
     return L;
 }
 
@@ -700,6 +923,9 @@ Launch<T, NDIM, MODE> make_launch(const Box& B, const LaunchConfig& cfg, int bat
         return queue_launch<T, NDIM, 128, 1, MODE>(B, cfg.zchunk, batch);
     } else {
     switch (cfg.variant) {
+        case Variant::T32x16: return tma_launch<T, NDIM, 32, 16, MODE, 4>(B, cfg.zchunk, batch);
+        case Variant::T32x8: return tma_launch<T, NDIM, 32, 8, MODE, 4>(B, cfg.zchunk, batch);
+        case Variant::T32x8s6: return tma_launch<T, NDIM, 32, 8, MODE, 6>(B, cfg.zchunk, batch);
         case Variant::Q32x8: return queue_launch<T, NDIM, 32, 8, MODE>(B, cfg.zchunk, batch);
         case Variant::Q64x8: return queue_launch<T, NDIM, 64, 8, MODE>(B, cfg.zchunk, batch);
         case Variant::Q64x4: return queue_launch<T, NDIM, 64, 4, MODE>(B, cfg.zchunk, batch);
@@ -714,16 +940,34 @@ Launch<T, NDIM, MODE> make_launch(const Box& B, const LaunchConfig& cfg, int bat
     }
 }
 
-void launch(const void* kernel, dim3 grid, dim3 block, void* args, int zchunk, const int4* map, cudaStream_t s) {
-    void* params[3] = {args, &zchunk, &map};
-    RTM_CUDA_CHECK(cudaLaunchKernel(kernel, grid, block, params, 0, s));
+// One launch of L's kernel (interior: its interior kernel) over `grid`; a TMA kernel
+// gets its tensor maps (built here: u and w swap every step) and shared memory.
+template <class T, int NDIM, int MODE>
+void launch(const Launch<T, NDIM, MODE>& L, bool interior, dim3 grid, const StepArgs<T>& A, int zchunk,
+            const int4* map, cudaStream_t s) {
+    StepArgs<T> args = A;
+    const void* kernel = interior ? L.interior : L.kernel;
+    const bool tma = interior ? L.interior_tma : L.kernel_tma;
+    TmaMaps maps{};
+    int smem = 0;
+    if (tma) {
+        const Box& B = A.box;
+        const long planes = long(B.nz + 2 * R);
+        const int bx = int(L.block.x), by = int(L.block.y);
+        maps.u = tensor_map(A.u, B, planes * A.batch, bx + 2 * R, by + 2 * R);
+        maps.w = tensor_map<T>(A.w, B, planes * A.batch, bx, by);
+        maps.v = tensor_map(MODE == kStencil ? A.u : A.vdt2, B, planes, bx, by);
+        smem = interior ? L.interior_smem : L.kernel_smem;
+        blocks_per_sm(kernel, bx * by, smem);  // allows the shared memory (once)
+    }
+    void* params[4] = {&args, &zchunk, &map, &maps};
+    RTM_CUDA_CHECK(cudaLaunchKernel(kernel, grid, L.block, params, smem, s));
 }
 
 template <class T, int NDIM, int MODE>
 void launch_main(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
     const auto L = make_launch<T, NDIM, MODE>(A.box, cfg, A.batch);
-    StepArgs<T> args = A;
-    launch(L.kernel, L.grid, L.block, &args, L.zchunk, nullptr, s);
+    launch(L, false, L.grid, A, L.zchunk, nullptr, s);
 }
 
 // Split launches of a box with layers: the tiles (x-y tile x z chunk) that touch no
@@ -828,7 +1072,6 @@ void launch_psi(const StepArgs<T>& A, cudaStream_t s);
 template <class T, int NDIM, int MODE>
 void launch_layers(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
     const auto L = make_launch<T, NDIM, MODE>(A.box, cfg, A.batch);
-    StepArgs<T> args = A;
     auto psi = [&](cudaStream_t st) {
         if (MODE != kPml) return;
         launch_psi<T, 0>(A, st);
@@ -837,18 +1080,18 @@ void launch_layers(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s
     };
     if (!cfg.split || !L.interior) {
         psi(s);
-        launch(L.kernel, L.grid, L.block, &args, L.zchunk, nullptr, s);
+        launch(L, false, L.grid, A, L.zchunk, nullptr, s);
         return;
     }
     const int threads = int(L.block.x * L.block.y);
-    const SplitMap M =
-        split_map(A.box, L.tile_x, L.tile_y, cfg.zchunk, sm_count() * blocks_per_sm(L.interior, threads), A.batch);
+    const SplitMap M = split_map(A.box, L.tile_x, L.tile_y, cfg.zchunk,
+                                 sm_count() * blocks_per_sm(L.interior, threads, L.interior_smem), A.batch);
     const unsigned nb = unsigned(A.batch);  // split grids: (blocks of the map, batch members)
     const int ov = (MODE == kPml || cfg.overlap >= 2) && M.n_inner ? cfg.overlap : 0;
     if (ov <= 0) {
         psi(s);
-        if (M.n_inner) launch(L.interior, dim3(unsigned(M.n_inner), nb), L.block, &args, 0, M.inner, s);
-        if (M.n_shell) launch(L.kernel, dim3(unsigned(M.n_shell), nb), L.block, &args, 0, M.shell, s);
+        if (M.n_inner) launch(L, true, dim3(unsigned(M.n_inner), nb), A, 0, M.inner, s);
+        if (M.n_shell) launch(L, false, dim3(unsigned(M.n_shell), nb), A, 0, M.shell, s);
         return;
     }
     SideStream& side = side_stream(s);
@@ -856,11 +1099,11 @@ void launch_layers(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s
     RTM_CUDA_CHECK(cudaEventRecord(side.fork, s));
     RTM_CUDA_CHECK(cudaStreamWaitEvent(side.stream, side.fork, 0));
     psi(side.stream);
-    if (ov >= 2 && M.n_shell) launch(L.kernel, dim3(unsigned(M.n_shell), nb), L.block, &args, 0, M.shell, side.stream);
+    if (ov >= 2 && M.n_shell) launch(L, false, dim3(unsigned(M.n_shell), nb), A, 0, M.shell, side.stream);
     RTM_CUDA_CHECK(cudaEventRecord(side.join, side.stream));
-    launch(L.interior, dim3(unsigned(M.n_inner), nb), L.block, &args, 0, M.inner, s);
+    launch(L, true, dim3(unsigned(M.n_inner), nb), A, 0, M.inner, s);
     RTM_CUDA_CHECK(cudaStreamWaitEvent(s, side.join, 0));
-    if (ov < 2 && M.n_shell) launch(L.kernel, dim3(unsigned(M.n_shell), nb), L.block, &args, 0, M.shell, s);
+    if (ov < 2 && M.n_shell) launch(L, false, dim3(unsigned(M.n_shell), nb), A, 0, M.shell, s);
 }
 
 template <class T, int AX>
@@ -892,7 +1135,8 @@ const std::vector<std::string>& variant_names() {
     static const std::vector<std::string> names = {"naive",    "q32x16",   "q32x8",  "q64x8",
                                                          "q64x4",    "q32x16d2", "q32x8d2", "q32x16o",
                                                          "a32x16",   "a32x8",    "a32x8s5",
-                                                         "q32x8r2",  "q32x8r4",  "q32x4r4"};
+                                                         "q32x8r2",  "q32x8r4",  "q32x4r4",
+                                                         "t32x16",   "t32x8",    "t32x8s6"};
     return names;
 }
 
@@ -1021,9 +1265,9 @@ KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_o
         cudaFuncAttributes fa;
         RTM_CUDA_CHECK(cudaFuncGetAttributes(&fa, L.kernel));
         k.regs = fa.numRegs;
-        k.smem = int(fa.sharedSizeBytes);
+        k.smem = int(fa.sharedSizeBytes) + L.kernel_smem;
         k.threads = int(L.block.x * L.block.y * L.block.z);
-        k.blocks_per_sm = blocks_per_sm(L.kernel, k.threads);
+        k.blocks_per_sm = blocks_per_sm(L.kernel, k.threads, L.kernel_smem);
         k.zchunk = L.zchunk;
         k.blocks = long(L.grid.x) * L.grid.y * L.grid.z;
         return k;

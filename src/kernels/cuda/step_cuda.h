@@ -25,10 +25,16 @@ namespace rtm::kernels::cuda {
 //   q32x8r2, q32x8r4, q32x4r4 : register queue with several y rows per thread (2 or 4
 //             rows, BY apart): 32x16, 32x32, 32x16 tiles; fewer halo reads per point,
 //             more loads in flight per thread, one barrier per RY outputs.
+//   t32x16, t32x8, t32x8s6 : the register queue fed by Hopper's bulk tensor copies (TMA):
+//             one thread per block has whole tiles (u with halos, w, vdt2) copied into
+//             shared-memory rings 4 (s6: 6) planes ahead, no registers or load
+//             instructions for data in flight. 3D, sm_90; with layers the interior kernel
+//             of a split launch (the shell runs the q kernel of the same tile); 2D, or a
+//             GPU before Hopper, runs the q kernel instead.
 // With absorbing layers the q variants split each step into two launches (see
 // LaunchConfig::split); naive and the a* variants run the layer kernel everywhere.
 enum class Variant { Naive, Q32x16, Q32x8, Q64x8, Q64x4, Q32x16d2, Q32x8d2, Q32x16o, A32x16, A32x8, A32x8s5,
-                     Q32x8r2, Q32x8r4, Q32x4r4 };
+                     Q32x8r2, Q32x8r4, Q32x4r4, T32x16, T32x8, T32x8s6 };
 
 const std::vector<std::string>& variant_names();
 Variant parse_variant(const std::string& name);  // throws rtm::Error naming the choices
