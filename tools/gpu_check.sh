@@ -9,6 +9,8 @@
 #         the GPU and on the CPU, and the two image.sgy compared (relative L2, fp32).
 #   quick: test_gpu and the kernel benchmarks (full, stencil, modelling); full: + ncu.
 #   batch: test_gpu and 2D batches of shots (full update and modelling steps, 2001x601).
+#   final: rtm, then the default and the best variants of each kernel benchmark, and ncu
+#         on one 3D modelling step (the figures docs/performance.md quotes).
 set -u
 MODE=${1:-rtm}
 OUT=${OUT:-/tmp/rtm-gpu-check}
@@ -79,7 +81,7 @@ sys.exit(0 if rel <= 1e-4 and not math.isnan(rel) else 2)
 EOF
 }
 
-if [ "$MODE" = rtm ]; then
+if [ "$MODE" = rtm ] || [ "$MODE" = final ]; then
     run rtm2d --mode rtm --grid 2001x601 --steps 3000 --repeats 3
     run rtm3d --mode rtm --grid 256x256x256 --steps 600 --repeats 3
     # Job folders under /tmp (only the images come back in $OUT). The CPU run is
@@ -112,7 +114,17 @@ if [ "$MODE" = rtm ]; then
     grep -E "RTM shot|forward: model_shots|^steps N|^rtm shot" "$LOG"
     echo "image comparison exit code: $cmp_rc"
     echo "tests exit code: $test_rc"
-    exit 0
+    [ "$MODE" = rtm ] && exit 0
+fi
+
+if [ "$MODE" = final ]; then
+    run full      --mode full      --grid 512x512x512 --variant q32x16,t32x8,t32x8s6 --steps 40
+    run stencil   --mode stencil   --grid 512x512x512 --variant q32x8,t32x8,t32x16 --steps 40
+    run modelling --mode modelling --grid 512x512x512 --steps 20 --repeats 3 --variant q32x8,t32x8,t32x16
+    run damping   --mode modelling --boundary damping --grid 512x512x512 --steps 20 --repeats 3 --variant q32x8,t32x8
+    run full2d_b64 --mode full     --grid 2001x601 --batch 64 --steps 40 --variant q32x16,t32x8
+    run model2d_b64 --mode modelling --grid 2001x601 --batch 64 --steps 20 --repeats 3 --variant t32x8
+    run damp2d_b64 --mode modelling --boundary damping --grid 2001x601 --batch 64 --steps 20 --repeats 3 --variant t32x8
 fi
 
 if [ "$MODE" = batch ]; then
@@ -125,20 +137,25 @@ if [ "$MODE" = batch ]; then
     exit 0
 fi
 
+if [ "$MODE" = quick ] || [ "$MODE" = full ]; then
 run full      --mode full      --grid 512x512x512 --variant all --steps 40
 run stencil   --mode stencil   --grid 512x512x512 --variant all --steps 40
 run modelling --mode modelling --grid 512x512x512 --steps 20 --repeats 3 \
-    --variant q32x8+ov0,q32x8,q32x16,t32x16,t32x8,t32x8s6
+    --variant q32x8,t32x16,t32x8,t32x8s6,t32x8s8,t32x16s6
 run damping   --mode modelling --boundary damping --grid 512x512x512 --steps 20 --repeats 3 \
-    --variant q32x8,q32x16,t32x16,t32x8,t32x8s6
-run full2d    --mode full      --grid 16384x8192  --variant q32x16 --steps 40
-run full2d_b64 --mode full     --grid 2001x601 --batch 64 --steps 40
+    --variant q32x8,t32x16,t32x8,t32x8s6,t32x8s8,t32x16s6
+run full2d    --mode full      --grid 16384x8192  --variant q32x16,t32x16,t32x8s6 --steps 40
+run full2d_b64 --mode full     --grid 2001x601 --batch 64 --steps 40 --variant q32x16,t32x16,t32x8s6
+run model2d_b64 --mode modelling --grid 2001x601 --batch 64 --steps 20 --repeats 3 --variant q32x16,t32x16,t32x8s6
+run damp2d_b64 --mode modelling --boundary damping --grid 2001x601 --batch 64 --steps 20 --repeats 3 \
+    --variant q32x16,t32x16,t32x8s6
+fi
 
-if command -v ncu > /dev/null && [ "$MODE" = full ]; then
-    echo "== ncu: one modelling step (512^3, q32x8): time and DRAM bytes per kernel"
-    timeout 150 ncu --clock-control none -k regex:"psi_kernel|queue_kernel|sample_kernel|inject_kernel" -c 7 \
+if command -v ncu > /dev/null && { [ "$MODE" = full ] || [ "$MODE" = final ]; }; then
+    echo "== ncu: one modelling step (512^3, t32x8): time and DRAM bytes per kernel"
+    timeout 150 ncu --clock-control none -k regex:"psi_kernel|queue_kernel|tma_kernel|sample_kernel|inject_kernel" -c 7 \
         --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
-        $B --mode modelling --grid 512x512x512 --variant q32x8 --steps 1 --repeats 1 > "$OUT/ncu_modelling.txt" 2>&1
+        $B --mode modelling --grid 512x512x512 --variant t32x8 --steps 1 --repeats 1 > "$OUT/ncu_modelling.txt" 2>&1
     grep -E "^  [a-z_]+.*\(|dram__|gpu__time" "$OUT/ncu_modelling.txt" | sed -E 's/\(rtm::kernels::StepArgs.*//'
 fi
 

@@ -325,7 +325,8 @@ int run_bench(int argc, char** argv) {
         ("grid", po::value(&grid)->default_value("512x512x512"), "computed points NXxNYxNZ (or NXxNZ in 2D)")
         ("steps", po::value(&o.steps)->default_value(50), "time steps per timed repeat (rtm: the shot's steps)")
         ("repeats", po::value(&o.repeats)->default_value(5), "timed repeats (the median is reported)")
-        ("variant", po::value(&variant)->default_value("q32x16"), "GPU kernel variant, or 'all'")
+        ("variant", po::value(&variant)->default_value("default"),
+         "GPU kernel variant(s), comma-separated, 'all', or 'default' (the propagator's)")
         ("precision", po::value(&precision)->default_value("single"), "single|double")
         ("mode", po::value(&o.mode)->default_value("full"), "full|stencil|modelling|rtm")
         ("device", po::value(&o.device)->default_value("gpu"), "cpu|gpu")
@@ -384,6 +385,7 @@ int run_bench(int argc, char** argv) {
 #ifdef RTM_HAVE_CUDA
         std::string why;
         if (!cuda_device_available(&why)) fail("option --device gpu", why, "Use --device cpu");
+        if (variant == "default") variant = kernels::cuda::variant_name(kernels::cuda::LaunchConfig{}.variant);
         if (variant == "all") o.variants = kernels::cuda::variant_names();
         else {
             std::stringstream ss(variant);

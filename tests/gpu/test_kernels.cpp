@@ -230,7 +230,9 @@ TEST_CASE("CUDA step matches step_cpu in fp32 after 100 steps (every variant, 2D
     unsigned seed = 1000;
     for (const auto& c : kCases)
         for (const auto& v : kc::variant_names()) {
-            if (c.ndim == 2 && v != "naive" && v != "q32x16" && v != "a32x16") continue;  // 2D: one shape each
+            // 2D: one kernel of each kind (q, a, and t with 6 and 12 rows ahead)
+            if (c.ndim == 2 && v != "naive" && v != "q32x16" && v != "a32x16" && v != "t32x16" && v != "t32x8s6")
+                continue;
             check_step<float>(c, v, seed++);
         }
 }
@@ -240,18 +242,20 @@ TEST_CASE("CUDA step matches step_cpu in fp64 after 100 steps", "[gpu]") {
     unsigned seed = 2000;
     for (const auto& c : kCases)
         for (const char* v : {"naive", "q32x16", "q64x4", "q32x8r4", "t32x16"}) {
-            if (c.ndim == 2 && std::string(v) != "naive" && std::string(v) != "q32x16") continue;
+            if (c.ndim == 2 && std::string(v) != "naive" && std::string(v) != "q32x16" && std::string(v) != "t32x16")
+                continue;
             check_step<double>(c, v, seed++);
         }
 }
 
 TEST_CASE("CUDA step with layers in one launch (no interior split) matches step_cpu", "[gpu]") {
+    // (t variants: the TMA kernel's own layer arithmetic over the whole box)
     if (!gpu_or_skip()) return;
     unsigned seed = 4000;
     for (const auto& c : kCases) {
         if (!c.pml_lo && !c.pml_hi) continue;
-        for (const char* v : {"q32x16", "q32x8r4"}) {
-            if (c.ndim == 2 && std::string(v) != "q32x16") continue;
+        for (const char* v : {"q32x16", "q32x8r4", "t32x8", "t32x16s6"}) {
+            if (c.ndim == 2 && std::string(v) != "q32x16" && std::string(v) != "t32x8") continue;
             check_step<float>(c, v, seed++, 100, false);
         }
     }
@@ -320,7 +324,7 @@ TEST_CASE("CUDA stencil-only kernel matches the CPU Laplacian", "[gpu]") {
     if (!gpu_or_skip()) return;
     for (const Case& c : {Case{3, 45, 37, 41, 0, 0, false}, Case{2, 157, 1, 93, 0, 0, false}})
         for (const auto& v : kc::variant_names()) {
-            if (c.ndim == 2 && v != "naive" && v != "q32x16" && v != "a32x16") continue;
+            if (c.ndim == 2 && v != "naive" && v != "q32x16" && v != "a32x16" && v != "t32x8s6") continue;
             State<float> s = make_state<float>(c, 77);
             const auto& B = s.box;
             // CPU reference in double.

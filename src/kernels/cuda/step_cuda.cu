@@ -457,8 +457,11 @@ __global__ void __launch_bounds__(BX * BY) async_kernel(StepArgs<T> A, int zchun
 // plane freed. Out-of-box tile parts (right and bottom tiles) arrive as zeros.
 // Bytes from DRAM as the 16 B (8 B stencil-only) minimum plus the tiles' halos, which
 // the copy engine reads from L2 like the other kernels' halo loads.
-// Needs: sm_90, 3D, row and plane strides multiples of 16 B (Box pads rows). Modes
-// kFull and kStencil; with layers it is the interior kernel of a split launch.
+// 2D: the tile is one row of BX points (BY = 1, no y halo), the queue runs along z.
+// Every mode: with layers (kPml, kDamp) the zone points take queue_kernel's layer
+// arithmetic (memory variables and damping read from global memory), and split
+// launches run the kFull instance on the interior tiles.
+// Needs: sm_90, row and plane strides multiples of 16 B (Box pads rows).
 struct TmaMaps {
     CUtensorMap u, w, v;  // u[n] and w (batch members stacked along z), vdt2 (shared)
 };
@@ -493,27 +496,29 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int 
         : "memory");
 }
 
-template <class T, int BX, int BY, int NB>
+template <class T, int NDIM, int BX, int BY, int NB>
 struct TmaShape {
-    static constexpr int TW = BX + 2 * R, TH = BY + 2 * R, NU = NB + 4;
+    static constexpr int HY = NDIM == 3 ? R : 0;
+    static constexpr int TW = BX + 2 * R, TH = BY + 2 * HY, NU = NB + 4;
     static constexpr int kU = TW * TH, kW = BX * BY;  // values per u tile, per w/vdt2 tile
+    static constexpr int kA = 128 / sizeof(T);        // slots start 128-byte aligned (the copy engine's rule)
+    static constexpr int sU = (kU + kA - 1) / kA * kA, sW = (kW + kA - 1) / kA * kA;  // slot strides
     // Shared memory: u ring, w ring, vdt2 ring, NB + 1 barriers (the last for the prologue).
-    static constexpr std::size_t bytes = sizeof(T) * (std::size_t(NU) * kU + 2 * std::size_t(NB) * kW) +
+    static constexpr std::size_t bytes = sizeof(T) * (std::size_t(NU) * sU + 2 * std::size_t(NB) * sW) +
                                          8 * (NB + 1);
-    static_assert(kU * sizeof(T) % 128 == 0 && kW * sizeof(T) % 128 == 0, "TMA tiles start 128-byte aligned");
 };
 
-template <class T, int MODE, int BX, int BY, int NB>
+template <class T, int NDIM, int MODE, int BX, int BY, int NB>
 __global__ void __launch_bounds__(BX * BY) tma_kernel(StepArgs<T> A, int zchunk, const int4* map,
                                                       const __grid_constant__ TmaMaps maps) {
-    using S = TmaShape<T, BX, BY, NB>;
-    constexpr int TW = S::TW, NU = S::NU;
+    using S = TmaShape<T, NDIM, BX, BY, NB>;
+    constexpr int TW = S::TW, NU = S::NU, HY = S::HY;
     constexpr bool kWV = MODE != kStencil;
     extern __shared__ __align__(128) unsigned char smem[];
     T* us = reinterpret_cast<T*>(smem);
-    T* ws = us + NU * S::kU;
-    T* vs = ws + NB * S::kW;
-    std::uint64_t* bar = reinterpret_cast<std::uint64_t*>(vs + NB * S::kW);
+    T* ws = us + NU * S::sU;
+    T* vs = ws + NB * S::sW;
+    std::uint64_t* bar = reinterpret_cast<std::uint64_t*>(vs + NB * S::sW);
 
     const Box& B = A.box;
     int bx, by, z0, z1, member;
@@ -529,7 +534,7 @@ __global__ void __launch_bounds__(BX * BY) tma_kernel(StepArgs<T> A, int zchunk,
     select_member(A, member);
     const int zm = member * (B.nz + 2 * R);  // the member's first plane in the stacked u and w tensors
     const int tx = threadIdx.x, ty = threadIdx.y;
-    const int ix = bx * BX + tx, iy = by * BY + ty;
+    const int ix = bx * BX + tx, iy = NDIM == 3 ? by * BY + ty : 0;
     const bool active = ix < B.nx && iy < B.ny;
     const bool leader = tx == 0 && ty == 0;
     const int nsteps = z1 - z0;
@@ -540,10 +545,10 @@ __global__ void __launch_bounds__(BX * BY) tma_kernel(StepArgs<T> A, int zchunk,
     auto issue = [&](int k) {
         std::uint64_t* b = bar + k % NB;
         mbar_expect_tx(b, unsigned(sizeof(T) * (S::kU + (kWV ? 2 * S::kW : 0))));
-        tma_load(us + ((k + 4) % NU) * S::kU, &maps.u, bx * BX, by * BY, zm + z0 + 4 + k + R, b);
+        tma_load(us + ((k + 4) % NU) * S::sU, &maps.u, bx * BX, by * BY, zm + z0 + 4 + k + R, b);
         if (kWV) {
-            tma_load(ws + (k % NB) * S::kW, &maps.w, bx * BX + R, by * BY + R, zm + z0 + k + R, b);
-            tma_load(vs + (k % NB) * S::kW, &maps.v, bx * BX + R, by * BY + R, z0 + k + R, b);
+            tma_load(ws + (k % NB) * S::sW, &maps.w, bx * BX + R, by * BY + HY, zm + z0 + k + R, b);
+            tma_load(vs + (k % NB) * S::sW, &maps.v, bx * BX + R, by * BY + HY, z0 + k + R, b);
         }
     };
     if (leader) {
@@ -554,7 +559,7 @@ __global__ void __launch_bounds__(BX * BY) tma_kernel(StepArgs<T> A, int zchunk,
     if (leader) {
         // Planes z0 .. z0+3 (the wings of the first four steps) on the prologue barrier.
         mbar_expect_tx(bar + NB, unsigned(sizeof(T) * 4 * S::kU));
-        for (int j = 0; j < 4; ++j) tma_load(us + j * S::kU, &maps.u, bx * BX, by * BY, zm + z0 + j + R, bar + NB);
+        for (int j = 0; j < 4; ++j) tma_load(us + j * S::sU, &maps.u, bx * BX, by * BY, zm + z0 + j + R, bar + NB);
         for (int k = 0; k < NB && k < nsteps; ++k) issue(k);
     }
     const long p0 = active ? B.at(ix, iy, z0) : 0;
@@ -564,26 +569,36 @@ __global__ void __launch_bounds__(BX * BY) tma_kernel(StepArgs<T> A, int zchunk,
 
     const T hx = A.inv_h2[0], hy = A.inv_h2[1], hz = A.inv_h2[2];
     const T c0s = T(stencil::c2(0)) * (hx + hy + hz);
-    const int me = (ty + R) * TW + tx + R;  // this thread's point in a u tile
+    const int me = (ty + HY) * TW + tx + R;  // this thread's point in a u tile
+    const bool zx = MODE == kPml && axis_zone<T, NDIM>(B, 0, ix);
+    const bool zy = MODE == kPml && NDIM == 3 && axis_zone<T, NDIM>(B, 1, iy);
+    const bool lxy = MODE == kDamp && (in_layer(ix, B.nx, B.pml_lo[0], B.pml_hi[0]) ||
+                                       (NDIM == 3 && in_layer(iy, B.ny, B.pml_lo[1], B.pml_hi[1])));
     mbar_wait(bar + NB, 0);
 #pragma unroll 1
     for (int k = 0; k < nsteps; ++k) {
         mbar_wait(bar + k % NB, unsigned(k / NB) & 1u);
-        q[2 * R] = us[((k + 4) % NU) * S::kU + me];
+        q[2 * R] = us[((k + 4) % NU) * S::sU + me];
         if (active) {
-            const T* row = us + (k % NU) * S::kU + me;
+            const T* row = us + (k % NU) * S::sU + me;
             const T c = q[R];
             const T wx = wings(row, 1);
-            const T wy = wings(row, TW);
+            const T wy = NDIM == 3 ? wings(row, TW) : T(0);
             const T wz = T(stencil::c2(1)) * (q[R + 1] + q[R - 1]) + T(stencil::c2(2)) * (q[R + 2] + q[R - 2]) +
                          T(stencil::c2(3)) * (q[R + 3] + q[R - 3]) + T(stencil::c2(4)) * (q[R + 4] + q[R - 4]);
-            const T lap = c0s * c + hx * wx + hy * wy + hz * wz;
             const long p = p0 + k * sz;
+            const int z = z0 + k;
+            T lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
+            if (MODE == kPml) {
+                const bool zz = axis_zone<T, NDIM>(B, 2, z);
+                if (zx || zy || zz) lap = zone_lap<T, NDIM>(A, p, ix, iy, z, c, wx, wy, wz, zx, zy, zz);
+            }
             if (MODE == kStencil) {
                 A.w[p] = lap;
             } else {
-                const int t = (k % NB) * S::kW + ty * BX + tx;
-                A.w[p] = T(2) * c - ws[t] + vs[t] * lap;
+                const int t = (k % NB) * S::sW + ty * BX + tx;
+                const bool layer = MODE == kDamp && (lxy || in_layer(z, B.nz, B.pml_lo[2], B.pml_hi[2]));
+                A.w[p] = updated<T, MODE>(A, p, layer, c, ws[t], vs[t], lap);
             }
         }
         __syncthreads();  // every thread is done with plane z0 + k's slots
@@ -720,13 +735,13 @@ __global__ void copy_kernel(const float4* __restrict__ src, float4* __restrict__
     for (; i < n4; i += stride) __stcs(dst + i, __ldcs(src + i));
 }
 
-__global__ void stream4_kernel(const float4* __restrict__ a, const float4* __restrict__ b,
-                               const float4* __restrict__ c, float4* __restrict__ d, std::size_t n4) {
+__global__ void update_stream_kernel(const float4* __restrict__ a, const float4* __restrict__ b,
+                                     float4* __restrict__ d, std::size_t n4) {
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += stride) {
-        const float4 x = __ldcs(a + i), y = __ldcs(b + i), z = __ldcs(c + i), o = d[i];
-        __stcs(d + i, make_float4(2 * x.x - o.x + y.x * z.x, 2 * x.y - o.y + y.y * z.y,
-                                  2 * x.z - o.z + y.z * z.z, 2 * x.w - o.w + y.w * z.w));
+        const float4 x = __ldcs(a + i), y = __ldcs(b + i), o = d[i];
+        __stcs(d + i, make_float4(2 * x.x - o.x + y.x * x.x, 2 * x.y - o.y + y.y * x.y,
+                                  2 * x.z - o.z + y.z * x.z, 2 * x.w - o.w + y.w * x.w));
     }
 }
 
@@ -872,21 +887,18 @@ Launch<T, NDIM, MODE> async_launch(const Box& B, int zchunk, int batch) {
     return L;
 }
 
-// TMA variants (3D): kFull and kStencil run tma_kernel everywhere; with layers the
-// queue kernel of the same tile is the layer kernel (the shell) and tma_kernel the
-// interior of split launches. On a GPU before Hopper: the queue kernel of the same tile.
+// TMA variants: tma_kernel of the mode (with layers also its kFull instance for the
+// interior of split launches). On a GPU before Hopper: the queue kernel of the same tile.
 template <class T, int NDIM, int BX, int BY, int MODE, int NB>
 Launch<T, NDIM, MODE> tma_launch(const Box& B, int zchunk, int batch) {
     if (!tma_supported()) return queue_launch<T, NDIM, BX, BY, MODE>(B, zchunk, batch);
-    constexpr int smem = int(TmaShape<T, BX, BY, NB>::bytes);
-    constexpr int M = MODE == kStencil ? kStencil : kFull;
-    const void* tma = reinterpret_cast<const void*>(&tma_kernel<T, M, BX, BY, NB>);
+    constexpr int smem = int(TmaShape<T, NDIM, BX, BY, NB>::bytes);
+    const void* tma = reinterpret_cast<const void*>(&tma_kernel<T, NDIM, MODE, BX, BY, NB>);
     auto L = queue_launch<T, NDIM, BX, BY, MODE>(B, zchunk, batch);
     if (MODE == kPml || MODE == kDamp) {
-        L.interior = tma;
+        L.interior = reinterpret_cast<const void*>(&tma_kernel<T, NDIM, kFull, BX, BY, NB>);
         L.interior_smem = smem;
         L.interior_tma = true;
-        return L;
     }
     L.kernel = tma;
     L.kernel_smem = smem;
@@ -920,12 +932,18 @@ Launch<T, NDIM, MODE> make_launch(const Box& B, const LaunchConfig& cfg, int bat
         }
     }
     if constexpr (NDIM == 2) {
+        if (cfg.variant == Variant::T32x16 || cfg.variant == Variant::T32x8)
+            return tma_launch<T, NDIM, 128, 1, MODE, 6>(B, cfg.zchunk, batch);
+        if (cfg.variant == Variant::T32x8s6 || cfg.variant == Variant::T32x8s8 || cfg.variant == Variant::T32x16s6)
+            return tma_launch<T, NDIM, 128, 1, MODE, 12>(B, cfg.zchunk, batch);
         return queue_launch<T, NDIM, 128, 1, MODE>(B, cfg.zchunk, batch);
     } else {
     switch (cfg.variant) {
         case Variant::T32x16: return tma_launch<T, NDIM, 32, 16, MODE, 4>(B, cfg.zchunk, batch);
         case Variant::T32x8: return tma_launch<T, NDIM, 32, 8, MODE, 4>(B, cfg.zchunk, batch);
         case Variant::T32x8s6: return tma_launch<T, NDIM, 32, 8, MODE, 6>(B, cfg.zchunk, batch);
+        case Variant::T32x8s8: return tma_launch<T, NDIM, 32, 8, MODE, 8>(B, cfg.zchunk, batch);
+        case Variant::T32x16s6: return tma_launch<T, NDIM, 32, 16, MODE, 6>(B, cfg.zchunk, batch);
         case Variant::Q32x8: return queue_launch<T, NDIM, 32, 8, MODE>(B, cfg.zchunk, batch);
         case Variant::Q64x8: return queue_launch<T, NDIM, 64, 8, MODE>(B, cfg.zchunk, batch);
         case Variant::Q64x4: return queue_launch<T, NDIM, 64, 4, MODE>(B, cfg.zchunk, batch);
@@ -954,7 +972,7 @@ void launch(const Launch<T, NDIM, MODE>& L, bool interior, dim3 grid, const Step
         const Box& B = A.box;
         const long planes = long(B.nz + 2 * R);
         const int bx = int(L.block.x), by = int(L.block.y);
-        maps.u = tensor_map(A.u, B, planes * A.batch, bx + 2 * R, by + 2 * R);
+        maps.u = tensor_map(A.u, B, planes * A.batch, bx + 2 * R, by + 2 * B.halo_y());
         maps.w = tensor_map<T>(A.w, B, planes * A.batch, bx, by);
         maps.v = tensor_map(MODE == kStencil ? A.u : A.vdt2, B, planes, bx, by);
         smem = interior ? L.interior_smem : L.kernel_smem;
@@ -1136,7 +1154,8 @@ const std::vector<std::string>& variant_names() {
                                                          "q64x4",    "q32x16d2", "q32x8d2", "q32x16o",
                                                          "a32x16",   "a32x8",    "a32x8s5",
                                                          "q32x8r2",  "q32x8r4",  "q32x4r4",
-                                                         "t32x16",   "t32x8",    "t32x8s6"};
+                                                         "t32x16",   "t32x8",    "t32x8s6",
+                                                         "t32x8s8",  "t32x16s6"};
     return names;
 }
 
@@ -1250,12 +1269,10 @@ void copy_cuda(const float* src, float* dst, std::size_t n, cudaStream_t stream)
     RTM_CUDA_CHECK_LAUNCH("copy_kernel");
 }
 
-void stream4_cuda(const float* a, const float* b, const float* c, float* d, std::size_t n,
-                  cudaStream_t stream) {
-    stream4_kernel<<<sm_count() * 8, 256, 0, stream>>>(
-        reinterpret_cast<const float4*>(a), reinterpret_cast<const float4*>(b),
-        reinterpret_cast<const float4*>(c), reinterpret_cast<float4*>(d), n / 4);
-    RTM_CUDA_CHECK_LAUNCH("stream4_kernel");
+void update_stream_cuda(const float* a, const float* b, float* d, std::size_t n, cudaStream_t stream) {
+    update_stream_kernel<<<sm_count() * 8, 256, 0, stream>>>(
+        reinterpret_cast<const float4*>(a), reinterpret_cast<const float4*>(b), reinterpret_cast<float4*>(d), n / 4);
+    RTM_CUDA_CHECK_LAUNCH("update_stream_kernel");
 }
 
 template <class T>

@@ -25,23 +25,26 @@ namespace rtm::kernels::cuda {
 //   q32x8r2, q32x8r4, q32x4r4 : register queue with several y rows per thread (2 or 4
 //             rows, BY apart): 32x16, 32x32, 32x16 tiles; fewer halo reads per point,
 //             more loads in flight per thread, one barrier per RY outputs.
-//   t32x16, t32x8, t32x8s6 : the register queue fed by Hopper's bulk tensor copies (TMA):
-//             one thread per block has whole tiles (u with halos, w, vdt2) copied into
-//             shared-memory rings 4 (s6: 6) planes ahead, no registers or load
-//             instructions for data in flight. 3D, sm_90; with layers the interior kernel
-//             of a split launch (the shell runs the q kernel of the same tile); 2D, or a
-//             GPU before Hopper, runs the q kernel instead.
+//   t32x16, t32x8, t32x8s6, t32x8s8, t32x16s6 : the register queue fed by Hopper's bulk
+//             tensor copies (TMA): one thread per block has whole tiles (u with halos, w,
+//             vdt2) copied into shared-memory rings 4 (s6, s8: 6, 8) planes ahead, no
+//             registers or load instructions for data in flight. sm_90; the layer
+//             kernel too (memory variables and damping read directly). 2D: 128-wide
+//             rows, 6 (s*: 12) rows ahead. On a GPU before Hopper the
+//             q kernel of the same tile runs instead.
 // With absorbing layers the q variants split each step into two launches (see
 // LaunchConfig::split); naive and the a* variants run the layer kernel everywhere.
 enum class Variant { Naive, Q32x16, Q32x8, Q64x8, Q64x4, Q32x16d2, Q32x8d2, Q32x16o, A32x16, A32x8, A32x8s5,
-                     Q32x8r2, Q32x8r4, Q32x4r4, T32x16, T32x8, T32x8s6 };
+                     Q32x8r2, Q32x8r4, Q32x4r4, T32x16, T32x8, T32x8s6, T32x8s8, T32x16s6 };
 
 const std::vector<std::string>& variant_names();
 Variant parse_variant(const std::string& name);  // throws rtm::Error naming the choices
 const char* variant_name(Variant v);
 
 struct LaunchConfig {
-    Variant variant = Variant::Q32x8;  // the best all-round on an H200 (docs/performance.md)
+    // The best all-round on an H200 (docs/performance.md, 2026-11-21 session 5): damping
+    // modelling 65.9%, C-PML 41.0% (best 41.7%), 2D batches 80.6%; q32x8 before Hopper.
+    Variant variant = Variant::T32x8;
     int zchunk = 0;  // z planes per block for the q variants; 0: chosen to fill the SMs
     // Boxes with layers (C-PML or damping), q variants: tiles away from every layer zone
     // run the plain kernel, only the shell of tiles touching a zone runs the layer kernel
@@ -124,9 +127,9 @@ void correlate_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz
 
 // Streaming copy dst = src of n floats (16-byte accesses): the bandwidth ceiling.
 void copy_cuda(const float* src, float* dst, std::size_t n, cudaStream_t stream = nullptr);
-// Stream with the full update's traffic: d = 2 a - d + b * c (3 reads, 1 write).
-void stream4_cuda(const float* a, const float* b, const float* c, float* d, std::size_t n,
-                  cudaStream_t stream = nullptr);
+// Stream with the full update's traffic: d = 2 a - d + b * a (read a, b, d; write d:
+// 16 B per value, as u, vdt2, w read and w written).
+void update_stream_cuda(const float* a, const float* b, float* d, std::size_t n, cudaStream_t stream = nullptr);
 
 // Resources of the main kernel a configuration launches (for the bench and the docs):
 // registers per thread, static shared memory bytes, resident blocks per SM.
