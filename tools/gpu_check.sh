@@ -118,13 +118,14 @@ if [ "$MODE" = rtm ] || [ "$MODE" = final ]; then
 fi
 
 if [ "$MODE" = final ]; then
-    run full      --mode full      --grid 512x512x512 --variant q32x16,t32x8,t32x8s6 --steps 40
-    run stencil   --mode stencil   --grid 512x512x512 --variant q32x8,t32x8,t32x16 --steps 40
-    run modelling --mode modelling --grid 512x512x512 --steps 20 --repeats 3 --variant q32x8,t32x8,t32x16
-    run damping   --mode modelling --boundary damping --grid 512x512x512 --steps 20 --repeats 3 --variant q32x8,t32x8
-    run full2d_b64 --mode full     --grid 2001x601 --batch 64 --steps 40 --variant q32x16,t32x8
-    run model2d_b64 --mode modelling --grid 2001x601 --batch 64 --steps 20 --repeats 3 --variant t32x8
-    run damp2d_b64 --mode modelling --boundary damping --grid 2001x601 --batch 64 --steps 20 --repeats 3 --variant t32x8
+    run full      --mode full      --grid 512x512x512 --variant q32x16,t32x16,t32x8,t32x8s6 --steps 40
+    run stencil   --mode stencil   --grid 512x512x512 --variant q32x8,t32x16,t32x8 --steps 40
+    run modelling --mode modelling --grid 512x512x512 --steps 20 --repeats 3 --variant q32x8,t32x16,t32x8
+    run damping   --mode modelling --boundary damping --grid 512x512x512 --steps 20 --repeats 3 --variant q32x8,t32x16,t32x8
+    run full2d    --mode full      --grid 16384x8192 --variant q32x16,t32x16,t32x8s6 --steps 40
+    run full2d_b64 --mode full     --grid 2001x601 --batch 64 --steps 40 --variant q32x16,t32x16,t32x8s6
+    run model2d_b64 --mode modelling --grid 2001x601 --batch 64 --steps 20 --repeats 3 --variant t32x16
+    run damp2d_b64 --mode modelling --boundary damping --grid 2001x601 --batch 64 --steps 20 --repeats 3 --variant t32x16
 fi
 
 if [ "$MODE" = batch ]; then
@@ -152,10 +153,10 @@ run damp2d_b64 --mode modelling --boundary damping --grid 2001x601 --batch 64 --
 fi
 
 if command -v ncu > /dev/null && { [ "$MODE" = full ] || [ "$MODE" = final ]; }; then
-    echo "== ncu: one modelling step (512^3, t32x8): time and DRAM bytes per kernel"
+    echo "== ncu: one modelling step (512^3, t32x16): time and DRAM bytes per kernel"
     timeout 150 ncu --clock-control none -k regex:"psi_kernel|queue_kernel|tma_kernel|sample_kernel|inject_kernel" -c 7 \
         --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
-        $B --mode modelling --grid 512x512x512 --variant t32x8 --steps 1 --repeats 1 > "$OUT/ncu_modelling.txt" 2>&1
+        $B --mode modelling --grid 512x512x512 --variant t32x16 --steps 1 --repeats 1 > "$OUT/ncu_modelling.txt" 2>&1
     grep -E "^  [a-z_]+.*\(|dram__|gpu__time" "$OUT/ncu_modelling.txt" | sed -E 's/\(rtm::kernels::StepArgs.*//'
 fi
 

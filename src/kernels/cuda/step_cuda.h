@@ -28,11 +28,11 @@ namespace rtm::kernels::cuda {
 //   t32x16, t32x8, t32x8s6, t32x8s8, t32x16s6 : the register queue fed by Hopper's bulk
 //             tensor copies (TMA): one thread per block has whole tiles (u with halos, w,
 //             vdt2) copied into shared-memory rings 4 (s6, s8: 6, 8) planes ahead, no
-//             registers or load instructions for data in flight. sm_90; the layer
-//             kernel too (memory variables and damping read directly). 2D: 128-wide
-//             rows, 6 (s*: 12) rows ahead. On a GPU before Hopper the
-//             q kernel of the same tile runs instead.
-// With absorbing layers the q variants split each step into two launches (see
+//             registers or load instructions for data in flight; warps meet at per-warp
+//             barriers, not a block barrier per plane. sm_90; the layer kernel too
+//             (memory variables and damping read directly). 2D: 128-wide rows, 6 (s*: 12)
+//             rows ahead. On a GPU before Hopper q32x8 runs instead.
+// With absorbing layers the q and t variants split each step into two launches (see
 // LaunchConfig::split); naive and the a* variants run the layer kernel everywhere.
 enum class Variant { Naive, Q32x16, Q32x8, Q64x8, Q64x4, Q32x16d2, Q32x8d2, Q32x16o, A32x16, A32x8, A32x8s5,
                      Q32x8r2, Q32x8r4, Q32x4r4, T32x16, T32x8, T32x8s6, T32x8s8, T32x16s6 };
@@ -42,11 +42,11 @@ Variant parse_variant(const std::string& name);  // throws rtm::Error naming the
 const char* variant_name(Variant v);
 
 struct LaunchConfig {
-    // The best all-round on an H200 (docs/performance.md, 2026-11-21 session 5): damping
-    // modelling 65.9%, C-PML 41.0% (best 41.7%), 2D batches 80.6%; q32x8 before Hopper.
-    Variant variant = Variant::T32x8;
+    // The best all-round on an H200 (docs/performance.md, 2026-11-21 session 5); before
+    // Hopper the t variants run q32x8.
+    Variant variant = Variant::T32x16;
     int zchunk = 0;  // z planes per block for the q variants; 0: chosen to fill the SMs
-    // Boxes with layers (C-PML or damping), q variants: tiles away from every layer zone
+    // Boxes with layers (C-PML or damping), q and t variants: tiles away from every layer zone
     // run the plain kernel, only the shell of tiles touching a zone runs the layer kernel
     // (two launches). false: one launch of the layer kernel over the whole box.
     bool split = true;
