@@ -453,10 +453,12 @@ __global__ void __launch_bounds__(BX * BY) async_kernel(StepArgs<T> A, int zchun
 // in registers; their cp.async variants paid an instruction per value). The u ring
 // keeps planes z..z+4 (the x/y wings of plane z, the queue's newest value at z+4) and
 // the NB - 1 in flight; the queue's first 8 values come straight from global memory.
-// No block-wide barrier: each warp, done with step k, arrives on empty barrier k % NB;
-// the issuing thread waits for all warps there before refilling the slots step k
-// freed, so warps run up to NB - 1 steps apart instead of meeting at every plane
-// (ncu on the barrier version: 41% of stall cycles at the barrier).
+// 3D: no block-wide barrier: each warp, done with step k, arrives on empty barrier
+// k % NB; the issuing thread waits for all warps there before refilling the slots step
+// k freed, so warps run up to NB - 1 steps apart instead of meeting at every plane
+// (ncu on the barrier version: 41% of stall cycles at the barrier; 512^3 full update
+// 74.5% -> 82.7%). 2D rows (4 warps) keep the block barrier: the per-warp barriers
+// cost 8 registers there, 16 -> 12 blocks per SM, and batches ran 71-75% against 78-81%.
 // Out-of-box tile parts (right and bottom tiles) arrive as zeros.
 // Bytes from DRAM as the 16 B (8 B stencil-only) minimum plus the tiles' halos, which
 // the copy engine reads from L2 like the other kernels' halo loads.
@@ -564,7 +566,8 @@ __global__ void __launch_bounds__(BX * BY) tma_kernel(StepArgs<T> A, int zchunk,
     };
     if (leader) {
         for (int i = 0; i <= NB; ++i) mbar_init(bar + i, 1);
-        for (int i = 0; i < NB; ++i) mbar_init(empty + i, kWarps);
+        if (NDIM == 3)
+            for (int i = 0; i < NB; ++i) mbar_init(empty + i, kWarps);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");  // visible to the copy engine
     }
     __syncthreads();
@@ -613,11 +616,16 @@ __global__ void __launch_bounds__(BX * BY) tma_kernel(StepArgs<T> A, int zchunk,
                 A.w[p] = updated<T, MODE>(A, p, layer, c, ws[t], vs[t], lap);
             }
         }
-        __syncwarp();
-        if ((tx + BX * ty) % 32 == 0) mbar_arrive(empty + k % NB);
-        if (leader && k + NB < nsteps) {
-            mbar_wait(empty + k % NB, unsigned(k / NB) & 1u);  // the slots of step k are free
-            issue(k + NB);
+        if constexpr (NDIM == 3) {
+            __syncwarp();
+            if ((tx + BX * ty) % 32 == 0) mbar_arrive(empty + k % NB);
+            if (leader && k + NB < nsteps) {
+                mbar_wait(empty + k % NB, unsigned(k / NB) & 1u);  // the slots of step k are free
+                issue(k + NB);
+            }
+        } else {
+            __syncthreads();  // every thread is done with step k's slots
+            if (leader && k + NB < nsteps) issue(k + NB);
         }
 #pragma unroll
         for (int j = 0; j < 2 * R; ++j) q[j] = q[j + 1];
