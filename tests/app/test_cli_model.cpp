@@ -64,6 +64,12 @@ TEST_CASE("a negative time step is refused naming the option") {
     CHECK_THAT(r.output, Contains("propagation.dt") && Contains("not positive"));
 }
 
+TEST_CASE("a negative shot batch is refused naming the option") {
+    const auto r = run_rtm(small_job(scratch("cli-neg-batch"), "--propagation.batch -2"));
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("propagation.batch") && Contains("negative"));
+}
+
 TEST_CASE("a receiver outside the model is refused naming the shot and receiver") {
     const auto r = run_rtm(small_job(scratch("cli-outside"), "--acquisition.receiver-y0 0 --acquisition.receiver-depth 1600"));
     CHECK(r.status == 1);
