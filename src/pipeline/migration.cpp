@@ -125,15 +125,6 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     const auto src_trace = source_trace(wavelet, N, ta.dt);
     src->set_sources({source_stencil(domain, out.window, model, shot)}, {src_trace});
     src->set_receivers({}, N);
-    const std::vector<double> v2 = [&] {
-        std::vector<double> v(npts);
-        for (std::size_t i = 0; i < npts; ++i) v[i] = double(out.window.vp[i]) * out.window.vp[i];
-        return v;
-    }();
-
-    // Cross-correlation images on the propagators (device memory on a GPU); the other
-    // conditions need derivatives of both fields, taken here.
-    const bool on_backend = opt.condition == ImagingCondition::CrossCorrelation;
 
     // Forward pass.
     std::size_t next_snap = 0;
@@ -170,8 +161,6 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
         rec->set_sources(receiver_stencils(domain, out.window, model, shot), data);
         rec->set_receivers({}, N);
     }
-    out.image.assign(npts, 0.0);
-    out.illumination.assign(npts, 0.0);
     const double w = born ? 1.0 : k * ta.dt;  // time-integral weight of one imaging step
     int snap = int(source_times.size()) - 1;
     rec->reset();
@@ -180,53 +169,25 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
         const int j = N - 1 - m;
         if (j % k != 0 || j - shift < 0) continue;
         const int s = j - shift;
-        // Bring the source wavefield to u[s] (and, for inverse scattering, u[s+1] beside it).
-        std::vector<double> later;
+        // Bring the source wavefield to u[s] (and, for inverse scattering, u[s+1] as its
+        // previous wavefield; the receiver's previous one is l[j+1]).
         if (storage == SourceStorage::Boundary) {
             while (cs > s) {
-                src->step(cs);  // backwards: current becomes u[cs-1]
+                src->step(cs);  // backwards: current becomes u[cs-1], previous u[cs]
                 --cs;
                 src->load_band(std::size_t(cs));
             }
-            if (is) later = src->previous_wavefield();  // u[s+1]
         } else if (is) {
-            src->recall(std::size_t(2 * snap + 1));
-            later = src->wavefield();
+            src->recall(std::size_t(2 * snap + 1), true);
             src->recall(std::size_t(2 * snap--));
         } else {
             src->recall(std::size_t(snap--));
         }
-        if (on_backend) {
-            rec->correlate(*src, w);
-            continue;
-        }
-        const auto us = src->wavefield();
-        const auto l = rec->wavefield();
-        switch (opt.condition) {
-            case ImagingCondition::CrossCorrelation:
-                break;  // on the backend, above
-            case ImagingCondition::InverseScattering: {
-                // Both rates as (f[t] - f[t+1]) / dt: the same (negated) derivative at t + dt/2.
-                const auto lp = rec->previous_wavefield();  // l[j+1]
-                const auto gg = imaging::grad_dot(us, l, wg);
-                for (std::size_t i = 0; i < npts; ++i) {
-                    const double srate = (us[i] - later[i]) / ta.dt, lrate = (l[i] - lp[i]) / ta.dt;
-                    out.image[i] += w * (srate * lrate / v2[i] - gg[i]);
-                }
-                break;
-            }
-            case ImagingCondition::BornAdjoint: {
-                const auto lap = imaging::laplacian(us, wg);
-                for (std::size_t i = 0; i < npts; ++i) out.image[i] -= v2[i] * lap[i] * l[i];
-                break;
-            }
-        }
-        for (std::size_t i = 0; i < npts; ++i) out.illumination[i] += w * us[i] * us[i];
+        // On the propagators (device memory on a GPU): nothing goes to the host per step.
+        rec->correlate(*src, w, opt.condition);
     }
-    if (on_backend) {
-        out.image = rec->correlation(false);
-        out.illumination = rec->correlation(true);
-    }
+    out.image = rec->correlation(false);
+    out.illumination = rec->correlation(true);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
 }

@@ -26,7 +26,6 @@
 
 namespace rtm {
 
-enum class ImagingCondition { CrossCorrelation, InverseScattering, BornAdjoint };
 enum class SourceStorage { Auto, Snapshots, Boundary };
 
 struct MigrationOptions {

@@ -5,6 +5,7 @@
 
 #include "core/bfloat16.h"
 
+#include "imaging/field_ops.h"
 #include "kernels/cpu/step_cpu.h"
 #include "propagation/propagator.h"
 
@@ -174,18 +175,19 @@ public:
         for (long p : idx) kept_.push_back(u_[p]);
         return kept_.size() / idx.size() - 1;
     }
-    void recall(std::size_t slot) override {
+    void recall(std::size_t slot, bool previous) override {
         const auto& idx = window_index();
         const std::size_t off = slot * idx.size();
+        auto& f = previous ? w_ : u_;
         for (std::size_t i = 0; i < idx.size(); ++i)
-            u_[idx[i]] = kept16_.empty() ? kept_[off + i] : T(from_bf16(kept16_[off + i]));
+            f[idx[i]] = kept16_.empty() ? kept_[off + i] : T(from_bf16(kept16_[off + i]));
     }
     void clear_kept() override {
         std::vector<T>().swap(kept_);
         std::vector<std::uint16_t>().swap(kept16_);
     }
 
-    void correlate(const Propagator& source, double w) override {
+    void correlate(const Propagator& source, double w, ImagingCondition condition) override {
         const auto* src = dynamic_cast<const CpuPropagator<T>*>(&source);
         if (!src) unsupported("correlate with a propagator of another backend or precision");
         single_member("correlate");
@@ -195,9 +197,31 @@ public:
             image_.assign(idx.size(), 0.0);
             illum_.assign(idx.size(), 0.0);
         }
+        const Grid& g = d_.window();
+        const auto& v2 = d_.v2();
+        const double dt = d_.dt();
+        switch (condition) {
+            case ImagingCondition::CrossCorrelation:
+                for (std::size_t i = 0; i < idx.size(); ++i) image_[i] += w * double(src->u_[idx[i]]) * double(u_[idx[i]]);
+                break;
+            case ImagingCondition::InverseScattering: {
+                const auto us = src->window_of(src->u_), usp = src->window_of(src->w_);
+                const auto l = window_of(u_), lp = window_of(w_);
+                const auto gg = imaging::grad_dot(us, l, g);
+                for (std::size_t i = 0; i < idx.size(); ++i) {
+                    const double srate = (us[i] - usp[i]) / dt, lrate = (l[i] - lp[i]) / dt;
+                    image_[i] += w * (srate * lrate / v2[i] - gg[i]);
+                }
+                break;
+            }
+            case ImagingCondition::BornAdjoint: {
+                const auto lap = imaging::laplacian(src->window_of(src->u_), g);
+                for (std::size_t i = 0; i < idx.size(); ++i) image_[i] -= w * (v2[i] * lap[i] * double(u_[idx[i]]));
+                break;
+            }
+        }
         for (std::size_t i = 0; i < idx.size(); ++i) {
             const double s = src->u_[idx[i]];
-            image_[i] += w * s * double(u_[idx[i]]);
             illum_[i] += w * s * s;
         }
     }

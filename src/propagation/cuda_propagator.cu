@@ -14,7 +14,9 @@
 //   recall(slot) unpacks a slot into the window of the current wavefield; host slots
 //   come up through a staging buffer on copy_, and the slot below is prefetched into
 //   the other one (migration recalls in descending order).
-//   correlate(source, w) accumulates image and illumination (double, window nodes) on
+//   correlate(source, w, condition) accumulates image and illumination (double, window
+//   nodes; inverse scattering and the Born adjoint from both propagators' current and
+//   previous wavefields, recall(slot, true) filling the previous one) on
 //   this propagator's stream after the source's queued work (events both ways: the
 //   source's next step must not overwrite what the correlation reads).
 // Band history (reserve_bands / store_band / load_band, boundary-saving migration):
@@ -410,14 +412,15 @@ public:
         return slot;
     }
 
-    void recall(std::size_t slot) override {
+    void recall(std::size_t slot, bool previous) override {
         if (slot >= slots_.size())
             fail("recall", "slot " + std::to_string(slot) + " was never kept (" + std::to_string(slots_.size()) +
                                " kept)");
         const Grid& g = d_.window();
         const Slot& where = slots_[slot];
+        T* dst = previous ? w_.data() : u_.data();
         if (!where.host) {
-            kc::unpack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, where.p, kept_bf16_, u_.data(), stream_);
+            kc::unpack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, where.p, kept_bf16_, dst, stream_);
             return;
         }
         int b = stage_[0].slot == long(slot) ? 0 : stage_[1].slot == long(slot) ? 1 : -1;
@@ -428,8 +431,7 @@ public:
         }
         Stage& st = stage_[b];
         RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, st.copy_done, 0));
-        kc::unpack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, st.buf.data(), kept_bf16_, u_.data(),
-                               stream_);
+        kc::unpack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, st.buf.data(), kept_bf16_, dst, stream_);
         RTM_CUDA_CHECK(cudaEventRecord(st.compute_done, stream_));
         st.slot = -1;
         // Prefetch the next slot down into the other buffer.
@@ -447,7 +449,7 @@ public:
         for (auto& st : stage_) st.slot = -1;
     }
 
-    void correlate(const Propagator& source, double w) override {
+    void correlate(const Propagator& source, double w, ImagingCondition condition) override {
         const auto* src = dynamic_cast<const CudaPropagator<T>*>(&source);
         if (!src) unsupported("correlate with a propagator of another backend or precision");
         single_member("correlate");
@@ -468,8 +470,28 @@ public:
             RTM_CUDA_CHECK(cudaEventRecord(handoff_, src->stream_));
             RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, handoff_, 0));
         }
-        kc::correlate_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, src->u_.data(), u_.data(), w,
+        if (condition == ImagingCondition::CrossCorrelation) {
+            kc::correlate_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, src->u_.data(), u_.data(), w,
+                                      image_.data(), illum_.data(), stream_);
+        } else {
+            if (v2_.empty()) {
+                require_memory(g.size() * sizeof(double), "v^2 for the imaging condition");
+                v2_.upload(d_.v2());
+            }
+            kc::WindowImaging wi;
+            wi.origin = window_origin();
+            wi.nx = g.nx;
+            wi.ny = g.ny;
+            wi.nz = g.nz;
+            wi.h[0] = g.dx;
+            wi.h[1] = g.dy;
+            wi.h[2] = g.dz;
+            wi.dt = d_.dt();
+            wi.w = w;
+            wi.born = condition == ImagingCondition::BornAdjoint;
+            kc::image_window_cuda(box_, wi, src->u_.data(), src->w_.data(), u_.data(), w_.data(), v2_.data(),
                                   image_.data(), illum_.data(), stream_);
+        }
         if (src != this) {
             RTM_CUDA_CHECK(cudaEventRecord(handoff_, stream_));
             RTM_CUDA_CHECK(cudaStreamWaitEvent(src->stream_, handoff_, 0));
@@ -664,7 +686,7 @@ private:
     int stage_next_ = 0;
     cudaStream_t copy_ = nullptr;
     cudaEvent_t handoff_ = nullptr;
-    kc::DeviceBuffer<double> image_, illum_;
+    kc::DeviceBuffer<double> image_, illum_, v2_;  // v2_: v^2 on the window (imaging conditions)
     kc::DeviceBuffer<long> src_idx_, rec_idx_;
     kc::DeviceBuffer<int> src_of_, rec_off_;
     kc::DeviceBuffer<double> src_coef_, src_tr_, rec_w_;

@@ -38,6 +38,8 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
     vmin_ = *mm.first;
     vmax_ = *mm.second;
 
+    v2_.resize(vp.size());
+    for (std::size_t i = 0; i < vp.size(); ++i) v2_[i] = double(vp[i]) * vp[i];
     vdt2_.assign(box_.padded_size(), 0.0);
     const double dt2 = opt.dt * opt.dt;
     for (int iz = 0; iz < box_.nz; ++iz)

@@ -51,6 +51,8 @@ public:
 
     // (v dt)^2 on the padded grid (layers take the velocity of the nearest window point).
     const std::vector<double>& vdt2() const { return vdt2_; }
+    // v^2 on the window's nodes (x fastest), for the imaging conditions.
+    const std::vector<double>& v2() const { return v2_; }
     const CpmlProfile& profile(int axis) const { return prof_[axis]; }
     // Damping k = eta v^2 dt / 2 on the padded grid (empty for C-PML).
     const std::vector<double>& damping() const { return damp_; }
@@ -74,7 +76,7 @@ private:
     Grid window_;
     DomainOptions opt_;
     kernels::Box box_;
-    std::vector<double> vdt2_;
+    std::vector<double> vdt2_, v2_;
     CpmlProfile prof_[3];
     std::vector<double> damp_;
     std::vector<long> band_;

@@ -19,6 +19,9 @@ namespace rtm {
 
 enum class Precision { Single, Double };
 
+// Imaging conditions, evaluated by the propagators where the wavefields live (correlate).
+enum class ImagingCondition { CrossCorrelation, InverseScattering, BornAdjoint };
+
 // A batch: a propagator may carry several members, independent wavefields of one
 // domain propagated together (the shots of a survey over one model: in 2D only a batch
 // fills a GPU). Their padded arrays lie one after another, so member m's source and
@@ -73,13 +76,23 @@ public:
     // a GPU), so migration moves no wavefield to the host while it runs:
     // keep() stores the current wavefield (in the propagation's precision, or in
     // bfloat16: 8 bits of mantissa, float's range) and returns its slot (slots count from
-    // 0 in order; all of one kind); recall(slot) makes a stored wavefield the current one.
+    // 0 in order; all of one kind); recall(slot) makes a stored wavefield the current one
+    // (previous: the previous one, which inverse scattering reads as u_s').
     virtual std::size_t keep(bool bf16) { unsupported("keep"); }
-    virtual void recall(std::size_t slot) { unsupported("recall"); }
+    virtual void recall(std::size_t slot, bool previous = false) { unsupported("recall"); }
     virtual void clear_kept() { unsupported("clear_kept"); }
-    // image += w * u_source * u, illumination += w * u_source^2 on the window, with u
-    // this propagator's current wavefield; source must be of the same backend.
-    virtual void correlate(const Propagator& source, double w) { unsupported("correlate"); }
+    // image += w * I, illumination += w * u_s^2 on the window, with u_s the source's
+    // current wavefield and u this propagator's (source: same backend and precision):
+    //   CrossCorrelation:  I = u_s u
+    //   InverseScattering: I = (u_s - u_s') (u - u') / (dt^2 v^2) - grad u_s . grad u,
+    //                      u_s' and u' the previous wavefields (both rates at t + dt/2,
+    //                      both negated: their product is the rate product)
+    //   BornAdjoint:       I = -v^2 Lap(u_s) u
+    // Derivatives with imaging::field_ops' 8th-order stencils, zero outside the window.
+    virtual void correlate(const Propagator& source, double w,
+                           ImagingCondition condition = ImagingCondition::CrossCorrelation) {
+        unsupported("correlate");
+    }
     // The accumulated image and illumination (window nodes); zeroed by reset().
     virtual std::vector<double> correlation(bool illumination) const { unsupported("correlation"); }
 

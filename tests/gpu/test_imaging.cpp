@@ -1,7 +1,7 @@
 // Snapshots and cross-correlation on the GPU (keep / recall / clear_kept / correlate /
 // correlation) against CpuPropagator on the same inputs, with the snapshots in device
 // memory and forced into pinned host memory; and migrate_shot on the GPU against the
-// CPU for the cross-correlation condition with both source-wavefield strategies.
+// CPU for every imaging condition with both source-wavefield strategies.
 #include <cstdlib>
 #include <random>
 
@@ -149,19 +149,22 @@ Case make_case(int ndim) {
     return c;
 }
 
-ShotMigration migrate_on(const Case& c, bool gpu, SourceStorage storage, bool bf16) {
+ShotMigration migrate_on(const Case& c, bool gpu, SourceStorage storage, bool bf16, ImagingCondition cond) {
     MigrationOptions opt;
     opt.aperture = -1;
     opt.propagation.pml_cells = 15;
     opt.propagation.backend.gpu = gpu;
     opt.storage = storage;
     opt.bf16_snapshots = bf16;
-    opt.condition = ImagingCondition::CrossCorrelation;
+    opt.condition = cond;
     return migrate_shot(c.smooth, c.shot, c.w, opt);
 }
 
-void check_migration(int ndim) {
+void check_migration(int ndim, ImagingCondition cond) {
     const Case c = make_case(ndim);
+    const char* cname = cond == ImagingCondition::CrossCorrelation    ? "cross-correlation"
+                        : cond == ImagingCondition::InverseScattering ? "inverse scattering"
+                                                                      : "born-adjoint";
     struct V {
         SourceStorage s;
         bool bf16;
@@ -169,7 +172,7 @@ void check_migration(int ndim) {
     };
     for (const V v : {V{SourceStorage::Snapshots, false, "snapshots"}, V{SourceStorage::Snapshots, true, "bf16 snapshots"},
                       V{SourceStorage::Boundary, false, "boundary"}}) {
-        const ShotMigration cpu = migrate_on(c, false, v.s, v.bf16), gpu = migrate_on(c, true, v.s, v.bf16);
+        const ShotMigration cpu = migrate_on(c, false, v.s, v.bf16, cond), gpu = migrate_on(c, true, v.s, v.bf16, cond);
         REQUIRE(gpu.storage == v.s);
         REQUIRE(gpu.image.size() == cpu.image.size());
         double peak = 0;
@@ -182,15 +185,17 @@ void check_migration(int ndim) {
         // field after the N ~ 300-500 steps here, and the image, a product of two such
         // fields, about sqrt(2) times that: 6e-5 <= 1e-4. bf16 snapshots: one bf16 ulp
         // (2^-8) where the two fp32 fields straddle a rounding boundary (see check_ops):
-        // 1e-3.
-        const double tol = v.bf16 ? 1e-3 : 1e-4;
-        INFO(ndim << "D migrate_shot, cross-correlation, " << v.name << ": image relative L2 GPU vs CPU " << ei
+        // 1e-3. Inverse scattering and the Born adjoint differentiate the fields, which
+        // amplifies those differences: the time rates by 1/(omega dt) ~ 8 and the
+        // Laplacian by 6.5/(k h)^2 ~ 10 at the wavelet's peak here: ten times the bounds.
+        const double tol = (v.bf16 ? 1e-3 : 1e-4) * (cond == ImagingCondition::CrossCorrelation ? 1 : 10);
+        INFO(ndim << "D migrate_shot, " << cname << ", " << v.name << ": image relative L2 GPU vs CPU " << ei
                   << ", illumination " << el << " (" << gpu.steps << " steps, imaging every " << gpu.image_every
                   << "; GPU " << gpu.seconds << " s, CPU " << cpu.seconds << " s)");
         CHECK(peak > 0);
         CHECK(ei <= tol);
         CHECK(el <= tol);
-        WARN(ndim << "D migrate_shot " << v.name << ": image GPU vs CPU " << ei << ", illumination " << el
+        WARN(ndim << "D migrate_shot " << cname << ", " << v.name << ": image GPU vs CPU " << ei << ", illumination " << el
                   << " (tolerance " << tol << ")");
     }
 }
@@ -209,9 +214,12 @@ TEST_CASE("GPU snapshots (device and pinned host memory, fp32/fp64/bf16) and cro
     check_ops(3, Precision::Double, true, true);
 }
 
-TEST_CASE("migrate_shot on the GPU matches the CPU (cross-correlation; snapshots, bf16 snapshots, boundary)",
+TEST_CASE("migrate_shot on the GPU matches the CPU (every imaging condition; snapshots, bf16 snapshots, boundary)",
           "[gpu]") {
     if (!gpu_or_skip()) return;
-    check_migration(2);
-    check_migration(3);
+    for (auto cond : {ImagingCondition::CrossCorrelation, ImagingCondition::InverseScattering,
+                      ImagingCondition::BornAdjoint}) {
+        check_migration(2, cond);
+        check_migration(3, cond);
+    }
 }

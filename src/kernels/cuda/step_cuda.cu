@@ -745,6 +745,59 @@ __global__ void correlate_window_kernel(Box B, Index3 o, int nx, int ny, const T
     illum[i] = __dadd_rn(illum[i], __dmul_rn(ws, s));
 }
 
+// One axis's first (d1) or second (d2) derivative at window node c of n along a padded
+// stride s, neighbours outside the window as zero: imaging::field_ops' d1 and d2.
+template <class T>
+__device__ __forceinline__ double window_d1(const T* f, long s, int c, int n, double h) {
+    double sum = 0;
+#pragma unroll
+    for (int k = 1; k <= R; ++k) {
+        if (c + k < n) sum += stencil::d1(k) * double(f[k * s]);
+        if (c - k >= 0) sum -= stencil::d1(k) * double(f[-k * s]);
+    }
+    return sum / h;
+}
+template <class T>
+__device__ __forceinline__ double window_d2(const T* f, long s, int c, int n, double h) {
+    double sum = stencil::c2(0) * double(f[0]);
+#pragma unroll
+    for (int k = 1; k <= R; ++k) {
+        if (c + k < n) sum += stencil::c2(k) * double(f[k * s]);
+        if (c - k >= 0) sum += stencil::c2(k) * double(f[-k * s]);
+    }
+    return sum / (h * h);
+}
+
+template <class T>
+__global__ void image_window_kernel(Box B, WindowImaging wi, const T* __restrict__ us, const T* __restrict__ usp,
+                                    const T* __restrict__ u, const T* __restrict__ up, const double* __restrict__ v2,
+                                    double* __restrict__ image, double* __restrict__ illum) {
+    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
+    const int iy = blockIdx.y, iz = blockIdx.z;
+    if (ix >= wi.nx) return;
+    const long i = (long(iz) * wi.ny + iy) * wi.nx + ix;
+    const long p = B.at(wi.origin.x + ix, wi.origin.y + iy, wi.origin.z + iz);
+    const long st[3] = {1, B.sy(), B.sz()};
+    const int c[3] = {ix, iy, iz}, n[3] = {wi.nx, wi.ny, wi.nz};
+    const double s = double(us[p]);
+    double term = 0;
+    if (wi.born) {
+        double lap = 0;
+        for (int ax = 0; ax < 3; ++ax)
+            if (ax != 1 || wi.ny > 1) lap += window_d2(us + p, st[ax], c[ax], n[ax], wi.h[ax]);
+        term = -(v2[i] * lap * double(u[p]));
+    } else {
+        double gg = 0;
+        for (int ax = 0; ax < 3; ++ax)
+            if (ax != 1 || wi.ny > 1)
+                gg += window_d1(us + p, st[ax], c[ax], n[ax], wi.h[ax]) * window_d1(u + p, st[ax], c[ax], n[ax], wi.h[ax]);
+        const double srate = (s - double(usp[p])) / wi.dt, lrate = (double(u[p]) - double(up[p])) / wi.dt;
+        term = srate * lrate / v2[i] - gg;
+    }
+    image[i] += wi.w * term;
+    illum[i] += wi.w * s * s;
+}
+
 __global__ void copy_kernel(const float4* __restrict__ src, float4* __restrict__ dst, std::size_t n4) {
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -1296,6 +1349,15 @@ void correlate_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz
     RTM_CUDA_CHECK_LAUNCH("correlate_window_kernel");
 }
 
+template <class T>
+void image_window_cuda(const Box& box, const WindowImaging& wi, const T* us, const T* usp, const T* u, const T* up,
+                       const double* v2, double* image, double* illum, cudaStream_t stream) {
+    if (wi.nx <= 0 || wi.ny <= 0 || wi.nz <= 0) return;
+    image_window_kernel<T><<<dim3((wi.nx + 127) / 128, wi.ny, wi.nz), 128, 0, stream>>>(box, wi, us, usp, u, up, v2,
+                                                                                       image, illum);
+    RTM_CUDA_CHECK_LAUNCH("image_window_kernel");
+}
+
 void copy_cuda(const float* src, float* dst, std::size_t n, cudaStream_t stream) {
     const std::size_t n4 = n / 4;
     copy_kernel<<<sm_count() * 8, 256, 0, stream>>>(reinterpret_cast<const float4*>(src),
@@ -1348,7 +1410,9 @@ KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_o
     template void pack_window_cuda<T>(const Box&, Index3, int, int, int, const T*, void*, bool, cudaStream_t);  \
     template void unpack_window_cuda<T>(const Box&, Index3, int, int, int, const void*, bool, T*, cudaStream_t); \
     template void correlate_window_cuda<T>(const Box&, Index3, int, int, int, const T*, const T*, double,       \
-                                           double*, double*, cudaStream_t);
+                                           double*, double*, cudaStream_t);                                    \
+    template void image_window_cuda<T>(const Box&, const WindowImaging&, const T*, const T*, const T*, const T*, \
+                                       const double*, double*, double*, cudaStream_t);
 RTM_INSTANTIATE(float)
 RTM_INSTANTIATE(double)
 

@@ -125,6 +125,23 @@ template <class T>
 void correlate_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* us, const T* u,
                            double w, double* image, double* illum, cudaStream_t stream = nullptr);
 
+// The inverse-scattering and Born-adjoint imaging terms on a window (twins of
+// CpuPropagator::correlate; derivatives with imaging::field_ops' 8th-order stencils,
+// values outside the window taken as zero), in double:
+//   inverse scattering: image += w ((us - usp)/dt (u - up)/dt / v2 - grad us . grad u)
+//   Born adjoint:       image -= w v2 Lap(us) u
+// and illum += w us^2. us, usp, u, up: padded fields; v2, image, illum: window nodes.
+struct WindowImaging {
+    Index3 origin;              // computed-point coordinates of window node (0, 0, 0)
+    int nx = 0, ny = 0, nz = 0; // window nodes
+    double h[3] = {1, 1, 1};    // dx, dy, dz
+    double dt = 0, w = 0;
+    bool born = false;          // Born adjoint, else inverse scattering
+};
+template <class T>
+void image_window_cuda(const Box& box, const WindowImaging& wi, const T* us, const T* usp, const T* u, const T* up,
+                       const double* v2, double* image, double* illum, cudaStream_t stream = nullptr);
+
 // Streaming copy dst = src of n floats (16-byte accesses): the bandwidth ceiling.
 void copy_cuda(const float* src, float* dst, std::size_t n, cudaStream_t stream = nullptr);
 // Stream with the full update's traffic: d = 2 a - d + b * a (read a, b, d; write d:
