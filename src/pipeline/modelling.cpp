@@ -88,7 +88,8 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
 
     const Resampler to_record(nt, dt, record_nt, record_dt);
     std::vector<ShotGather> out;
-    Progress progress("modelling: shot", long(geometry.size()));
+    // Counted in shot-steps, so that a batch holding every shot still shows progress.
+    Progress progress("modelling: shot-steps", long(geometry.size()) * nt);
     for (std::size_t first = 0; first < geometry.size(); first += std::size_t(batch)) {
         // Shots first .. first + members - 1 as the members of one batch.
         const int members = int(std::min<std::size_t>(batch, geometry.size() - first));
@@ -106,7 +107,10 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
         prop->set_sources(sources, std::vector<std::vector<double>>(members, src_trace));
         prop->set_receivers(receivers, nt);
         prop->reset();
-        for (int n = 0; n < nt; ++n) prop->step(n);
+        for (int n = 0; n < nt; ++n) {
+            prop->step(n);
+            progress.update(long(first) * nt + long(members) * (n + 1));
+        }
         const auto traces = prop->receiver_traces();  // the members' receivers in turn
 
         std::size_t r0 = 0;
@@ -118,7 +122,6 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
             r0 += shot.receivers.size();
             out.push_back(std::move(shot));
         }
-        progress.update(long(first + members));
     }
     if (stats) {
         stats->shots = long(geometry.size());
