@@ -142,9 +142,9 @@ if [ "$MODE" = quick ] || [ "$MODE" = full ]; then
 run full      --mode full      --grid 512x512x512 --variant all --steps 40
 run stencil   --mode stencil   --grid 512x512x512 --variant all --steps 40
 run modelling --mode modelling --grid 512x512x512 --steps 20 --repeats 3 \
-    --variant q32x8,t32x16,t32x8,t32x8s6,t32x8s8,t32x16s6
+    --variant q32x8,t32x16,t32x8,t32x8s6
 run damping   --mode modelling --boundary damping --grid 512x512x512 --steps 20 --repeats 3 \
-    --variant q32x8,t32x16,t32x8,t32x8s6,t32x8s8,t32x16s6
+    --variant q32x8,t32x16,t32x8,t32x8s6
 run full2d    --mode full      --grid 16384x8192  --variant q32x16,t32x16,t32x8s6 --steps 40
 run full2d_b64 --mode full     --grid 2001x601 --batch 64 --steps 40 --variant q32x16,t32x16,t32x8s6
 run model2d_b64 --mode modelling --grid 2001x601 --batch 64 --steps 20 --repeats 3 --variant q32x16,t32x16,t32x8s6

@@ -29,7 +29,6 @@
 
 #include <cuda.h>  // CUtensorMap (the encoder is fetched through the runtime: no -lcuda)
 #include <cudaTypedefs.h>
-#include <cuda_pipeline.h>
 
 namespace rtm::kernels::cuda {
 
@@ -325,122 +324,6 @@ __global__ void __launch_bounds__(BX * BY, MINB) queue_kernel(StepArgs<T> A, int
     }
 }
 
-// Asynchronous-copy variant (cp.async, Ampere/Hopper): the same register queue along z
-// for the z-wings, but every load goes global -> shared memory without registers, S
-// planes ahead. u planes live in a ring of NR = S + 5 tiles (plane z for the x/y
-// wings, up to z+4 for the queue, S in flight), w and vdt2 in rings of S + 1 (full
-// update only). One commit group per plane: group i holds u(z0+4+i) and w, vdt2 of
-// plane z0+i; plane z waits for its group (S - 1 younger groups may stay in flight),
-// one barrier, then issues plane z+S's group into the slots plane z-1 freed.
-// Bytes in flight per thread: about S x 15 B (full) or S x 7 B (stencil), against one
-// plane's worth in the register-prefetch kernels. fp32 only (shared memory size).
-template <class T, int NDIM, int BX, int BY, int MODE, int S>
-__global__ void __launch_bounds__(BX * BY) async_kernel(StepArgs<T> A, int zchunk, const int4* /*map: unused*/) {
-    constexpr int HY = NDIM == 3 ? R : 0;
-    constexpr int TW = BX + 2 * R, TH = BY + 2 * HY;
-    constexpr int NR = S + 5, NW = S + 1;
-    constexpr bool kW = MODE != kStencil;
-    __shared__ T ring[NR][TH][TW];
-    __shared__ T wr[kW ? NW : 1][BY][BX];
-    __shared__ T vr[kW ? NW : 1][BY][BX];
-    const Box& B = A.box;
-    const long sy = B.sy(), sz = B.sz();
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const int ix = blockIdx.x * BX + tx;
-    const int iy = NDIM == 3 ? blockIdx.y * BY + ty : 0;
-    const int chunks = (B.nz + zchunk - 1) / zchunk;  // grid z: chunks x batch members
-    const int z0 = (blockIdx.z % chunks) * zchunk;
-    const int z1 = min(z0 + zchunk, B.nz);
-    select_member(A, blockIdx.z / chunks);
-    const bool active = ix < B.nx && iy < B.ny;
-    const bool own = ix < B.nx + R && (NDIM == 2 || iy < B.ny + R);
-    const bool hxl = tx < R && iy < B.ny;
-    const bool hxr = tx >= BX - R && ix < B.nx && iy < B.ny;
-    const bool hyt = NDIM == 3 && ty < R && ix < B.nx;
-    const bool hyb = NDIM == 3 && ty >= BY - R && ix < B.nx && iy < B.ny;
-    const T* __restrict__ u = A.u;
-    const T* __restrict__ v = A.vdt2;
-    T* __restrict__ w = A.w;
-    const long p0 = own ? B.at(ix, iy, z0) : 0;
-
-    auto issue_u = [&](int k) {  // u plane k (with halos) into its ring slot
-        if (k > z1 - 1 + R) return;
-        const int sl = (k - z0) % NR;
-        const long b = p0 + long(k - z0) * sz;
-        if (own) __pipeline_memcpy_async(&ring[sl][ty + HY][tx + R], u + b, sizeof(T));
-        if (hxl) __pipeline_memcpy_async(&ring[sl][ty + HY][tx], u + b - R, sizeof(T));
-        if (hxr) __pipeline_memcpy_async(&ring[sl][ty + HY][tx + 2 * R], u + b + R, sizeof(T));
-        if (NDIM == 3) {
-            if (hyt) __pipeline_memcpy_async(&ring[sl][ty][tx + R], u + b - R * sy, sizeof(T));
-            if (hyb) __pipeline_memcpy_async(&ring[sl][ty + 2 * HY][tx + R], u + b + R * sy, sizeof(T));
-        }
-    };
-    auto issue_wv = [&](int k) {
-        if (!kW || k >= z1 || !active) return;
-        const int sl = (k - z0) % NW;
-        const long b = p0 + long(k - z0) * sz;
-        __pipeline_memcpy_async(&wr[sl][ty][tx], w + b, sizeof(T));
-        __pipeline_memcpy_async(&vr[sl][ty][tx], v + b, sizeof(T));
-    };
-
-    T q[2 * R + 1];
-#pragma unroll
-    for (int k = 0; k < 2 * R; ++k) q[k] = own ? __ldg(u + p0 + (k - R) * sz) : T(0);
-    q[2 * R] = 0;
-#pragma unroll
-    for (int k = 0; k < R; ++k) issue_u(z0 + k);
-#pragma unroll
-    for (int j = 0; j < S; ++j) {
-        issue_u(z0 + R + j);
-        issue_wv(z0 + j);
-        __pipeline_commit();
-    }
-
-    const T hx = A.inv_h2[0], hy = A.inv_h2[1], hz = A.inv_h2[2];
-    const T c0s = T(stencil::c2(0)) * (hx + hy + hz);
-    const bool zx = MODE == kPml && axis_zone<T, NDIM>(B, 0, ix);
-    const bool zy = MODE == kPml && NDIM == 3 && axis_zone<T, NDIM>(B, 1, iy);
-    const bool lxy = MODE == kDamp && (in_layer(ix, B.nx, B.pml_lo[0], B.pml_hi[0]) ||
-                                       (NDIM == 3 && in_layer(iy, B.ny, B.pml_lo[1], B.pml_hi[1])));
-    long p = p0;
-#pragma unroll 1
-    for (int z = z0; z < z1; ++z) {
-        const int i = z - z0;
-        __pipeline_wait_prior(S - 1);
-        __syncthreads();
-        issue_u(z + R + S);
-        issue_wv(z + S);
-        __pipeline_commit();
-        if (active) {
-            q[2 * R] = ring[(i + R) % NR][ty + HY][tx + R];
-            const T* row = &ring[i % NR][ty + HY][tx + R];
-            const T c = q[R];
-            const T wx = wings(row, 1);
-            const T wy = NDIM == 3 ? wings(row, TW) : T(0);
-            const T wz = T(stencil::c2(1)) * (q[R + 1] + q[R - 1]) + T(stencil::c2(2)) * (q[R + 2] + q[R - 2]) +
-                         T(stencil::c2(3)) * (q[R + 3] + q[R - 3]) + T(stencil::c2(4)) * (q[R + 4] + q[R - 4]);
-            T lap;
-            if (MODE == kPml) {
-                const bool zz = axis_zone<T, NDIM>(B, 2, z);
-                if (zx || zy || zz) lap = zone_lap<T, NDIM>(A, p, ix, iy, z, c, wx, wy, wz, zx, zy, zz);
-                else lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
-            } else {
-                lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
-            }
-            if (MODE == kStencil) {
-                w[p] = lap;
-            } else {
-                const bool layer = MODE == kDamp && (lxy || in_layer(z, B.nz, B.pml_lo[2], B.pml_hi[2]));
-                w[p] = updated<T, MODE>(A, p, layer, c, wr[i % NW][ty][tx], vr[i % NW][ty][tx], lap);
-            }
-        }
-#pragma unroll
-        for (int k = 0; k < 2 * R; ++k) q[k] = q[k + 1];
-        p += sz;
-    }
-    __pipeline_wait_prior(0);
-}
-
 // ---------------------------------------------------------------------------------
 // Bulk tensor copies (Hopper's copy engine, TMA) feeding the register queue: t32x16.
 //
@@ -450,7 +333,7 @@ __global__ void __launch_bounds__(BX * BY) async_kernel(StepArgs<T> A, int zchun
 // vdt2 tiles (BX x BY). Step k's three tiles complete on mbarrier k % NB. So the bytes
 // in flight per block, NB x (u, w, vdt2 tiles) = 31 KB for 32x16 and NB = 4 in fp32,
 // hold no registers and cost no load instructions (the q kernels keep one plane's loads
-// in registers; their cp.async variants paid an instruction per value). The u ring
+// in registers; the removed cp.async variants paid an instruction per value). The u ring
 // keeps planes z..z+4 (the x/y wings of plane z, the queue's newest value at z+4) and
 // the NB - 1 in flight; the queue's first 8 values come straight from global memory.
 // 3D: no block-wide barrier: each warp, done with step k, arrives on empty barrier
@@ -955,21 +838,6 @@ Launch<T, NDIM, MODE> queue_launch(const Box& B, int zchunk, int batch) {
     return L;
 }
 
-template <class T, int NDIM, int BX, int BY, int MODE, int S>
-Launch<T, NDIM, MODE> async_launch(const Box& B, int zchunk, int batch) {
-    Launch<T, NDIM, MODE> L;
-    L.kernel = reinterpret_cast<const void*>(&async_kernel<T, NDIM, BX, BY, MODE, S>);
-    L.block = dim3(BX, BY, 1);
-    L.tile_x = BX;
-    L.tile_y = BY;
-    const long gx = (B.nx + BX - 1) / BX, gy = NDIM == 3 ? (B.ny + BY - 1) / BY : 1;
-    if (zchunk <= 0) zchunk = choose_zchunk(gx * gy * batch, B.nz, sm_count() * blocks_per_sm(L.kernel, BX * BY));
-    zchunk = std::min(zchunk, B.nz);
-    L.grid = dim3(unsigned(gx), unsigned(gy), grid_z(long(batch) * ((B.nz + zchunk - 1) / zchunk)));
-    L.zchunk = zchunk;
-    return L;
-}
-
 // TMA variants: tma_kernel of the mode (with layers also its kFull instance for the
 // interior of split launches). On a GPU before Hopper: q32x8 (the best q variant with
 // layers; 2D: the 128-wide row).
@@ -1005,41 +873,27 @@ Launch<T, NDIM, MODE> make_launch(const Box& B, const LaunchConfig& cfg, int bat
         L.grid = dim3((B.nx + L.block.x - 1) / L.block.x, NDIM == 3 ? (B.ny + 7) / 8 : 1, grid_z(long(B.nz) * batch));
         return L;
     }
-    const bool async = cfg.variant == Variant::A32x16 || cfg.variant == Variant::A32x8 ||
-                       cfg.variant == Variant::A32x8s5;
-    if constexpr (sizeof(T) == 4) {
-        if constexpr (NDIM == 2) {
-            if (async) return async_launch<T, NDIM, 128, 1, MODE, 3>(B, cfg.zchunk, batch);
-        } else {
-            if (cfg.variant == Variant::A32x16) return async_launch<T, NDIM, 32, 16, MODE, 3>(B, cfg.zchunk, batch);
-            if (cfg.variant == Variant::A32x8) return async_launch<T, NDIM, 32, 8, MODE, 3>(B, cfg.zchunk, batch);
-            if (cfg.variant == Variant::A32x8s5) return async_launch<T, NDIM, 32, 8, MODE, 5>(B, cfg.zchunk, batch);
-        }
-    }
     if constexpr (NDIM == 2) {
         if (cfg.variant == Variant::T32x16 || cfg.variant == Variant::T32x8)
             return tma_launch<T, NDIM, 128, 1, MODE, 6>(B, cfg.zchunk, batch);
-        if (cfg.variant == Variant::T32x8s6 || cfg.variant == Variant::T32x8s8 || cfg.variant == Variant::T32x16s6)
-            return tma_launch<T, NDIM, 128, 1, MODE, 12>(B, cfg.zchunk, batch);
+        if (cfg.variant == Variant::T32x8s6) return tma_launch<T, NDIM, 128, 1, MODE, 12>(B, cfg.zchunk, batch);
         return queue_launch<T, NDIM, 128, 1, MODE>(B, cfg.zchunk, batch);
     } else {
-    switch (cfg.variant) {
-        case Variant::T32x16: return tma_launch<T, NDIM, 32, 16, MODE, 4>(B, cfg.zchunk, batch);
-        case Variant::T32x8: return tma_launch<T, NDIM, 32, 8, MODE, 4>(B, cfg.zchunk, batch);
-        case Variant::T32x8s6: return tma_launch<T, NDIM, 32, 8, MODE, 6>(B, cfg.zchunk, batch);
-        case Variant::T32x8s8: return tma_launch<T, NDIM, 32, 8, MODE, 8>(B, cfg.zchunk, batch);
-        case Variant::T32x16s6: return tma_launch<T, NDIM, 32, 16, MODE, 6>(B, cfg.zchunk, batch);
-        case Variant::Q32x8: return queue_launch<T, NDIM, 32, 8, MODE>(B, cfg.zchunk, batch);
-        case Variant::Q64x8: return queue_launch<T, NDIM, 64, 8, MODE>(B, cfg.zchunk, batch);
-        case Variant::Q64x4: return queue_launch<T, NDIM, 64, 4, MODE>(B, cfg.zchunk, batch);
-        case Variant::Q32x16d2: return queue_launch<T, NDIM, 32, 16, MODE, 2>(B, cfg.zchunk, batch);
-        case Variant::Q32x8d2: return queue_launch<T, NDIM, 32, 8, MODE, 2>(B, cfg.zchunk, batch);
-        case Variant::Q32x16o: return queue_launch<T, NDIM, 32, 16, MODE, 1, sizeof(T) == 4 ? 4 : 2>(B, cfg.zchunk, batch);
-        case Variant::Q32x8r2: return queue_launch<T, NDIM, 32, 8, MODE, 1, 0, 2>(B, cfg.zchunk, batch);
-        case Variant::Q32x8r4: return queue_launch<T, NDIM, 32, 8, MODE, 1, 0, 4>(B, cfg.zchunk, batch);
-        case Variant::Q32x4r4: return queue_launch<T, NDIM, 32, 4, MODE, 1, 0, 4>(B, cfg.zchunk, batch);
-        default: return queue_launch<T, NDIM, 32, 16, MODE>(B, cfg.zchunk, batch);
-    }
+        switch (cfg.variant) {
+            case Variant::T32x16: return tma_launch<T, NDIM, 32, 16, MODE, 4>(B, cfg.zchunk, batch);
+            case Variant::T32x8: return tma_launch<T, NDIM, 32, 8, MODE, 4>(B, cfg.zchunk, batch);
+            case Variant::T32x8s6: return tma_launch<T, NDIM, 32, 8, MODE, 6>(B, cfg.zchunk, batch);
+            case Variant::Q32x8: return queue_launch<T, NDIM, 32, 8, MODE>(B, cfg.zchunk, batch);
+            case Variant::Q64x8: return queue_launch<T, NDIM, 64, 8, MODE>(B, cfg.zchunk, batch);
+            case Variant::Q64x4: return queue_launch<T, NDIM, 64, 4, MODE>(B, cfg.zchunk, batch);
+            case Variant::Q32x16d2: return queue_launch<T, NDIM, 32, 16, MODE, 2>(B, cfg.zchunk, batch);
+            case Variant::Q32x8d2: return queue_launch<T, NDIM, 32, 8, MODE, 2>(B, cfg.zchunk, batch);
+            case Variant::Q32x16o: return queue_launch<T, NDIM, 32, 16, MODE, 1, sizeof(T) == 4 ? 4 : 2>(B, cfg.zchunk, batch);
+            case Variant::Q32x8r2: return queue_launch<T, NDIM, 32, 8, MODE, 1, 0, 2>(B, cfg.zchunk, batch);
+            case Variant::Q32x8r4: return queue_launch<T, NDIM, 32, 8, MODE, 1, 0, 4>(B, cfg.zchunk, batch);
+            case Variant::Q32x4r4: return queue_launch<T, NDIM, 32, 4, MODE, 1, 0, 4>(B, cfg.zchunk, batch);
+            default: return queue_launch<T, NDIM, 32, 16, MODE>(B, cfg.zchunk, batch);
+        }
     }
 }
 
@@ -1239,10 +1093,8 @@ void step_dim(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
 const std::vector<std::string>& variant_names() {
     static const std::vector<std::string> names = {"naive",    "q32x16",   "q32x8",  "q64x8",
                                                          "q64x4",    "q32x16d2", "q32x8d2", "q32x16o",
-                                                         "a32x16",   "a32x8",    "a32x8s5",
                                                          "q32x8r2",  "q32x8r4",  "q32x4r4",
-                                                         "t32x16",   "t32x8",    "t32x8s6",
-                                                         "t32x8s8",  "t32x16s6"};
+                                                         "t32x16",   "t32x8",    "t32x8s6"};
     return names;
 }
 

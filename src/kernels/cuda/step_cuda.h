@@ -19,23 +19,22 @@ namespace rtm::kernels::cuda {
 //             every SM is busy. 2D grids use a 128-wide row tile for every q variant.
 //   q32x16d2, q32x8d2 : the same with loads issued two planes ahead (more bytes in flight)
 //   q32x16o : q32x16 compiled for full occupancy (4 blocks of 512 threads per SM in fp32)
-//   a32x16, a32x8, a32x8s5 : cp.async variants: every load goes straight to a shared-
-//             memory ring 3 (s5: 5) planes ahead, no registers held for data in flight;
-//             fp32 only (fp64 falls back to q32x16); 2D uses a 128-wide row.
 //   q32x8r2, q32x8r4, q32x4r4 : register queue with several y rows per thread (2 or 4
 //             rows, BY apart): 32x16, 32x32, 32x16 tiles; fewer halo reads per point,
 //             more loads in flight per thread, one barrier per RY outputs.
-//   t32x16, t32x8, t32x8s6, t32x8s8, t32x16s6 : the register queue fed by Hopper's bulk
-//             tensor copies (TMA): one thread per block has whole tiles (u with halos, w,
-//             vdt2) copied into shared-memory rings 4 (s6, s8: 6, 8) planes ahead, no
+//   t32x16, t32x8, t32x8s6 : the register queue fed by Hopper's bulk tensor copies
+//             (TMA): one thread per block has whole tiles (u with halos, w, vdt2)
+//             copied into shared-memory rings 4 (s6: 6) planes ahead, no
 //             registers or load instructions for data in flight; warps meet at per-warp
 //             barriers, not a block barrier per plane. sm_90; the layer kernel too
 //             (memory variables and damping read directly). 2D: 128-wide rows, 6 (s*: 12)
 //             rows ahead. On a GPU before Hopper q32x8 runs instead.
 // With absorbing layers the q and t variants split each step into two launches (see
-// LaunchConfig::split); naive and the a* variants run the layer kernel everywhere.
-enum class Variant { Naive, Q32x16, Q32x8, Q64x8, Q64x4, Q32x16d2, Q32x8d2, Q32x16o, A32x16, A32x8, A32x8s5,
-                     Q32x8r2, Q32x8r4, Q32x4r4, T32x16, T32x8, T32x8s6, T32x8s8, T32x16s6 };
+// LaunchConfig::split); naive runs the layer kernel everywhere. (The cp.async
+// variants a32x16, a32x8, a32x8s5 of sessions 1-4, 45-50% on the full update, gave way
+// to the TMA kernels.)
+enum class Variant { Naive, Q32x16, Q32x8, Q64x8, Q64x4, Q32x16d2, Q32x8d2, Q32x16o,
+                     Q32x8r2, Q32x8r4, Q32x4r4, T32x16, T32x8, T32x8s6 };
 
 const std::vector<std::string>& variant_names();
 Variant parse_variant(const std::string& name);  // throws rtm::Error naming the choices
