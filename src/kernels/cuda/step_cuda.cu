@@ -753,7 +753,7 @@ CUtensorMap tensor_map(const T* base, const Box& B, long planes, int box_x, int 
         cudaDriverEntryPointQueryResult q{};
         RTM_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
         if (q != cudaDriverEntryPointSuccess || !fn)
-            fail("step_cuda", "the driver has no cuTensorMapEncodeTiled", "Use a q variant (e.g. q32x8)");
+            fail("step_cuda", "the driver has no cuTensorMapEncodeTiled", "Set RTM_CUDA_VARIANT=q32x8 (rtm bench: --variant q32x8)");
         return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
     }();
     CUtensorMap m;
@@ -768,7 +768,7 @@ CUtensorMap tensor_map(const T* base, const Box& B, long planes, int box_x, int 
         fail("step_cuda", "cuTensorMapEncodeTiled failed (" + std::to_string(int(r)) + ") for a " +
                               std::to_string(B.nx) + " x " + std::to_string(B.ny) + " x " + std::to_string(B.nz) +
                               " box",
-             "Use a q variant (e.g. q32x8)");
+             "Set RTM_CUDA_VARIANT=q32x8 (rtm bench: --variant q32x8)");
     return m;
 }
 
