@@ -55,11 +55,15 @@ std::vector<double> source_trace(const Wavelet& wavelet, int nt, double dt) {
     return std::vector<double>(w.begin(), w.end());
 }
 
-int modelling_batch(const PropagationOptions& opt, long shots, double points) {
+int modelling_batch(const PropagationOptions& opt, long shots, double points, double samples) {
     if (opt.batch < 0)
         fail("option propagation.batch", "a batch of " + std::to_string(opt.batch) + " shots",
              "Give 0 (automatic) or a positive number of shots");
-    long b = opt.batch ? opt.batch : opt.backend.gpu ? long(std::ceil(kBatchPoints / std::max(1.0, points))) : 1;
+    long b = 1;
+    if (opt.batch) b = opt.batch;
+    else if (opt.backend.gpu)
+        b = std::min(long(std::ceil(kBatchPoints / std::max(1.0, points))),
+                     std::max(1L, long(kBatchSamples / std::max(1.0, samples))));
     return int(std::clamp(b, 1L, std::max(1L, shots)));
 }
 
@@ -78,7 +82,9 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
     const ShotWindow window = shot_window(model, geometry.front(), -1);
     Domain domain(window.grid, window.vp, domain_options(opt, dt, wavelet));
     const auto& box = domain.box();
-    const int batch = modelling_batch(opt, long(geometry.size()), double(box.points()));
+    std::size_t receivers = 0;
+    for (const auto& geo : geometry) receivers = std::max(receivers, geo.receivers.size());
+    const int batch = modelling_batch(opt, long(geometry.size()), double(box.points()), double(receivers) * nt);
     auto prop = make_propagator(domain, opt.precision, opt.backend, batch);
     spdlog::info("modelling {} shot(s) on {} ({}D grid {} x {} x {} with {} absorbing cells), "
                  "dt {:.3g} ms, {} steps, {} shot(s) at a time", geometry.size(), prop->name(), g.ndim(), g.nx,

@@ -26,14 +26,18 @@ struct PropagationOptions {
     Backend backend;                 // CPU unless set (see choose_backend)
     // Shots propagated together by `rtm model` (one launch per kernel for all of them):
     // 0 chooses, 1 on the CPU (its threads are busy with one shot already) and on the
-    // GPU enough shots for kBatchPoints grid points (a 2D shot alone leaves most of a GPU idle).
+    // GPU enough shots for kBatchPoints grid points (a 2D shot alone leaves most of a GPU
+    // idle), but no more than kBatchSamples receiver samples (the traces of a batch are
+    // held on the device, then in double on the host).
     int batch = 0;
 };
 
 constexpr double kBatchPoints = 32e6;
+constexpr double kBatchSamples = 128e6;
 
-// The batch model_shots uses for `shots` shots of `points` grid points each.
-int modelling_batch(const PropagationOptions& opt, long shots, double points);
+// The batch model_shots uses for `shots` shots of `points` grid points and `samples`
+// receiver samples (receivers x time steps) each.
+int modelling_batch(const PropagationOptions& opt, long shots, double points, double samples);
 
 // The time step used for a model and record interval (checked against CFL; throws
 // with the largest stable dt when an explicit one is unstable). Warns about dispersion.

@@ -169,7 +169,7 @@ TEST_CASE("model_shots on the GPU in batches equals shot-by-shot modelling", "[g
     p.batch = 1;
     const auto one = model_shots(m, geo, ricker_wavelet(15), p);
     p.batch = 0;  // automatic: all 7 in one batch
-    REQUIRE(modelling_batch(p, 7, 201.0 * 121) == 7);
+    REQUIRE(modelling_batch(p, 7, 201.0 * 121, 81.0 * 201) == 7);
     const auto all = model_shots(m, geo, ricker_wavelet(15), p);
     p.batch = 4;  // 4 + 3
     const auto four = model_shots(m, geo, ricker_wavelet(15), p);

@@ -111,10 +111,13 @@ TEST_CASE("model_shots in batches (3 + 2 shots) equals shot-by-shot modelling") 
         CHECK(three[s].id == s + 1);
         CHECK(three[s].data == one[s].data);
     }
-    CHECK(modelling_batch(p, 5, 1e4) == 3);
+    CHECK(modelling_batch(p, 5, 1e4, 1e5) == 3);
     p.batch = 0;
-    CHECK(modelling_batch(p, 5, 1e4) == 1);  // the CPU: automatic is one shot at a time
+    CHECK(modelling_batch(p, 5, 1e4, 1e5) == 1);  // the CPU: automatic is one shot at a time
     p.backend.gpu = true;
-    CHECK(modelling_batch(p, 5000, 1e6) == int(kBatchPoints / 1e6));
-    CHECK(modelling_batch(p, 5, 1e4) == 5);
+    CHECK(modelling_batch(p, 5000, 1e6, 1e5) == int(kBatchPoints / 1e6));
+    CHECK(modelling_batch(p, 5, 1e4, 1e5) == 5);
+    // Many receivers and steps: the traces' size caps the batch (and never below 1).
+    CHECK(modelling_batch(p, 5000, 1e4, 1e7) == int(kBatchSamples / 1e7));
+    CHECK(modelling_batch(p, 5000, 1e4, 1e12) == 1);
 }
