@@ -4,7 +4,7 @@
 # leave the image (SEG-Y and PNG) in out/layers2d_migration/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/build.sh
+tools/build.sh rtm
 mkdir -p out
 if [ ! -f shots/layers2d.sgy ]; then
   build/rtm model --config shots/layers2d.ini

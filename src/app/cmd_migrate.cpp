@@ -1,4 +1,5 @@
 // rtm migrate: velocity model + recorded shots -> stacked depth image.
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -75,7 +76,11 @@ MigrationOptions migration_from(const po::variables_map& vm) {
     MigrationOptions m;
     m.propagation = propagation_from(vm);
     m.aperture = vm["migration.aperture"].as<double>();
+    if (std::isnan(m.aperture))
+        fail("option migration.aperture", "is not a number", "Give metres around the source and receivers, or -1 for the whole model");
     m.image_every = vm["migration.image-every"].as<int>();
+    if (m.image_every < 0)
+        fail("option migration.image-every", "must not be negative", "Give 0 (from the wavelet's band) or a number of steps");
     const std::string st = vm["migration.storage"].as<std::string>();
     if (st == "auto") m.storage = SourceStorage::Auto;
     else if (st == "snapshots") m.storage = SourceStorage::Snapshots;
@@ -83,6 +88,7 @@ MigrationOptions migration_from(const po::variables_map& vm) {
     else fail("option migration.storage", "unknown value '" + st + "'", "Use auto, snapshots or boundary");
     m.bf16_snapshots = vm["migration.bf16-snapshots"].as<bool>();
     m.memory_budget = vm["migration.memory-budget"].as<double>() * 1e9;
+    if (!(m.memory_budget > 0)) fail("option migration.memory-budget", "must be positive", "Give gigabytes, e.g. 4");
     const std::string c = vm["migration.condition"].as<std::string>();
     if (c == "cross-correlation") m.condition = ImagingCondition::CrossCorrelation;
     else if (c == "inverse-scattering") m.condition = ImagingCondition::InverseScattering;
@@ -111,6 +117,10 @@ std::string settings_of(const po::variables_map& vm, const std::vector<std::stri
         os << ";";
     }
     for (const auto& f : files) os << f << ":" << std::filesystem::file_size(f) << ";";
+    // The model and the wavelet file too: replacing one under the same name must not
+    // resume into a stack of two models.
+    for (const char* k : {"model.vp", "wavelet.file"})
+        if (vm.count(k)) os << k << ":" << std::filesystem::file_size(vm[k].as<std::string>()) << ";";
     return os.str();
 }
 
@@ -126,6 +136,12 @@ int cmd_migrate(int argc, char** argv) {
     const Model model = load_model(vm);
     if (!vm.count("data.shots")) fail("option data.shots", "no shot files given", "Set [data] shots = FILE.sgy");
     const auto files = vm["data.shots"].as<std::vector<std::string>>();
+    for (std::size_t i = 0; i < files.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (std::filesystem::exists(files[i]) && std::filesystem::exists(files[j]) &&
+                std::filesystem::equivalent(files[i], files[j]))
+                fail("option data.shots", files[i] + " is given twice (its shots would be stacked twice)",
+                     "List each shot file once (the command line adds to the config file's list)");
     std::vector<ShotGather> shots;
     std::vector<JobShot> names;
     for (const auto& f : files) {
@@ -145,6 +161,8 @@ int cmd_migrate(int argc, char** argv) {
     job.post.normalise = vm["migration.normalise"].as<bool>();
     job.post.laplacian = vm["migration.laplacian"].as<bool>();
     job.checkpoint_every = vm["migration.checkpoint-every"].as<int>();
+    if (job.checkpoint_every < 1)
+        fail("option migration.checkpoint-every", "must be at least 1", "Give the number of shots between checkpoints");
     job.max_shots = vm["migration.max-shots"].as<int>();
     const JobReport rep = run_migration_job(model, shots, names, wavelet, job, settings_of(vm, files));
     if (rep.complete) spdlog::info("done: {} shots stacked", rep.total);

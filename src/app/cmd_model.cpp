@@ -68,14 +68,27 @@ po::options_description output_options() {
     return d;
 }
 
+double record_dt(const po::variables_map& vm) {
+    const double dt = vm["acquisition.record-dt"].as<double>();
+    if (!(dt > 0)) fail("option acquisition.record-dt", "must be positive", "Give the record sample interval in seconds, e.g. 0.002");
+    return dt;
+}
+double record_length(const po::variables_map& vm) {
+    const double len = vm["acquisition.record-length"].as<double>();
+    if (!(len > 0)) fail("option acquisition.record-length", "must be positive", "Give the record length in seconds");
+    return len;
+}
+
 std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& model) {
     if (vm.count("acquisition.geometry")) {
         const std::string path = vm["acquisition.geometry"].as<std::string>();
         auto shots = io::read_shots(path);
         spdlog::info("geometry from {}: {} shots", path, shots.size());
         for (auto& s : shots) {
-            if (vm.count("acquisition.record-dt")) s.dt = vm["acquisition.record-dt"].as<double>();
-            if (vm.count("acquisition.record-length")) s.nt = int(std::lround(vm["acquisition.record-length"].as<double>() / s.dt)) + 1;
+            // A new interval keeps the file's record length unless record-length says otherwise.
+            const double length = vm.count("acquisition.record-length") ? record_length(vm) : (s.nt - 1) * s.dt;
+            if (vm.count("acquisition.record-dt")) s.dt = record_dt(vm);
+            s.nt = int(std::lround(length / s.dt)) + 1;
             s.data.clear();
         }
         return shots;
@@ -90,13 +103,10 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
     acq.receivers_follow_source = vm["acquisition.receivers-follow-source"].as<bool>();
     for (const char* k : {"source-nx", "source-ny", "receiver-nx", "receiver-ny"})
         if (geti(k) < 1) fail(std::string("option acquisition.") + k, "must be at least 1", "");
-    acq.dt = vm.count("acquisition.record-dt") ? vm["acquisition.record-dt"].as<double>() : 0.002;
-    if (!(acq.dt > 0)) fail("option acquisition.record-dt", "must be positive", "Give the record sample interval in seconds, e.g. 0.002");
+    acq.dt = vm.count("acquisition.record-dt") ? record_dt(vm) : 0.002;
     if (!vm.count("acquisition.record-length"))
         fail("option acquisition.record-length", "is required with a regular spread", "Give the record length in seconds, e.g. 2.0");
-    const double len = vm["acquisition.record-length"].as<double>();
-    if (!(len > 0)) fail("option acquisition.record-length", "must be positive", "Give the record length in seconds");
-    acq.nt = int(std::lround(len / acq.dt)) + 1;
+    acq.nt = int(std::lround(record_length(vm) / acq.dt)) + 1;
     return regular_geometry(acq, model.grid());
 }
 
@@ -105,6 +115,8 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
 std::vector<ShotGather> born(const po::variables_map& vm, const Model& model, const std::vector<ShotGather>& geometry,
                              const Wavelet& wavelet, const PropagationOptions& prop, ModellingStats& stats) {
     const bool refl = vm.count("model.born-reflectivity") > 0;
+    if (refl && vm.count("model.born-dm"))
+        fail("options model.born-dm and model.born-reflectivity", "both are given", "Give one of them");
     const std::string path = vm[refl ? "model.born-reflectivity" : "model.born-dm"].as<std::string>();
     const Volume pert = io::read_volume(path, grid_read_options(vm));
     const Grid& a = pert.grid;

@@ -21,6 +21,8 @@ po::options_description model_options() {
         ("model.depth-unit", po::value<double>()->default_value(1e-3),
          "metres per unit of the sample-interval field: depth models conventionally store dz there in mm (0.001)")
         ("model.dz", po::value<double>()->default_value(0), "depth spacing, m, overriding the sample-interval field (0: from the file)")
+        ("model.dx", po::value<double>()->default_value(0), "trace spacing along x, m, for files without trace coordinates (0: from the coordinates)")
+        ("model.dy", po::value<double>()->default_value(0), "trace spacing along y, m, as model.dx")
         ("model.born-dm", po::value<std::string>(),
          "rtm model: Born modelling of the data scattered by this perturbation of slowness squared "
          "(s^2/m^2, SEG-Y on the model's grid), in the background model.vp")
@@ -66,6 +68,8 @@ io::GridReadOptions grid_read_options(const po::variables_map& vm) {
     g.crossline_byte = vm["model.crossline-byte"].as<int>();
     g.depth_unit = vm["model.depth-unit"].as<double>();
     g.dz = vm["model.dz"].as<double>();
+    g.dx = vm["model.dx"].as<double>();
+    g.dy = vm["model.dy"].as<double>();
     return g;
 }
 
@@ -95,7 +99,9 @@ Wavelet load_wavelet(const po::variables_map& vm) {
         const ShotGather& g = gathers.front();
         w.samples.assign(g.trace(0), g.trace(0) + g.nt);
         w.dt = g.dt;
-        if (vm["wavelet.f-max"].as<double>() > 0) w.f_max = vm["wavelet.f-max"].as<double>();
+        const double fmax = vm["wavelet.f-max"].as<double>();
+        if (!(fmax >= 0)) fail("option wavelet.f-max", "must be 0 (from the file's sampling) or a frequency in Hz", "");
+        if (fmax > 0) w.f_max = fmax;
         else w.f_max = 0.5 / g.dt * 0.8;  // without a stated band: 80% of the file's Nyquist
         spdlog::info("wavelet from {}: {} samples at {} ms", path, g.nt, g.dt * 1e3);
     } else {

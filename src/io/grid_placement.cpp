@@ -47,12 +47,12 @@ Axis key_axis(std::vector<std::int64_t> keys, int byte, const std::string& path)
 double coordinate_tolerance(double spacing, double resolution) { return 0.05 * spacing + 2 * resolution; }
 
 // Spacing from the options when the file has no coordinates.
-double spacing_from_options(double value, const char* name, const TraceSpots& ts, const std::string& path) {
+double spacing_from_options(double value, const char* name, const std::string& path) {
     if (value > 0) return value;
     fail(path,
          "the file has no trace coordinates (CDP X/Y at bytes 181/185 and source X/Y at bytes 73/77 are all zero), so "
          "the trace spacing " + std::string(name) + " is unknown",
-         "Give the spacing in GridReadOptions::" + std::string(name) + " (metres), or fill the coordinates in the file");
+         "Give the spacing with option model." + std::string(name) + " (metres), or fill the coordinates in the file");
 }
 
 // Fills g.node from the per-trace keys; duplicate and missing nodes are errors.
@@ -351,8 +351,8 @@ GridPlacement place_traces(const TraceSpots& ts, const GridReadOptions& opt, con
         fit_frame(g, ts, opt, path);
         g.method += " with spacing from " + coords;
     } else {
-        g.grid.dx = g.grid.nx > 1 ? spacing_from_options(opt.dx, "dx", ts, path) : (opt.dx > 0 ? opt.dx : 1.0);
-        g.grid.dy = g.grid.ny > 1 ? spacing_from_options(opt.dy, "dy", ts, path) : g.grid.dx;
+        g.grid.dx = g.grid.nx > 1 ? spacing_from_options(opt.dx, "dx", path) : (opt.dx > 0 ? opt.dx : 1.0);
+        g.grid.dy = g.grid.ny > 1 ? spacing_from_options(opt.dy, "dy", path) : g.grid.dx;
         if (ts.x_byte) g.grid.frame.ox = s[0].X, g.grid.frame.oy = s[0].Y;
         g.method += " with spacing from the options";
     }

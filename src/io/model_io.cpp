@@ -16,13 +16,16 @@ namespace {
 using detail::num;
 
 void check_options(const GridReadOptions& opt) {
-    for (auto [byte, name] : {std::pair{opt.inline_byte, "inline_byte"}, std::pair{opt.crossline_byte, "crossline_byte"}})
+    // (GridReadOptions mirrors the model.* options of the command line; errors name those.)
+    for (auto [byte, name] : {std::pair{opt.inline_byte, "inline-byte"}, std::pair{opt.crossline_byte, "crossline-byte"}})
         if (!detail::is_trace_field(byte))
-            fail(std::string("GridReadOptions::") + name,
+            fail(std::string("option model.") + name,
                  std::to_string(byte) + " is not the first byte of a trace-header field",
                  "Use the byte where the field starts, e.g. 189 (inline), 193 (crossline), 9 (field record) or 21 (CDP)");
-    if (!(opt.depth_unit > 0)) fail("GridReadOptions::depth_unit", "must be positive, got " + num(opt.depth_unit), "Use 1e-3 for mm");
-    if (!(opt.dz >= 0)) fail("GridReadOptions::dz", "must be 0 (from the file) or positive, got " + num(opt.dz));
+    if (!(opt.depth_unit > 0)) fail("option model.depth-unit", "must be positive, got " + num(opt.depth_unit), "Use 1e-3 for mm");
+    if (!(opt.dz >= 0)) fail("option model.dz", "must be 0 (from the file) or positive, got " + num(opt.dz));
+    for (auto [h, name] : {std::pair{opt.dx, "dx"}, std::pair{opt.dy, "dy"}})
+        if (!(h >= 0)) fail(std::string("option model.") + name, "must be 0 (from the coordinates) or positive, got " + num(h));
 }
 
 // Whole number of `unit`s in `value`, or a clear error.

@@ -38,7 +38,7 @@ std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const Time
         const int iz = std::clamp(int(std::lround((shot.source.z - g.z0) / g.dz)), 0, g.nz - 1);
         v_src = model.vp.at(ix, iy, iz);
     }
-    const double t_wavelet = 2.0 / wavelet.f_dominant * 1.5;  // a Ricker's length
+    const double t_wavelet = double(wavelet.samples.size() - 1) * wavelet.dt;  // (a Ricker's: 3 / f0)
     for (std::size_t r = 0; r < shot.ntraces(); ++r) {
         to_step.apply(shot.trace(r), tmp.data());
         double t0 = -1, taper = 1.0 / wavelet.f_dominant;
@@ -64,15 +64,6 @@ std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const Time
 }
 
 }  // namespace
-
-TimeAxis time_axis(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
-                   const PropagationOptions& opt) {
-    auto [vmin, vmax] = std::minmax_element(model.vp.data.begin(), model.vp.data.end());
-    TimeAxis t;
-    t.dt = choose_time_step(model.grid(), *vmin, *vmax, shot.dt, wavelet.f_max, opt);
-    t.nt = int(std::ceil((shot.nt - 1) * shot.dt / t.dt - 1e-9)) + 1;
-    return t;
-}
 
 ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
                            const MigrationOptions& opt) {

@@ -54,14 +54,6 @@ struct ShotMigration {
     double seconds = 0;
 };
 
-// The time step and step count shared by all shots of a job (from the whole model).
-struct TimeAxis {
-    double dt = 0;
-    int nt = 0;
-};
-TimeAxis time_axis(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
-                   const PropagationOptions& opt);
-
 ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
                            const MigrationOptions& opt);
 

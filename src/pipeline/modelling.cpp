@@ -67,6 +67,15 @@ int modelling_batch(const PropagationOptions& opt, long shots, double points, do
     return int(std::clamp(b, 1L, std::max(1L, shots)));
 }
 
+TimeAxis time_axis(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
+                   const PropagationOptions& opt) {
+    auto [vmin, vmax] = std::minmax_element(model.vp.data.begin(), model.vp.data.end());
+    TimeAxis t;
+    t.dt = choose_time_step(model.grid(), *vmin, *vmax, shot.dt, wavelet.f_max, opt);
+    t.nt = int(std::ceil((shot.nt - 1) * shot.dt / t.dt - 1e-9)) + 1;
+    return t;
+}
+
 std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGather>& geometry,
                                     const Wavelet& wavelet, const PropagationOptions& opt,
                                     ModellingStats* stats) {
@@ -74,10 +83,9 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
     const Grid& g = model.grid();
     const double record_dt = geometry.front().dt;
     const int record_nt = geometry.front().nt;
-    auto [vmin, vmax] = std::minmax_element(model.vp.data.begin(), model.vp.data.end());
-    const double dt = choose_time_step(g, *vmin, *vmax, record_dt, wavelet.f_max, opt);
-    const double t_len = (record_nt - 1) * record_dt;
-    const int nt = int(std::ceil(t_len / dt - 1e-9)) + 1;
+    const TimeAxis ta = time_axis(model, geometry.front(), wavelet, opt);
+    const double dt = ta.dt;
+    const int nt = ta.nt;
 
     const ShotWindow window = shot_window(model, geometry.front(), -1);
     Domain domain(window.grid, window.vp, domain_options(opt, dt, wavelet));

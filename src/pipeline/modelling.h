@@ -44,6 +44,15 @@ int modelling_batch(const PropagationOptions& opt, long shots, double points, do
 double choose_time_step(const Grid& g, double v_min, double v_max, double record_dt,
                         double f_max, const PropagationOptions& opt);
 
+// The time step and step count shared by all shots of a job (from the whole model)
+// for records like `shot`'s.
+struct TimeAxis {
+    double dt = 0;
+    int nt = 0;
+};
+TimeAxis time_axis(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
+                   const PropagationOptions& opt);
+
 // The domain settings of a propagation with these options.
 DomainOptions domain_options(const PropagationOptions& opt, double dt, const Wavelet& wavelet);
 // The wavelet at the propagation's step, nt samples.

@@ -32,12 +32,12 @@ void Propagator::reserve_bands(std::size_t count) {
 }
 
 void Propagator::store_band(std::size_t slot) {
-    if (slot >= band_slots_) unsupported("store_band beyond the reserved slots");
+    if (slot >= band_slots_) fail("store_band", "slot " + std::to_string(slot) + " beyond the " + std::to_string(band_slots_) + " reserved");
     save_band(band_history_.get() + slot * band_size());
 }
 
 void Propagator::load_band(std::size_t slot) {
-    if (slot >= band_slots_) unsupported("load_band beyond the reserved slots");
+    if (slot >= band_slots_) fail("load_band", "slot " + std::to_string(slot) + " beyond the " + std::to_string(band_slots_) + " reserved");
     restore_band(band_history_.get() + slot * band_size());
 }
 
@@ -45,7 +45,7 @@ DeviceChoice parse_device(const std::string& s) {
     if (s == "auto") return DeviceChoice::Auto;
     if (s == "cpu") return DeviceChoice::Cpu;
     if (s == "gpu") return DeviceChoice::Gpu;
-    fail("option --device", "unknown device '" + s + "'", "Use auto, cpu or gpu");
+    fail("option propagation.device", "unknown device '" + s + "'", "Use auto, cpu or gpu");
 }
 
 #ifndef RTM_HAVE_CUDA
@@ -54,20 +54,21 @@ bool cuda_device_available(std::string* description) {
     return false;
 }
 std::unique_ptr<Propagator> make_cuda_propagator(const Domain&, Precision, int) {
-    fail("option --device", "this rtm was built without CUDA", "Rebuild with nvcc on the PATH, or use --device cpu");
+    fail("option propagation.device", "this rtm was built without CUDA",
+         "Rebuild with nvcc on the PATH, or set propagation.device = cpu");
 }
 #endif
 
 Backend choose_backend(DeviceChoice choice) {
     Backend b;
     if (choice == DeviceChoice::Cpu) {
-        b.why = "CPU requested (--device cpu)";
+        b.why = "CPU requested (propagation.device = cpu)";
         return b;
     }
     std::string what;
     const bool have = cuda_device_available(&what);
     if (choice == DeviceChoice::Gpu && !have)
-        fail("option --device gpu", "no usable GPU: " + what, "Use --device cpu or auto");
+        fail("option propagation.device = gpu", "no usable GPU: " + what, "Set propagation.device to cpu or auto");
     b.gpu = have;
     b.why = have ? what : "no GPU (" + what + "), using the CPU";
     return b;

@@ -1,6 +1,6 @@
 #pragma once
 // Choosing where propagations run: the GPU when one is present (and rtm was built
-// with CUDA), else the CPU; --device cpu|gpu overrides. The log says which and why.
+// with CUDA), else the CPU; propagation.device = cpu|gpu overrides. The log says which and why.
 #include <memory>
 #include <string>
 
@@ -10,7 +10,7 @@ namespace rtm {
 
 enum class DeviceChoice { Auto, Cpu, Gpu };
 
-// Parses "auto", "cpu" or "gpu" (the --device option); throws naming the option.
+// Parses "auto", "cpu" or "gpu" (the propagation.device option); throws naming it.
 DeviceChoice parse_device(const std::string& s);
 
 struct Backend {

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/bfloat16.h"
+#include "core/error.h"
 
 #include "imaging/field_ops.h"
 #include "kernels/cpu/step_cpu.h"
@@ -50,10 +51,19 @@ public:
         args_.box = box_;
         args_.vdt2 = vdt2_.data();
         args_.batch = batch;
+        for (int ax = 0; ax < 3; ++ax) {
+            args_.a[ax] = a_[ax].empty() ? nullptr : a_[ax].data();
+            args_.b[ax] = b_[ax].empty() ? nullptr : b_[ax].data();
+            args_.psi[ax] = psi_[ax].empty() ? nullptr : psi_[ax].data();
+            args_.zeta[ax] = zeta_[ax].empty() ? nullptr : zeta_[ax].data();
+        }
     }
 
     void set_sources(const std::vector<PointStencil>& where,
                      const std::vector<std::vector<double>>& traces) override {
+        if (traces.size() != where.size())
+            fail("set_sources", std::to_string(where.size()) + " sources but " + std::to_string(traces.size()) +
+                                    " traces");
         src_ = where;
         src_traces_ = traces;
     }
@@ -88,12 +98,6 @@ public:
             for (int m = 0; m < batch(); ++m) kernels::free_surface_cpu(box_, u_.data() + m * box_.padded_size());
         args_.u = u_.data();
         args_.w = w_.data();
-        for (int ax = 0; ax < 3; ++ax) {
-            args_.a[ax] = a_[ax].empty() ? nullptr : a_[ax].data();
-            args_.b[ax] = b_[ax].empty() ? nullptr : b_[ax].data();
-            args_.psi[ax] = psi_[ax].empty() ? nullptr : psi_[ax].data();
-            args_.zeta[ax] = zeta_[ax].empty() ? nullptr : zeta_[ax].data();
-        }
         kernels::step_cpu(args_);
         const double inv_vol = 1.0 / d_.cell_volume();
         const long box_size = long(box_.padded_size());  // a batch member's stencils are moved by boxes
@@ -141,6 +145,9 @@ public:
     void add_field(const std::vector<double>& f) override {
         single_member("add_field");
         const Grid& g = d_.window();
+        if (f.size() != g.size())
+            fail("add_field", "the field has " + std::to_string(f.size()) + " values but the window " +
+                                  std::to_string(g.size()) + " nodes");
         for (int iz = 0; iz < g.nz; ++iz)
             for (int iy = 0; iy < g.ny; ++iy)
                 for (int ix = 0; ix < g.nx; ++ix) {
@@ -167,6 +174,8 @@ public:
 
     std::size_t keep(bool bf16) override {
         single_member("keep");
+        if ((bf16 && !kept_.empty()) || (!bf16 && !kept16_.empty()))
+            fail("keep", "snapshots of one propagator must all be of one kind (all bfloat16 or none)");
         const auto& idx = window_index();
         if (bf16) {
             for (long p : idx) kept16_.push_back(to_bf16(float(u_[p])));
@@ -177,6 +186,9 @@ public:
     }
     void recall(std::size_t slot, bool previous) override {
         const auto& idx = window_index();
+        const std::size_t kept = (kept16_.empty() ? kept_.size() : kept16_.size()) / idx.size();
+        if (slot >= kept)
+            fail("recall", "slot " + std::to_string(slot) + " was never kept (" + std::to_string(kept) + " kept)");
         const std::size_t off = slot * idx.size();
         auto& f = previous ? w_ : u_;
         for (std::size_t i = 0; i < idx.size(); ++i)

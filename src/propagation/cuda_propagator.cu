@@ -102,8 +102,7 @@ public:
         w_.resize(n);
         u_.zero(stream_);
         w_.zero(stream_);
-        vdt2_host_.assign(d.vdt2().begin(), d.vdt2().end());
-        vdt2_.upload(vdt2_host_);
+        vdt2_.upload(std::vector<T>(d.vdt2().begin(), d.vdt2().end()));
         const double h[3] = {d.window().dx, d.window().dy, d.window().dz};
         for (int ax = 0; ax < 3; ++ax) {
             const bool used = box_.ndim == 3 || ax != 1;
@@ -155,6 +154,9 @@ public:
 
     void set_sources(const std::vector<PointStencil>& where,
                      const std::vector<std::vector<double>>& traces) override {
+        if (traces.size() != where.size())
+            fail("set_sources", std::to_string(where.size()) + " sources but " + std::to_string(traces.size()) +
+                                    " traces");
         // Taps of all sources in one list; coef = vdt2 * weight / cell volume as the CPU
         // computes it (vdt2 in T, the rest in double).
         std::vector<long> idx;
@@ -171,7 +173,7 @@ public:
                 coef.push_back(injection(p) * where[i].weight[k] * inv_vol);
             }
         std::vector<double> tr(where.size() * std::size_t(src_nt_), 0.0);
-        for (std::size_t i = 0; i < where.size() && i < traces.size(); ++i)
+        for (std::size_t i = 0; i < where.size(); ++i)
             std::copy(traces[i].begin(), traces[i].end(), tr.begin() + i * src_nt_);
         require_memory(tr.size() * 8 + idx.size() * 20, "source traces");
         src_idx_.upload(idx);
@@ -340,7 +342,7 @@ public:
     }
 
     void store_band(std::size_t slot) override {
-        if (slot >= hist_slots_) unsupported("store_band beyond the reserved slots");
+        if (slot >= hist_slots_) fail("store_band", "slot " + std::to_string(slot) + " beyond the " + std::to_string(hist_slots_) + " reserved");
         const std::size_t nb = band_idx_.size();
         if (!nb) return;
         if (!hist_dev_.empty()) {
@@ -359,7 +361,7 @@ public:
     }
 
     void load_band(std::size_t slot) override {
-        if (slot >= hist_slots_) unsupported("load_band beyond the reserved slots");
+        if (slot >= hist_slots_) fail("load_band", "slot " + std::to_string(slot) + " beyond the " + std::to_string(hist_slots_) + " reserved");
         const std::size_t nb = band_idx_.size();
         if (!nb) return;
         if (!hist_dev_.empty()) {
@@ -513,7 +515,6 @@ public:
     }
 
     std::string name() const override { return sizeof(T) == 4 ? "cuda (fp32)" : "cuda (fp64)"; }
-    const char* variant() const { return kc::variant_name(cfg_.variant); }
 
 private:
     std::vector<double> window_of(const kc::DeviceBuffer<T>& f) const {
@@ -530,13 +531,8 @@ private:
         return out;
     }
 
-    // What a unit source density adds to u[n+1] at padded point p: (v dt)^2, over 1 + k
-    // in a damping layer (the damped update divides its whole right side), as the CPU.
-    double injection(long p) const {
-        p %= long(box_.padded_size());  // a batch member's stencils are moved by boxes
-        const double v = d_.vdt2()[p];
-        return d_.damping().empty() ? v : v / (1 + d_.damping()[p]);
-    }
+    // Domain::injection at a batch member's point (its stencils are moved by boxes).
+    double injection(long p) const { return d_.injection(p % long(box_.padded_size())); }
 
     // Computed-point coordinates of window node (0, 0, 0).
     kc::Index3 window_origin() const { return {box_.pml_lo[0], box_.pml_lo[1], box_.pml_lo[2]}; }
@@ -644,7 +640,7 @@ private:
                << " points with absorbing layers, " << (sizeof(T) == 4 ? "fp32" : "fp64") << ") need "
                << bytes / double(1 << 30) << " GiB but the GPU has " << free_b / double(1 << 30) << " GiB free of "
                << total_b / double(1 << 30) << " GiB";
-            fail("GPU memory", os.str(), "Use a smaller window or aperture, coarser grid, fp32, or --device cpu");
+            fail("GPU memory", os.str(), "Use a smaller window or aperture, coarser grid, fp32, or propagation.device = cpu");
         }
     }
 
@@ -653,7 +649,6 @@ private:
     kernels::StepArgs<T> args_;
     kc::LaunchConfig cfg_;
     cudaStream_t stream_ = nullptr;
-    std::vector<T> vdt2_host_;
     kc::DeviceBuffer<T> u_, w_, vdt2_, damp_, a_[3], b_[3], psi_[3], zeta_[3];
     kc::DeviceBuffer<T> inj_, field_;  // add_field: coefficients and the field, window nodes
     std::vector<T> field_host_;
@@ -710,7 +705,7 @@ std::pair<int, const void*> cuda_bands_where(const Propagator& p) {
 
 std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision, int batch) {
     std::string why;
-    if (!cuda_device_available(&why)) fail("option --device gpu", why, "Use --device cpu or auto");
+    if (!cuda_device_available(&why)) fail("option propagation.device = gpu", why, "Set propagation.device to cpu or auto");
     if (precision == Precision::Double) return std::make_unique<CudaPropagator<double>>(domain, batch);
     return std::make_unique<CudaPropagator<float>>(domain, batch);
 }

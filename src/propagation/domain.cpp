@@ -34,9 +34,7 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
                     band_.push_back(box_.at(ix + box_.pml_lo[0], iy + box_.pml_lo[1], iz + box_.pml_lo[2]));
             }
 
-    auto mm = std::minmax_element(vp.begin(), vp.end());
-    vmin_ = *mm.first;
-    vmax_ = *mm.second;
+    const double vmax = *std::max_element(vp.begin(), vp.end());  // sets the C-PML damping
 
     v2_.resize(vp.size());
     for (std::size_t i = 0; i < vp.size(); ++i) v2_[i] = double(vp[i]) * vp[i];
@@ -56,7 +54,7 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
     const int n[3] = {box_.nx, box_.ny, box_.nz};
     if (opt.boundary == Boundary::Cpml) {
         for (int ax = 0; ax < 3; ++ax)
-            prof_[ax] = cpml_profile(n[ax], box_.pml_lo[ax], box_.pml_hi[ax], h[ax], opt.dt, vmax_,
+            prof_[ax] = cpml_profile(n[ax], box_.pml_lo[ax], box_.pml_hi[ax], h[ax], opt.dt, vmax,
                                      opt.f_dominant);
         return;
     }

@@ -45,8 +45,6 @@ public:
     const kernels::Box& box() const { return box_; }
     double dt() const { return opt_.dt; }
     const DomainOptions& options() const { return opt_; }
-    double v_min() const { return vmin_; }
-    double v_max() const { return vmax_; }
     double cell_volume() const;
 
     // (v dt)^2 on the padded grid (layers take the velocity of the nearest window point).
@@ -80,7 +78,6 @@ private:
     CpmlProfile prof_[3];
     std::vector<double> damp_;
     std::vector<long> band_;
-    double vmin_ = 0, vmax_ = 0;
 };
 
 }  // namespace rtm

@@ -65,8 +65,11 @@ TEST_CASE("rtm migrate writes the image, the illumination and a PNG on the model
 
 TEST_CASE("an interrupted migration job resumes to an image identical bit for bit to an uninterrupted one") {
     const auto dir = scratch("cli-migrate-resume");
-    REQUIRE(run_rtm(migrate_cmd(dir / "whole")).status == 0);
-    const std::string whole = bytes_of(dir / "whole" / "image.sgy");
+    // Catch runs the case once per section: the uninterrupted job only once.
+    static const std::string whole = [&] {
+        REQUIRE(run_rtm(migrate_cmd(dir / "whole")).status == 0);
+        return bytes_of(dir / "whole" / "image.sgy");
+    }();
     REQUIRE(!whole.empty());
 
     SECTION("stopped after each shot and resumed") {
@@ -116,4 +119,28 @@ TEST_CASE("rtm migrate without shot files says which option is missing") {
     const auto r = run_rtm("migrate --model.vp " + kSmooth);
     CHECK(r.status == 1);
     CHECK_THAT(r.output, Contains("data.shots"));
+}
+
+TEST_CASE("bad migration options are refused naming the option") {
+    const auto job = scratch("cli-migrate-bad") / "job";
+    struct Bad {
+        const char* args;
+        const char* option;
+    };
+    for (const Bad b : {Bad{"--migration.memory-budget 0", "migration.memory-budget"},
+                        Bad{"--migration.checkpoint-every 0", "migration.checkpoint-every"},
+                        Bad{"--migration.image-every -3", "migration.image-every"},
+                        Bad{"--migration.aperture nan", "migration.aperture"},
+                        Bad{"--model.dx -10", "model.dx"}}) {
+        const auto r = run_rtm(migrate_cmd(job, b.args));
+        INFO(b.args << ": " << r.output);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains(b.option));
+        CHECK(!fs::exists(job / "state.json"));
+    }
+    // The same shot file twice would be stacked twice.
+    const auto r = run_rtm(migrate_cmd(job, "--data.shots " + shots_file().string()));
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("data.shots") && Contains("given twice"));
 }

@@ -64,6 +64,19 @@ TEST_CASE("a negative time step is refused naming the option") {
     CHECK_THAT(r.output, Contains("propagation.dt") && Contains("not positive"));
 }
 
+TEST_CASE("a zero record interval with a geometry file, or two Born perturbations, are refused naming the options") {
+    const auto dir = scratch("cli-bad-geometry");
+    REQUIRE(run_rtm(small_job(dir, "")).status == 0);
+    const auto r = run_rtm("model --model.vp " + kModel + " --acquisition.geometry " + (dir / "shots.sgy").string() +
+                           " --acquisition.record-dt 0 --propagation.device cpu --output.shots " +
+                           (scratch("cli-bad-geometry-2") / "shots.sgy").string());
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("acquisition.record-dt") && Contains("positive"));
+    const auto b = run_rtm(small_job(scratch("cli-bad-born"), "--model.born-dm " + kModel + " --model.born-reflectivity " + kModel));
+    CHECK(b.status == 1);
+    CHECK_THAT(b.output, Contains("model.born-dm") && Contains("model.born-reflectivity"));
+}
+
 TEST_CASE("a negative shot batch is refused naming the option") {
     const auto r = run_rtm(small_job(scratch("cli-neg-batch"), "--propagation.batch -2"));
     CHECK(r.status == 1);

@@ -162,5 +162,5 @@ TEST_CASE("an inline byte that does not start a header field is refused") {
     const std::string path = write_cube("bad-option");
     io::GridReadOptions opt;
     opt.inline_byte = 190;
-    check_message(error_of([&] { io::read_volume(path, opt); }), {"inline_byte", "190", "not the first byte"});
+    check_message(error_of([&] { io::read_volume(path, opt); }), {"model.inline-byte", "190", "not the first byte"});
 }

@@ -133,7 +133,7 @@ TEST_CASE("a cube without coordinates takes its spacing from the options") {
     const std::string msg = error_of([&] { io::read_volume(path); });
     INFO(msg);
     CHECK(contains(msg, path));
-    CHECK(contains(msg, "GridReadOptions::dx"));
+    CHECK(contains(msg, "model.dx"));
     io::GridReadOptions opt;
     opt.dx = 10, opt.dy = 15;
     const Volume r = io::read_volume(path, opt);
