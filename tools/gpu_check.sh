@@ -3,7 +3,7 @@
 # (printed last). Run on the GPU machine from the repository root with the binaries
 # staged in .device/ (tools/gpu_stage.sh builds and stages them here). Writes logs and
 # JSON under $OUT.
-# Usage: tools/gpu_check.sh [rtm|quick|full]
+# Usage: tools/gpu_check.sh [rtm|quick|full|batch|final]
 #   rtm   (default): test_gpu; `rtm bench --mode rtm` on a 2D and a 3D grid (one RTM
 #         shot against one forward propagation); `rtm migrate` of the bundled shots on
 #         the GPU and on the CPU, and the two image.sgy compared (relative L2, fp32).
@@ -11,13 +11,15 @@
 #   batch: test_gpu and 2D batches of shots (full update and modelling steps, 2001x601).
 #   final: rtm, then the default and the best variants of each kernel benchmark, and ncu
 #         on one 3D modelling step (the figures docs/performance.md quotes).
-set -u
+set -u -o pipefail
+cd "$(dirname "$0")/.."
 MODE=${1:-rtm}
+case "$MODE" in rtm|quick|full|batch|final) ;; *) echo "unknown mode '$MODE': use rtm, quick, full, batch or final" >&2; exit 2 ;; esac
 OUT=${OUT:-/tmp/rtm-gpu-check}
 mkdir -p "$OUT"
 D=$PWD/.device
 export LD_LIBRARY_PATH=$D/lib:${LD_LIBRARY_PATH:-}
-B="$D/rtm bench"
+B=("$D/rtm" bench)
 LOG=$OUT/bench.txt
 : > "$LOG"
 
@@ -37,7 +39,9 @@ echo "tests exit code: $test_rc"
 run() {  # run <json name> <bench args...>
     local name=$1; shift
     echo "== rtm bench $*" | tee -a "$LOG"
-    timeout 240 $B "$@" --json "$OUT/$name.json" 2>&1 | tee -a "$LOG" | grep -v "\] info" | tail -n +2
+    timeout 240 "${B[@]}" "$@" --json "$OUT/$name.json" 2>&1 | tee -a "$LOG" | grep -v "\] info" | tail -n +2
+    local rc=${PIPESTATUS[0]}
+    [ "$rc" = 0 ] || echo "rtm bench $* failed with exit code $rc" | tee -a "$LOG"
 }
 
 # Relative L2 of two SEG-Y files' samples (IEEE or IBM floats, any trace count),
@@ -106,8 +110,8 @@ if [ "$MODE" = rtm ] || [ "$MODE" = final ]; then
         compare_sgy "$J/gpu_job/image.sgy" "$J/cpu_job/image.sgy"
     fi
     if [ -d "$D/ref_cpu_job" ]; then
-        compare_sgy "$J/gpu_job/stack-8-image.bin" "$D/ref_cpu_job/stack-8-image.bin"
-        [ $cmp_rc = 9 ] && cmp_rc=$?
+        compare_sgy "$J/gpu_job/stack-8-image.bin" "$D/ref_cpu_job/stack-8-image.bin"; r=$?
+        [ "$cmp_rc" = 9 ] && cmp_rc=$r
         compare_sgy "$J/gpu_job/image.sgy" "$D/ref_cpu_job/image.sgy"
     fi
     echo "== summary"
@@ -156,7 +160,7 @@ if command -v ncu > /dev/null && { [ "$MODE" = full ] || [ "$MODE" = final ]; };
     echo "== ncu: one modelling step (512^3, t32x16): time and DRAM bytes per kernel"
     timeout 150 ncu --clock-control none -k regex:"psi_kernel|queue_kernel|tma_kernel|sample_kernel|inject_kernel" -c 7 \
         --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
-        $B --mode modelling --grid 512x512x512 --variant t32x16 --steps 1 --repeats 1 > "$OUT/ncu_modelling.txt" 2>&1
+        "${B[@]}" --mode modelling --grid 512x512x512 --variant t32x16 --steps 1 --repeats 1 > "$OUT/ncu_modelling.txt" 2>&1
     grep -E "^  [a-z_]+.*\(|dram__|gpu__time" "$OUT/ncu_modelling.txt" | sed -E 's/\(rtm::kernels::StepArgs.*//'
 fi
 

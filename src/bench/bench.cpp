@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "bench/bench_common.h"
+#include "bench/bench_json.h"
 #include "core/error.h"
 #include "kernels/cpu/step_cpu.h"
 #include "propagation/backend.h"
@@ -291,13 +292,7 @@ void print(const Ceiling& c, const std::vector<Row>& rows) {
 }
 
 void write_json(const std::string& file, const std::string& cmd, const Ceiling& c, const std::vector<Row>& rows) {
-    nlohmann::json j;
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    j["date"] = date;
-    j["command"] = cmd;
-    j["device"] = c.device;
+    nlohmann::json j = json_header(cmd, c.device);
     j["ceiling"] = {{"name", c.name}, {"GBps", c.gbs}};
     for (const auto& x : c.others) j["bandwidths"][x.first] = x.second;
     for (const auto& r : rows)

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench_common.h"
+#include "bench/bench_json.h"
 #include "core/error.h"
 #include "physics/stability.h"
 #include "pipeline/acquisition.h"
@@ -254,13 +255,7 @@ void rtm_mode(const Options& o, const std::string& json_file, const std::string&
     std::fflush(stdout);
 
     if (!json_file.empty()) {
-        nlohmann::json j;
-        char date[32];
-        const std::time_t now = std::time(nullptr);
-        std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-        j["date"] = date;
-        j["command"] = cmd;
-        j["device"] = device_name;
+        nlohmann::json j = json_header(cmd, device_name);
         j["grid"] = {g.nx, g.ny, g.nz};
         j["steps"] = N;
         j["image_every"] = k;

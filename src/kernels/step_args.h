@@ -68,6 +68,20 @@ struct StepArgs {
     // fills a GPU only so): `batch` members whose u, w, psi and zeta lie one after another
     // at a stride of box.padded_size() values; vdt2, damp, a and b are shared.
     int batch = 1;
+
+    // Member m alone (batch 1): u, w, psi and zeta moved by m padded boxes.
+    RTM_HD StepArgs member(int m) const {
+        StepArgs one = *this;
+        const long off = long(box.padded_size()) * m;
+        one.batch = 1;
+        one.u += off;
+        one.w += off;
+        for (int ax = 0; ax < 3; ++ax) {
+            if (one.psi[ax]) one.psi[ax] += off;
+            if (one.zeta[ax]) one.zeta[ax] += off;
+        }
+        return one;
+    }
 };
 
 }  // namespace rtm::kernels

@@ -1,14 +1,9 @@
 #pragma once
-// simulate() of tests/numerics/simulate.h on a chosen backend (CPU or CUDA).
+// The small model the GPU tests compare backends on (simulate_on of simulate.h runs it).
 #include "propagation/backend.h"
 #include "simulate.h"
 
 namespace rtm::test {
-
-struct Result {
-    std::vector<double> traces;    // receivers x nt
-    std::vector<double> wavefield; // u[snapshot] on the window
-};
 
 // The small heterogeneous model the GPU tests compare backends on: 61 x 47 x 53 nodes
 // at 10 m (2D: ny = 1), v from about 1800 to 2530 m/s, dt at Courant number 0.3, 10
@@ -29,26 +24,6 @@ inline Run small_model_run(int ndim, Precision prec, Boundary boundary, int nt, 
     if (ndim == 2) r.source.y = 0;
     r.precision = prec;
     return r;
-}
-
-// snapshot: the step after which the wavefield is kept (default: the last).
-inline Result simulate_on(const Run& r, bool gpu, int snapshot = -1) {
-    Domain d(r.grid, velocity_field(r), r.domain);
-    auto p = gpu ? make_cuda_propagator(d, r.precision) : make_cpu_propagator(d, r.precision);
-    const auto w = ricker(r.f0, r.domain.dt, r.nt);
-    p->set_sources({d.point(r.source.x, r.source.y, r.source.z, "source")},
-                   {std::vector<double>(w.begin(), w.end())});
-    std::vector<PointStencil> rec;
-    for (const auto& q : r.receivers) rec.push_back(d.point(q.x, q.y, q.z, "receiver"));
-    p->set_receivers(rec, r.nt);
-    Result out;
-    for (int n = 0; n < r.nt; ++n) {
-        p->step(n);
-        if (n == snapshot) out.wavefield = p->wavefield();
-    }
-    out.traces = p->receiver_traces();
-    if (snapshot < 0) out.wavefield = p->wavefield();
-    return out;
 }
 
 }  // namespace rtm::test

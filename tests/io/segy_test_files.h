@@ -17,6 +17,7 @@
 #include "core/grid.h"
 #include "core/survey.h"
 #include "support/catch.hpp"
+#include "support/test_data.h"
 
 #ifdef RTM_CATCH3
 using Catch::Approx;
@@ -44,21 +45,6 @@ inline Frame rotated_frame(double degrees = 30) {
     f.eyx = -std::sin(a), f.eyy = std::cos(a);
     return f;
 }
-
-// The message of the rtm::Error that `f` throws; fails the test when it throws none.
-inline std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const rtm::Error& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        FAIL("expected rtm::Error, got another exception: " << e.what());
-    }
-    FAIL("expected rtm::Error, nothing was thrown");
-    return {};
-}
-
-inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // ---- segyio-based edits
 

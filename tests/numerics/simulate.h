@@ -7,7 +7,7 @@
 
 #include "core/survey.h"
 #include "physics/wavelet.h"
-#include "propagation/propagator.h"
+#include "propagation/backend.h"
 
 namespace rtm::test {
 
@@ -32,19 +32,34 @@ inline std::vector<float> velocity_field(const Run& r) {
     return v;
 }
 
-// Returns receivers x nt traces.
-inline std::vector<double> simulate(const Run& r) {
+struct Result {
+    std::vector<double> traces;    // receivers x nt
+    std::vector<double> wavefield; // u[snapshot] on the window
+};
+
+// The run on the CPU or the GPU; snapshot: the step after which the wavefield is kept
+// (default: the last).
+inline Result simulate_on(const Run& r, bool gpu, int snapshot = -1) {
     Domain d(r.grid, velocity_field(r), r.domain);
-    auto p = make_cpu_propagator(d, r.precision);
+    auto p = gpu ? make_cuda_propagator(d, r.precision) : make_cpu_propagator(d, r.precision);
     const auto w = ricker(r.f0, r.domain.dt, r.nt);
     p->set_sources({d.point(r.source.x, r.source.y, r.source.z, "source")},
                    {std::vector<double>(w.begin(), w.end())});
     std::vector<PointStencil> rec;
     for (const auto& q : r.receivers) rec.push_back(d.point(q.x, q.y, q.z, "receiver"));
     p->set_receivers(rec, r.nt);
-    for (int n = 0; n < r.nt; ++n) p->step(n);
-    return p->receiver_traces();
+    Result out;
+    for (int n = 0; n < r.nt; ++n) {
+        p->step(n);
+        if (n == snapshot) out.wavefield = p->wavefield();
+    }
+    out.traces = p->receiver_traces();
+    if (snapshot < 0) out.wavefield = p->wavefield();
+    return out;
 }
+
+// Receivers x nt traces of the run on the CPU.
+inline std::vector<double> simulate(const Run& r) { return simulate_on(r, false).traces; }
 
 // ||a - b|| / ||b|| over n samples.
 inline double rel_l2(const double* a, const double* b, std::size_t n) {

@@ -5,21 +5,12 @@
 #include "migration_fixture.h"
 #include "simulate.h"
 #include "support/catch.hpp"
+#include "support/test_data.h"
 
 using namespace rtm;
 using namespace rtm::test;
 
 namespace {
-
-template <class F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
 
 Run batch_run(int ndim, bool free_surface, Boundary boundary) {
     Run r;

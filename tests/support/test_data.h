@@ -1,10 +1,13 @@
 #pragma once
 // Where tests find things: the shared real-data folder (../shared/data beside the
-// checkout, or $RTM_SHARED_DATA) and a scratch folder for files they write.
+// checkout, or $RTM_SHARED_DATA), a scratch folder for files they write, and the
+// message of an expected error.
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <string>
 
+#include "core/error.h"
 #include "support/catch.hpp"
 
 namespace rtm::test {
@@ -34,5 +37,20 @@ inline std::filesystem::path scratch(const std::string& name) {
 }
 
 inline std::filesystem::path source_dir() { return RTM_SOURCE_DIR; }
+
+// The message of the rtm::Error that `f` throws; fails the test when it throws none.
+inline std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const rtm::Error& e) {
+        return e.what();
+    } catch (const std::exception& e) {
+        FAIL("expected rtm::Error, got another exception: " << e.what());
+    }
+    FAIL("expected rtm::Error, nothing was thrown");
+    return {};
+}
+
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace rtm::test

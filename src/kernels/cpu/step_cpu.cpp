@@ -209,16 +209,8 @@ void step_cpu(const StepArgs<T>& args) {
     require_avx2();
 #endif
     // Batch members one after another: the same function the GPU computes in one launch.
-    const long stride = long(args.box.padded_size());
     for (int m = 0; m < args.batch; ++m) {
-        StepArgs<T> one = args;
-        one.batch = 1;
-        one.u += m * stride;
-        one.w += m * stride;
-        for (int ax = 0; ax < 3; ++ax) {
-            if (one.psi[ax]) one.psi[ax] += m * stride;
-            if (one.zeta[ax]) one.zeta[ax] += m * stride;
-        }
+        const StepArgs<T> one = args.member(m);
         if (one.box.ndim == 3) Stepper<T, 3>(one).run();
         else Stepper<T, 2>(one).run();
     }

@@ -23,5 +23,11 @@ namespace rtm::kernels::cuda {
             ::rtm::kernels::cuda::throw_cuda(rtm_cuda_err_, #call, __FILE__, __LINE__);   \
     } while (0)
 
-// After a kernel launch: launch-configuration errors and earlier asynchronous faults.
-#define RTM_CUDA_CHECK_LAUNCH(what) RTM_CUDA_CHECK(cudaGetLastError())
+// After a kernel launch: launch-configuration errors and earlier asynchronous faults,
+// named by the kernel launched.
+#define RTM_CUDA_CHECK_LAUNCH(what)                                                            \
+    do {                                                                                       \
+        const cudaError_t rtm_cuda_err_ = cudaGetLastError();                                 \
+        if (rtm_cuda_err_ != cudaSuccess)                                                      \
+            ::rtm::kernels::cuda::throw_cuda(rtm_cuda_err_, "launch of " what, __FILE__, __LINE__); \
+    } while (0)

@@ -57,27 +57,6 @@ __device__ __forceinline__ T updated(const StepArgs<T>& A, long p, bool layer, T
     return T(2) * c - wold + v * lap;
 }
 
-// Batch member m's arrays (StepArgs::batch): u, w, psi and zeta move by m padded
-// boxes; vdt2, damp and the C-PML profiles are shared.
-template <class T>
-__device__ __forceinline__ void select_member(StepArgs<T>& A, int m) {
-    const long off = long(A.box.padded_size()) * m;
-    A.u += off;
-    A.w += off;
-#pragma unroll
-    for (int ax = 0; ax < 3; ++ax) {
-        if (A.psi[ax]) A.psi[ax] += off;
-        if (A.zeta[ax]) A.zeta[ax] += off;
-    }
-}
-
-// Sum_k c_k (f[k] + f[-k]) for a value pointer with stride s (shared or global memory).
-template <class T>
-__device__ __forceinline__ T wings(const T* f, int s) {
-    return T(stencil::c2(1)) * (f[s] + f[-s]) + T(stencil::c2(2)) * (f[2 * s] + f[-2 * s]) +
-           T(stencil::c2(3)) * (f[3 * s] + f[-3 * s]) + T(stencil::c2(4)) * (f[4 * s] + f[-4 * s]);
-}
-
 // One axis's contribution in the C-PML zone: t = d_ii u + d_i psi_i, zeta advanced.
 template <class T>
 __device__ __forceinline__ T cpml_axis(const StepArgs<T>& A, int ax, int k, long p, long s, T d2) {
@@ -89,7 +68,7 @@ __device__ __forceinline__ T cpml_axis(const StepArgs<T>& A, int ax, int k, long
     return t + zn;
 }
 
-// The Laplacian with C-PML terms at a zone point, axis after axis as layer_point does.
+// The Laplacian with C-PML terms at a zone point, axis after axis as step_cpu's layer rows do.
 template <class T, int NDIM>
 __device__ __forceinline__ T zone_lap(const StepArgs<T>& A, long p, int ix, int iy, int iz, T c, T wx,
                                       T wy, T wz, bool zx, bool zy, bool zz) {
@@ -127,14 +106,14 @@ __global__ void __launch_bounds__(256) naive_kernel(StepArgs<T> A, int, const in
     const int ix = blockIdx.x * blockDim.x + threadIdx.x;
     const int iy = NDIM == 3 ? blockIdx.y * blockDim.y + threadIdx.y : 0;
     const int iz = blockIdx.z % B.nz;  // grid z: nz planes x batch members
-    select_member(A, blockIdx.z / B.nz);
+    A = A.member(blockIdx.z / B.nz);
     if (ix >= B.nx || iy >= B.ny) return;
     const long p = B.at(ix, iy, iz);
     const T* __restrict__ u = A.u;
     const T c = u[p];
-    const T wx = wings(u + p, 1);
-    const T wz = wings(u + p, int(B.sz()));
-    const T wy = NDIM == 3 ? wings(u + p, int(B.sy())) : T(0);
+    const T wx = stencil::d2_wings(u + p, 1);
+    const T wz = stencil::d2_wings(u + p, int(B.sz()));
+    const T wy = NDIM == 3 ? stencil::d2_wings(u + p, int(B.sy())) : T(0);
     const T hx = A.inv_h2[0], hy = A.inv_h2[1], hz = A.inv_h2[2];
     const T c0s = T(stencil::c2(0)) * (hx + hy + hz);
     T lap;
@@ -188,11 +167,11 @@ __global__ void __launch_bounds__(BX * BY, MINB) queue_kernel(StepArgs<T> A, int
     if (map) {  // split launch: grid (blocks of the map, batch members)
         const int4 m = map[blockIdx.x];
         bx = m.x; by = m.y; z0 = m.z; z1 = m.w;
-        select_member(A, blockIdx.y);
+        A = A.member(blockIdx.y);
     } else {  // grid (x tiles, y tiles, z chunks x batch members)
         const int chunks = (B.nz + zchunk - 1) / zchunk;
         bx = blockIdx.x; by = blockIdx.y; z0 = (blockIdx.z % chunks) * zchunk; z1 = min(z0 + zchunk, B.nz);
-        select_member(A, blockIdx.z / chunks);
+        A = A.member(blockIdx.z / chunks);
     }
     const int ix = bx * BX + tx;
     const int iy0 = NDIM == 3 ? by * TY + ty : 0;
@@ -283,8 +262,8 @@ __global__ void __launch_bounds__(BX * BY, MINB) queue_kernel(StepArgs<T> A, int
             const long pj = p + j * jst;
             const T* row = &tile[buf][ty + j * BY + HY][tx + R];
             const T c = q[j][R];
-            const T wx = wings(row, 1);
-            const T wy = NDIM == 3 ? wings(row, TW) : T(0);
+            const T wx = stencil::d2_wings(row, 1);
+            const T wy = NDIM == 3 ? stencil::d2_wings(row, TW) : T(0);
             const T wz = T(stencil::c2(1)) * (q[j][R + 1] + q[j][R - 1]) +
                          T(stencil::c2(2)) * (q[j][R + 2] + q[j][R - 2]) +
                          T(stencil::c2(3)) * (q[j][R + 3] + q[j][R - 3]) +
@@ -333,7 +312,7 @@ __global__ void __launch_bounds__(BX * BY, MINB) queue_kernel(StepArgs<T> A, int
 // vdt2 tiles (BX x BY). Step k's three tiles complete on mbarrier k % NB. So the bytes
 // in flight per block, NB x (u, w, vdt2 tiles) = 31 KB for 32x16 and NB = 4 in fp32,
 // hold no registers and cost no load instructions (the q kernels keep one plane's loads
-// in registers; the removed cp.async variants paid an instruction per value). The u ring
+// in registers). The u ring
 // keeps planes z..z+4 (the x/y wings of plane z, the queue's newest value at z+4) and
 // the NB - 1 in flight; the queue's first 8 values come straight from global memory.
 // 3D: no block-wide barrier: each warp, done with step k, arrives on empty barrier
@@ -427,7 +406,7 @@ __global__ void __launch_bounds__(BX * BY) tma_kernel(StepArgs<T> A, int zchunk,
         bx = blockIdx.x; by = blockIdx.y; z0 = (blockIdx.z % chunks) * zchunk; z1 = min(z0 + zchunk, B.nz);
         member = blockIdx.z / chunks;
     }
-    select_member(A, member);
+    A = A.member(member);
     const int zm = member * (B.nz + 2 * R);  // the member's first plane in the stacked u and w tensors
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int ix = bx * BX + tx, iy = NDIM == 3 ? by * BY + ty : 0;
@@ -480,8 +459,8 @@ __global__ void __launch_bounds__(BX * BY) tma_kernel(StepArgs<T> A, int zchunk,
         if (active) {
             const T* row = us + (k % NU) * S::sU + me;
             const T c = q[R];
-            const T wx = wings(row, 1);
-            const T wy = NDIM == 3 ? wings(row, TW) : T(0);
+            const T wx = stencil::d2_wings(row, 1);
+            const T wy = NDIM == 3 ? stencil::d2_wings(row, TW) : T(0);
             const T wz = T(stencil::c2(1)) * (q[R + 1] + q[R - 1]) + T(stencil::c2(2)) * (q[R + 2] + q[R - 2]) +
                          T(stencil::c2(3)) * (q[R + 3] + q[R - 3]) + T(stencil::c2(4)) * (q[R + 4] + q[R - 4]);
             const long p = p0 + k * sz;
@@ -526,7 +505,7 @@ __global__ void __launch_bounds__(256) psi_kernel(StepArgs<T> A) {
     const int m[3] = {AX == 0 ? lo + hi : n[0], AX == 1 ? lo + hi : n[1], AX == 2 ? lo + hi : n[2]};
     int c[3] = {int(blockIdx.x * blockDim.x + threadIdx.x), int(blockIdx.y * blockDim.y + threadIdx.y),
                 int(blockIdx.z % m[2])};  // grid z: m[2] x batch members
-    select_member(A, blockIdx.z / m[2]);
+    A = A.member(blockIdx.z / m[2]);
     if (c[0] >= m[0] || c[1] >= m[1]) return;
     const int k = c[AX] < lo ? c[AX] : n[AX] - hi + (c[AX] - lo);
     c[AX] = k;
@@ -745,9 +724,17 @@ bool tma_supported() {
 }
 
 // A 3D tensor map over a padded array (planes: nz + 2R per batch member) whose tiles
-// are box_x x box_y x 1 values; out-of-bounds parts of a tile read as zeros.
+// are box_x x box_y x 1 values; out-of-bounds parts of a tile read as zeros. Encoded
+// once per array and tile (a step launches with the same few: u and w alternate).
 template <class T>
 CUtensorMap tensor_map(const T* base, const Box& B, long planes, int box_x, int box_y) {
+    static std::mutex mu;
+    static std::map<std::vector<long>, CUtensorMap> cache;
+    const std::vector<long> key = {long(reinterpret_cast<std::uintptr_t>(base)), B.sy(), B.ny + 2L * B.halo_y(),
+                                   planes, box_x, box_y};
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
     static const auto encode = [] {
         void* fn = nullptr;
         cudaDriverEntryPointQueryResult q{};
@@ -769,6 +756,7 @@ CUtensorMap tensor_map(const T* base, const Box& B, long planes, int box_x, int 
                               std::to_string(B.nx) + " x " + std::to_string(B.ny) + " x " + std::to_string(B.nz) +
                               " box",
              "Set RTM_CUDA_VARIANT=q32x8 (rtm bench: --variant q32x8)");
+    cache[key] = m;
     return m;
 }
 

@@ -30,9 +30,7 @@ namespace rtm::kernels::cuda {
 //             (memory variables and damping read directly). 2D: 128-wide rows, 6 (s*: 12)
 //             rows ahead. On a GPU before Hopper q32x8 runs instead.
 // With absorbing layers the q and t variants split each step into two launches (see
-// LaunchConfig::split); naive runs the layer kernel everywhere. (The cp.async
-// variants a32x16, a32x8, a32x8s5 of sessions 1-4, 45-50% on the full update, gave way
-// to the TMA kernels.)
+// LaunchConfig::split); naive runs the layer kernel everywhere.
 enum class Variant { Naive, Q32x16, Q32x8, Q64x8, Q64x4, Q32x16d2, Q32x8d2, Q32x16o,
                      Q32x8r2, Q32x8r4, Q32x4r4, T32x16, T32x8, T32x8s6 };
 
@@ -148,7 +146,8 @@ void copy_cuda(const float* src, float* dst, std::size_t n, cudaStream_t stream 
 void update_stream_cuda(const float* a, const float* b, float* d, std::size_t n, cudaStream_t stream = nullptr);
 
 // Resources of the main kernel a configuration launches (for the bench and the docs):
-// registers per thread, static shared memory bytes, resident blocks per SM.
+// registers per thread, shared memory bytes, resident blocks per SM. A box with layers
+// reports its C-PML layer kernel.
 struct KernelInfo {
     int regs = 0, smem = 0, blocks_per_sm = 0, threads = 0, zchunk = 0;
     long blocks = 0;
