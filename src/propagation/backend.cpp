@@ -1,5 +1,7 @@
 #include "propagation/backend.h"
 
+#include <cmath>
+
 #include "core/error.h"
 
 namespace rtm {
@@ -13,6 +15,12 @@ void Propagator::single_member(const char* what) const {
         fail("backend " + name(), std::string(what) + " acts on one wavefield, but this propagator carries a batch of " +
                                       std::to_string(batch_),
              "Make the propagator with batch 1 for migration");
+}
+
+bool Propagator::finite() const {
+    for (double x : wavefield())
+        if (!std::isfinite(x)) return false;
+    return true;
 }
 
 PointStencil member_stencil(PointStencil s, const kernels::Box& box, int m) {

@@ -44,6 +44,10 @@ public:
     virtual std::vector<double> receiver_traces() const = 0;
     // The current wavefield u[n] on the window's nodes (x fastest), for tests and snapshots.
     virtual std::vector<double> wavefield() const = 0;
+    // False when any computed point of any member's current wavefield is not finite (a
+    // blow-up: NaN or infinity in the data, the model or an unstable step). This default
+    // looks at wavefield() on the host; a GPU backend reduces where the field lives.
+    virtual bool finite() const;
 
     // --- For migration (a backend without them says so when a migration starts) ---
     // The previous wavefield u[n-1] on the window's nodes.
