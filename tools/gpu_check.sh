@@ -2,9 +2,12 @@
 # One device call: GPU tests, then benchmarks (`rtm bench`), then a short table
 # (printed last). Run on the GPU machine from the repository root with the binaries
 # staged in .device/ (tools/gpu_stage.sh builds and stages them here). Writes logs and
-# JSON under $OUT.
+# JSON under $OUT. Exits non-zero when any test, bench or comparison failed (the list
+# of failures is printed last).
 # Usage: tools/gpu_check.sh [rtm|quick|full|batch|final]
-#   rtm   (default): test_gpu; `rtm bench --mode rtm` on a 2D and a 3D grid (one RTM
+# The GPU tests run through CTest's label (ctest -L gpu) on the staged build tree, as
+# they would on a workstation with a GPU.
+#   rtm   (default): the GPU tests; `rtm bench --mode rtm` on a 2D and a 3D grid (one RTM
 #         shot against one forward propagation); `rtm migrate` of the bundled shots on
 #         the GPU and on the CPU, and the two image.sgy compared (relative L2, fp32).
 #   quick: test_gpu and the kernel benchmarks (full, stencil, modelling); full: + ncu.
@@ -13,6 +16,14 @@
 #         on one 3D modelling step (the figures docs/performance.md quotes).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
+FAILURES=()
+failed() { FAILURES+=("$*"); echo "FAILED: $*"; }
+finish() {
+    echo "== result"
+    if [ ${#FAILURES[@]} -eq 0 ]; then echo "gpu_check $MODE: everything passed"; exit 0; fi
+    printf 'gpu_check %s: %d failure(s):\n' "$MODE" ${#FAILURES[@]}; printf '  %s\n' "${FAILURES[@]}"
+    exit 1
+}
 MODE=${1:-rtm}
 case "$MODE" in rtm|quick|full|batch|final) ;; *) echo "unknown mode '$MODE': use rtm, quick, full, batch or final" >&2; exit 2 ;; esac
 OUT=${OUT:-/tmp/rtm-gpu-check}
@@ -30,18 +41,28 @@ if command -v cuobjdump > /dev/null; then
     echo "machine code in rtm: $(cuobjdump --list-elf "$D/rtm" | grep -o 'sm_[0-9a-z]*' | sort | uniq -c | tr '\n' ' ')"
 fi
 
-echo "== GPU tests"
-( time timeout 300 "$D/test_gpu" --reporter compact ) > "$OUT/tests.log" 2>&1
+echo "== GPU tests (ctest -L gpu)"
+# The staged build tree keeps the build machine's absolute paths (the test list, the
+# source folder the tests read, .device/paths): link them to this checkout.
+. "$D/paths"
+for link in "$SRC:$PWD" "$BUILD:$D/build-gpu"; do
+    at=${link%%:*} to=${link#*:}
+    [ "$(realpath "$at" 2> /dev/null)" = "$(realpath "$to")" ] || { mkdir -p "$(dirname "$at")"; ln -sfn "$to" "$at"; }
+done
+( time timeout 420 ctest --test-dir "$BUILD" -L gpu --output-on-failure --timeout 300 ) > "$OUT/tests.log" 2>&1
 test_rc=$?
-grep -E "SKIPPED|analytic error|C-PML on the GPU|rebuild|migrate_shot|failed|FAILED|passed|real" "$OUT/tests.log" | tail -30
+grep -E "SKIPPED|tests passed|tests failed|\*\*\*Failed|Not Run|\(Skipped\)|^real" "$OUT/tests.log" | tail -30
 echo "tests exit code: $test_rc"
+[ "$test_rc" = 0 ] || failed "GPU tests (ctest -L gpu, exit code $test_rc; $OUT/tests.log)"
+# Every GPU test must have run: a skip on the GPU machine means the GPU was not used.
+grep -q "(Skipped)" "$OUT/tests.log" && failed "GPU tests skipped on the GPU machine (see $OUT/tests.log)"
 
 run() {  # run <json name> <bench args...>
     local name=$1; shift
     echo "== rtm bench $*" | tee -a "$LOG"
     timeout 240 "${B[@]}" "$@" --json "$OUT/$name.json" 2>&1 | tee -a "$LOG" | grep -v "\] info" | tail -n +2
     local rc=${PIPESTATUS[0]}
-    [ "$rc" = 0 ] || echo "rtm bench $* failed with exit code $rc" | tee -a "$LOG"
+    [ "$rc" = 0 ] || failed "rtm bench $* (exit code $rc)"
 }
 
 # Relative L2 of two SEG-Y files' samples (IEEE or IBM floats, any trace count),
@@ -99,6 +120,7 @@ if [ "$MODE" = rtm ] || [ "$MODE" = final ]; then
         timeout $lim "$D/rtm" migrate --config shots/layers2d_migrate.ini \
             --propagation.device $dev --output.job "$J/${dev}_job" > "$OUT/migrate_$dev.log" 2>&1
         rc=$?
+        [ "$rc" = 0 ] || failed "rtm migrate on the $dev (exit code $rc; $OUT/migrate_$dev.log)"
         echo "$dev migrate exit code: $rc, $(( ($(date +%s%N) - start) / 1000000 )) ms wall; $(grep -m1 'info device' "$OUT/migrate_$dev.log" | sed 's/.*info //')"
         grep -E "shot 1 \(|error" "$OUT/migrate_$dev.log" | head -3
     done
@@ -117,8 +139,9 @@ if [ "$MODE" = rtm ] || [ "$MODE" = final ]; then
     echo "== summary"
     grep -E "RTM shot|forward: model_shots|^steps N|^rtm shot" "$LOG"
     echo "image comparison exit code: $cmp_rc"
+    [ "$cmp_rc" = 0 ] || failed "GPU and CPU images differ beyond the fp32 bound, or no CPU image to compare (code $cmp_rc)"
     echo "tests exit code: $test_rc"
-    [ "$MODE" = rtm ] && exit 0
+    [ "$MODE" = rtm ] && finish
 fi
 
 if [ "$MODE" = final ]; then
@@ -139,7 +162,7 @@ if [ "$MODE" = batch ]; then
     echo "== summary (ratio = Gpoints/s over copy-bandwidth ceiling / minimal bytes per point)"
     grep -E "^ceiling|^(full|modelling) " "$LOG" | awk '{ if ($1=="ceiling:") print; else printf "%-10s %-8s %-10s %8s Gpts/s %7s GB/s %4s B/pt %7s  %s %s %s %s\n", $1, $2, $4, $6, $7, $8, $10, $11, $12, $13, $14 }'
     echo "tests exit code: $test_rc"
-    exit 0
+    finish
 fi
 
 if [ "$MODE" = quick ] || [ "$MODE" = full ]; then
@@ -167,3 +190,4 @@ fi
 echo "== summary (ratio = Gpoints/s over copy-bandwidth ceiling / minimal bytes per point)"
 grep -E "^ceiling|^(full|stencil|modelling) " "$LOG" | awk '{ if ($1=="ceiling:") print; else printf "%-10s %-14s %-15s %8s Gpts/s %7s GB/s  %s\n", $1, $2, $4, $6, $7, $10 }'
 echo "tests exit code: $test_rc"
+finish

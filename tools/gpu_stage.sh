@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Builds the GPU test binary and `rtm` here (nvcc, sm_90) and stages them, with the
-# shared libraries the device machine lacks (ldd decides), in .device/ (git-ignored)
-# for the device tool's `carry: [".device"]`. Then run `tools/gpu_check.sh` there.
+# Builds rtm and its tests here (nvcc, sm_90) and stages them, with the shared
+# libraries the device machine lacks (ldd decides), in .device/ (git-ignored) for the
+# device tool's `carry: [".device"]`: rtm itself, and a slim copy of the build tree
+# (the test executables and CTest's files, no objects) in .device/build-gpu, so that
+# the GPU machine runs the GPU tests through CTest's label (ctest -L gpu). Then run
+# `tools/gpu_check.sh` there.
 # SRC=dir builds another checkout (e.g. a clean worktree) and stages into this one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,15 +12,29 @@ SRC=${SRC:-$PWD}
 BUILD=${BUILD:-$SRC/build-gpu}
 # Explicit: a build folder configured before the top-level default keeps its cached arch.
 cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 > /dev/null
-cmake --build "$BUILD" --target test_gpu rtm
+cmake --build "$BUILD"
 # The kernels must carry sm_90 machine code (not only PTX for the driver to compile):
 # the build's nvcc flags here; cuobjdump --list-elf on the device (gpu_check.sh).
 grep -q "code=\[compute_90,sm_90\]" "$BUILD/build.ninja" ||
     { echo "$BUILD does not build sm_90 code" >&2; exit 1; }
 rm -rf .device
-mkdir -p .device/lib
-cp "$BUILD/tests/gpu/test_gpu" "$BUILD/rtm" .device/
-for lib in $(ldd .device/test_gpu .device/rtm | awk '/=> \// {print $3}' | sort -u); do
+mkdir -p .device/lib .device/build-gpu
+cp "$BUILD/rtm" .device/
+# The build tree's test files (absolute paths into $BUILD, which gpu_check.sh links on
+# the device) and the executables of the tests labelled gpu.
+(cd "$BUILD" && find . -name 'CTestTestfile.cmake' -o -name '*_tests-*.cmake' -o -name '*_include-*.cmake') |
+    while read -r f; do install -D -m 644 "$BUILD/$f" ".device/build-gpu/$f"; done
+# Where the tests look for the sources and their build tree: gpu_check.sh links both there.
+printf 'SRC=%s\nBUILD=%s\n' "$(realpath "$SRC")" "$(realpath "$BUILD")" > .device/paths
+cp "$BUILD/rtm" .device/build-gpu/
+gpu_bins=$(grep -rl '"gpu"' .device/build-gpu --include='*_tests-*.cmake' | sed -E 's|.*/([a-z_]+)_tests-.*|\1|' | sort -u)
+for t in $gpu_bins; do
+    bin=$(cd "$BUILD" && find . -type f -name "$t" -perm -u+x | head -1)
+    mkdir -p ".device/build-gpu/$(dirname "$bin")"
+    cp "$BUILD/$bin" ".device/build-gpu/$bin"
+done
+echo "staged test executables: $gpu_bins"
+for lib in $(ldd .device/rtm .device/build-gpu/tests/*/* 2>/dev/null | awk '/=> \// {print $3}' | sort -u); do
     case "$lib" in
         */libboost_*|*/libspdlog*|*/libfmt*|*/libsegyio*|*/libpng*|*/libgomp*) cp "$lib" .device/lib/ ;;
     esac

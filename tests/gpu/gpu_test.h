@@ -11,6 +11,7 @@
 #include "kernels/step_args.h"
 #include "propagation/backend.h"
 #include "support/catch.hpp"
+#include "support/skip.h"
 
 namespace rtm {
 // Defined by the CUDA backend (cuda_propagator.cu): how many of a CUDA propagator's
@@ -23,11 +24,11 @@ std::pair<int, const void*> cuda_bands_where(const Propagator& p);
 
 namespace rtm::test {
 
-// True when a CUDA device can be used; otherwise a visible SKIPPED warning.
+// True when a CUDA device can be used; otherwise a visible skip (support/skip.h).
 inline bool gpu_or_skip() {
     std::string why;
     if (cuda_device_available(&why)) return true;
-    WARN("SKIPPED: " << why);
+    skip(why);
     return false;
 }
 

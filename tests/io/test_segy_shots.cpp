@@ -137,7 +137,7 @@ TEST_CASE("a gather without channel numbers keeps the file order of its traces")
 
 TEST_CASE("a shot file written by rtm carries the header values other tools read") {
     if (std::system("command -v segyio-catr > /dev/null 2>&1") != 0) {
-        WARN("SKIPPED: segyio-catr is not installed (apt install segyio-bin)");
+        skip("segyio-catr is not installed (apt install segyio-bin)");
         return;
     }
     const auto dir = scratch("shots-headers");

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "support/catch.hpp"
+#include "support/skip.h"
 
 namespace rtm::test {
 
@@ -17,12 +18,12 @@ inline std::filesystem::path shared_data() {
     return std::filesystem::path(RTM_SOURCE_DIR) / ".." / "shared" / "data";
 }
 
-// Path to a file in the shared data folder, or an empty path after a visible SKIP
-// message when it is absent. Use: auto p = shared_file("field/f3.sgy"); if (p.empty()) return;
+// Path to a file in the shared data folder, or an empty path after a visible skip
+// (support/skip.h) when it is absent. Use: auto p = shared_file("field/f3.sgy"); if (p.empty()) return;
 inline std::filesystem::path shared_file(const std::string& rel) {
     auto p = shared_data() / rel;
     if (!std::filesystem::exists(p)) {
-        WARN("SKIPPED: " << p.string() << " is absent (set RTM_SHARED_DATA to the shared/data folder)");
+        skip(p.string() + " is absent (set RTM_SHARED_DATA to the shared/data folder)");
         return {};
     }
     return p;
