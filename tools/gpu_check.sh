@@ -4,7 +4,8 @@
 # staged in .device/ (tools/gpu_stage.sh builds and stages them here). Writes logs and
 # JSON under $OUT. Exits non-zero when any test, bench or comparison failed (the list
 # of failures is printed last).
-# Usage: tools/gpu_check.sh [rtm|quick|full|batch|final]
+# Usage: tools/gpu_check.sh [tests|rtm|quick|full|batch|final]
+#   tests: the GPU tests only.
 # The GPU tests run through CTest's label (ctest -L gpu) on the staged build tree, as
 # they would on a workstation with a GPU.
 #   rtm   (default): the GPU tests; `rtm bench --mode rtm` on a 2D and a 3D grid (one RTM
@@ -25,7 +26,7 @@ finish() {
     exit 1
 }
 MODE=${1:-rtm}
-case "$MODE" in rtm|quick|full|batch|final) ;; *) echo "unknown mode '$MODE': use rtm, quick, full, batch or final" >&2; exit 2 ;; esac
+case "$MODE" in tests|rtm|quick|full|batch|final) ;; *) echo "unknown mode '$MODE': use tests, rtm, quick, full, batch or final" >&2; exit 2 ;; esac
 OUT=${OUT:-/tmp/rtm-gpu-check}
 mkdir -p "$OUT"
 D=$PWD/.device
@@ -56,6 +57,7 @@ echo "tests exit code: $test_rc"
 [ "$test_rc" = 0 ] || failed "GPU tests (ctest -L gpu, exit code $test_rc; $OUT/tests.log)"
 # Every GPU test must have run: a skip on the GPU machine means the GPU was not used.
 grep -q "(Skipped)" "$OUT/tests.log" && failed "GPU tests skipped on the GPU machine (see $OUT/tests.log)"
+[ "$MODE" = tests ] && finish
 
 run() {  # run <json name> <bench args...>
     local name=$1; shift

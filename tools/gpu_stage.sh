@@ -27,7 +27,7 @@ cp "$BUILD/rtm" .device/
 # Where the tests look for the sources and their build tree: gpu_check.sh links both there.
 printf 'SRC=%s\nBUILD=%s\n' "$(realpath "$SRC")" "$(realpath "$BUILD")" > .device/paths
 cp "$BUILD/rtm" .device/build-gpu/
-gpu_bins=$(grep -rl '"gpu"' .device/build-gpu --include='*_tests-*.cmake' | sed -E 's|.*/([a-z_]+)_tests-.*|\1|' | sort -u)
+gpu_bins=$(grep -rlE 'LABELS "?gpu' .device/build-gpu --include='*_tests-*.cmake' | sed -E 's|.*/([a-z_]+)_tests-.*|\1|' | sort -u)
 for t in $gpu_bins; do
     bin=$(cd "$BUILD" && find . -type f -name "$t" -perm -u+x | head -1)
     mkdir -p ".device/build-gpu/$(dirname "$bin")"
