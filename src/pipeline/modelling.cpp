@@ -107,7 +107,10 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
     for (std::size_t first = 0; first < geometry.size(); first += std::size_t(batch)) {
         // Shots first .. first + members - 1 as the members of one batch.
         const int members = int(std::min<std::size_t>(batch, geometry.size() - first));
-        if (members != prop->batch()) prop = make_propagator(domain, opt.precision, opt.backend, members);
+        if (members != prop->batch()) {
+            prop.reset();  // the old batch's device memory is freed before the new one is allocated
+            prop = make_propagator(domain, opt.precision, opt.backend, members);
+        }
         std::vector<PointStencil> sources, receivers;
         for (int m = 0; m < members; ++m) {
             const ShotGather& geo = geometry[first + m];

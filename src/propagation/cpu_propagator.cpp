@@ -7,7 +7,9 @@
 #include "core/error.h"
 
 #include "imaging/field_ops.h"
+#include "kernels/cpu/inject_cpu.h"
 #include "kernels/cpu/step_cpu.h"
+#include "propagation/injection.h"
 #include "propagation/propagator.h"
 
 namespace rtm {
@@ -61,11 +63,7 @@ public:
 
     void set_sources(const std::vector<PointStencil>& where,
                      const std::vector<std::vector<double>>& traces) override {
-        if (traces.size() != where.size())
-            fail("set_sources", std::to_string(where.size()) + " sources but " + std::to_string(traces.size()) +
-                                    " traces");
-        src_ = where;
-        src_traces_ = traces;
+        inj_ = injection_of(d_, where, traces);
     }
     void set_receivers(const std::vector<PointStencil>& where, int nt) override {
         rec_ = where;
@@ -99,16 +97,7 @@ public:
         args_.u = u_.data();
         args_.w = w_.data();
         kernels::step_cpu(args_);
-        const double inv_vol = 1.0 / d_.cell_volume();
-        const long box_size = long(box_.padded_size());  // a batch member's stencils are moved by boxes
-        for (std::size_t i = 0; i < src_.size(); ++i) {
-            const auto& tr = src_traces_[i];
-            if (n >= int(tr.size()) || tr[n] == 0) continue;
-            for (std::size_t k = 0; k < src_[i].index.size(); ++k) {
-                const long p = src_[i].index[k];
-                w_[p] += T(d_.injection(p % box_size) * src_[i].weight[k] * tr[n] * inv_vol);
-            }
-        }
+        kernels::inject_cpu(inj_, n, w_.data());
         std::swap(u_, w_);
     }
 
@@ -251,8 +240,8 @@ private:
     kernels::Box box_;
     kernels::StepArgs<T> args_;
     std::vector<T> u_, w_, vdt2_, damp_, a_[3], b_[3], psi_[3], zeta_[3];
-    std::vector<PointStencil> src_, rec_;
-    std::vector<std::vector<double>> src_traces_;
+    std::vector<PointStencil> rec_;
+    kernels::Injection inj_;
     std::vector<double> rec_traces_;
     int nt_ = 0;
     std::vector<T> kept_;                 // snapshots, window after window

@@ -1,6 +1,8 @@
 // The CUDA backend: padded arrays in device memory, kernels/cuda for the step; the
 // same step order as CpuPropagator (record u[n] at the receivers, step, inject s[n]
-// with weight * vdt2 / cell volume (/ (1 + k) in a damping layer), swap). Receiver
+// with weight * vdt2 / cell volume (/ (1 + k) in a damping layer), swap). Injection
+// and sampling are deterministic (one thread per target point or receiver, fixed
+// order, no atomics): injection is bit for bit the CPU's (kernels::inject_cpu). Receiver
 // traces stay on the device for the whole run (time-major, one row per step) and come
 // back on request. Migration operations: previous wavefield, volume sources (add_field),
 // time reversal, and the edge band's save/restore through a device gather/scatter.
@@ -45,6 +47,7 @@
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/step_cuda.h"
 #include "propagation/backend.h"
+#include "propagation/injection.h"
 
 namespace rtm {
 
@@ -152,34 +155,19 @@ public:
         if (stream_) cudaStreamDestroy(stream_);
     }
 
+    // The taps grouped by target point as CpuPropagator groups them (injection_of), so
+    // that inject_cuda, one thread per point, adds them in the CPU's order.
     void set_sources(const std::vector<PointStencil>& where,
                      const std::vector<std::vector<double>>& traces) override {
-        if (traces.size() != where.size())
-            fail("set_sources", std::to_string(where.size()) + " sources but " + std::to_string(traces.size()) +
-                                    " traces");
-        // Taps of all sources in one list; coef = vdt2 * weight / cell volume as the CPU
-        // computes it (vdt2 in T, the rest in double).
-        std::vector<long> idx;
-        std::vector<int> src;
-        std::vector<double> coef;
-        const double inv_vol = 1.0 / d_.cell_volume();
-        src_nt_ = 0;
-        for (const auto& t : traces) src_nt_ = std::max(src_nt_, int(t.size()));
-        for (std::size_t i = 0; i < where.size(); ++i)
-            for (std::size_t k = 0; k < where[i].index.size(); ++k) {
-                const long p = where[i].index[k];
-                idx.push_back(p);
-                src.push_back(int(i));
-                coef.push_back(injection(p) * where[i].weight[k] * inv_vol);
-            }
-        std::vector<double> tr(where.size() * std::size_t(src_nt_), 0.0);
-        for (std::size_t i = 0; i < where.size(); ++i)
-            std::copy(traces[i].begin(), traces[i].end(), tr.begin() + i * src_nt_);
-        require_memory(tr.size() * 8 + idx.size() * 20, "source traces");
-        src_idx_.upload(idx);
-        src_of_.upload(src);
-        src_coef_.upload(coef);
-        src_tr_.upload(tr);
+        const kernels::Injection inj = injection_of(d_, where, traces);
+        require_memory(inj.traces.size() * 8 + inj.target.size() * 12 + inj.coef.size() * 12, "source traces");
+        inj_target_.upload(inj.target);
+        inj_offset_.upload(inj.offset);
+        inj_source_.upload(inj.source);
+        inj_coef_.upload(inj.coef);
+        src_tr_.upload(inj.traces);
+        src_nt_ = inj.nt;
+        inv_vol_ = inj.inv_vol;
     }
 
     void set_receivers(const std::vector<PointStencil>& where, int nt) override {
@@ -224,8 +212,8 @@ public:
         args_.u = u_.data();
         args_.w = w_.data();
         kc::step_cuda(args_, cfg_, stream_);
-        kc::inject_cuda(w_.data(), int(src_idx_.size()), src_idx_.data(), src_of_.data(), src_coef_.data(),
-                        src_tr_.data(), src_nt_, n, stream_);
+        kc::inject_cuda(w_.data(), int(inj_target_.size()), inj_target_.data(), inj_offset_.data(),
+                        inj_source_.data(), inj_coef_.data(), src_tr_.data(), src_nt_, inv_vol_, n, stream_);
         std::swap(u_, w_);
     }
 
@@ -240,6 +228,18 @@ public:
 
     std::vector<double> wavefield() const override { return window_of(u_); }
     std::vector<double> previous_wavefield() const override { return window_of(w_); }
+
+    // One pass over every member's computed points on the stream (after the queued
+    // steps); 4 bytes come back, no wavefield.
+    bool finite() const override {
+        if (nonfinite_.empty()) nonfinite_.resize(1);
+        nonfinite_.zero(stream_);
+        kc::nonfinite_cuda(box_, u_.data(), batch(), nonfinite_.data(), stream_);
+        int flag = 0;
+        RTM_CUDA_CHECK(cudaMemcpyAsync(&flag, nonfinite_.data(), sizeof flag, cudaMemcpyDeviceToHost, stream_));
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        return flag == 0;
+    }
 
     // u += injection * f on the window's nodes (f there, x fastest), on the stream after
     // the step just queued: f goes up as T (converted here), the product is taken in
@@ -682,11 +682,13 @@ private:
     cudaStream_t copy_ = nullptr;
     cudaEvent_t handoff_ = nullptr;
     kc::DeviceBuffer<double> image_, illum_, v2_;  // v2_: v^2 on the window (imaging conditions)
-    kc::DeviceBuffer<long> src_idx_, rec_idx_;
-    kc::DeviceBuffer<int> src_of_, rec_off_;
-    kc::DeviceBuffer<double> src_coef_, src_tr_, rec_w_;
+    kc::DeviceBuffer<long> inj_target_, rec_idx_;
+    kc::DeviceBuffer<int> inj_offset_, inj_source_, rec_off_;
+    kc::DeviceBuffer<double> inj_coef_, src_tr_, rec_w_;
     kc::DeviceBuffer<T> rec_tr_;
     int src_nt_ = 0, nrec_ = 0, nt_ = 0;
+    double inv_vol_ = 1;
+    mutable kc::DeviceBuffer<int> nonfinite_;  // finite()'s flag
 };
 
 }  // namespace

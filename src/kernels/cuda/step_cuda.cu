@@ -532,19 +532,48 @@ __global__ void sample_kernel(const T* __restrict__ u, int nrec, const int* __re
     const int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= nrec) return;
     double s = 0;
-    for (int k = off[r]; k < off[r + 1]; ++k) s += wgt[k] * double(u[idx[k]]);
+    for (int k = off[r]; k < off[r + 1]; ++k) s = __dadd_rn(s, __dmul_rn(wgt[k], double(u[idx[k]])));
     traces[r] = T(s);
 }
 
+// Sums rounded once, not fused with the product before them (the CPU twin's rounding).
+__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
+
+// One thread per target point, its taps in order (see inject_cuda in step_cuda.h).
 template <class T>
-__global__ void inject_kernel(T* w, int ntaps, const long* __restrict__ idx, const int* __restrict__ src,
-                              const double* __restrict__ coef, const double* __restrict__ traces, int nt,
-                              int n) {
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= ntaps) return;
-    const double a = traces[long(src[k]) * nt + n];
-    if (a == 0) return;
-    atomicAdd(w + idx[k], T(coef[k] * a));
+__global__ void inject_kernel(T* w, int ntargets, const long* __restrict__ target, const int* __restrict__ offset,
+                              const int* __restrict__ src, const double* __restrict__ coef,
+                              const double* __restrict__ traces, int nt, double inv_vol, int n) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= ntargets) return;
+    T acc = w[target[t]];
+    for (int k = offset[t]; k < offset[t + 1]; ++k) {
+        const double a = traces[long(src[k]) * nt + n];
+        if (a != 0) acc = add_rn(acc, T(__dmul_rn(__dmul_rn(coef[k], a), inv_vol)));
+    }
+    w[target[t]] = acc;
+}
+
+// Non-finite: every exponent bit set (infinity or NaN); a bit test, whatever the math flags.
+__device__ __forceinline__ bool nonfinite(float x) { return (__float_as_uint(x) & 0x7f800000u) == 0x7f800000u; }
+__device__ __forceinline__ bool nonfinite(double x) {
+    return (__double_as_longlong(x) & 0x7ff0000000000000LL) == 0x7ff0000000000000LL;
+}
+
+// Rows (iy, iz, member) spread over the blocks, x over the threads; any thread that
+// finds a non-finite computed point writes 1 (every writer writes the same value).
+template <class T>
+__global__ void nonfinite_kernel(Box B, const T* __restrict__ f, long rows, int* flag) {
+    bool bad = false;
+    for (long r = blockIdx.x; r < rows; r += gridDim.x) {
+        const int iy = int(r % B.ny);
+        const long zm = r / B.ny;
+        const int iz = int(zm % B.nz);
+        const T* row = f + long(B.padded_size()) * (zm / B.nz) + B.at(0, iy, iz);
+        for (int ix = threadIdx.x; ix < B.nx; ix += blockDim.x) bad |= nonfinite(row[ix]);
+    }
+    if (bad) *flag = 1;
 }
 
 template <class T>
@@ -800,12 +829,29 @@ struct Launch {
     bool kernel_tma = false, interior_tma = false;
 };
 
-// A launch grid's z extent (at most 65535): planes or z chunks times batch members.
+// CUDA's launch grids stop at 65535 blocks along y and z. Batch members are a grid
+// dimension of every batched launch: z holds planes or z chunks times members (at most
+// nz per member), the split launches' y one per member, the free surface's z one per
+// member. So a batch runs in groups of members for which every launch fits (one
+// mechanism for every batched kernel): member_groups(batch, z blocks per member, fn)
+// calls fn(first member, members) on consecutive groups. Members are independent and
+// every point's arithmetic is the same in any launch shape: results do not depend on
+// the grouping.
+constexpr long kMaxGridYZ = 65535;
+int members_per_launch(long z_per_member) { return int(std::max(1L, kMaxGridYZ / std::max(1L, z_per_member))); }
+template <class F>
+void member_groups(int batch, long z_per_member, F&& fn) {
+    const int most = members_per_launch(z_per_member);
+    for (int m0 = 0; m0 < batch; m0 += most) fn(m0, std::min(most, batch - m0));
+}
+
+// A launch grid's z extent: planes or z chunks times the members of one group (above
+// 65535 only for a single member of more planes than that).
 unsigned grid_z(long n) {
-    if (n > 65535)
+    if (n > kMaxGridYZ)
         fail("step_cuda", std::to_string(n) + " z blocks (planes or chunks x batch members) exceed the launch "
                                               "grid's 65535",
-             "Propagate fewer shots in one batch");
+             "Use a grid of fewer than 65536 planes along z");
     return unsigned(n);
 }
 
@@ -1099,8 +1145,12 @@ Variant parse_variant(const std::string& name) {
 
 template <class T>
 void step_cuda(const StepArgs<T>& args, const LaunchConfig& cfg, cudaStream_t stream) {
-    if (args.box.ndim == 3) step_dim<T, 3>(args, cfg, stream);
-    else step_dim<T, 2>(args, cfg, stream);
+    member_groups(args.batch, args.box.nz, [&](int m0, int members) {
+        StepArgs<T> group = args.member(m0);
+        group.batch = members;
+        if (args.box.ndim == 3) step_dim<T, 3>(group, cfg, stream);
+        else step_dim<T, 2>(group, cfg, stream);
+    });
 }
 
 template <class T>
@@ -1117,9 +1167,11 @@ void stencil_cuda(const Box& box, const T inv_h2[3], const T* u, T* out, const L
 
 template <class T>
 void free_surface_cuda(const Box& box, T* f, cudaStream_t stream, int batch) {
-    const dim3 block(128), grid((box.nx + 127) / 128, box.ny, grid_z(batch));
-    free_surface_kernel<T><<<grid, block, 0, stream>>>(box, f);
-    RTM_CUDA_CHECK_LAUNCH("free_surface_kernel");
+    member_groups(batch, 1, [&](int m0, int members) {
+        const dim3 block(128), grid((box.nx + 127) / 128, box.ny, grid_z(members));
+        free_surface_kernel<T><<<grid, block, 0, stream>>>(box, f + long(box.padded_size()) * m0);
+        RTM_CUDA_CHECK_LAUNCH("free_surface_kernel");
+    });
 }
 
 template <class T>
@@ -1132,11 +1184,21 @@ void sample_cuda(const T* u, int nrec, const int* offset, const long* index, con
 }
 
 template <class T>
-void inject_cuda(T* w, int ntaps, const long* index, const int* source, const double* coef,
-                 const double* traces, int nt, int n, cudaStream_t stream) {
-    if (ntaps <= 0 || n < 0 || n >= nt) return;
-    inject_kernel<T><<<(ntaps + 255) / 256, 256, 0, stream>>>(w, ntaps, index, source, coef, traces, nt, n);
+void inject_cuda(T* w, int ntargets, const long* target, const int* offset, const int* source, const double* coef,
+                 const double* traces, int nt, double inv_vol, int n, cudaStream_t stream) {
+    if (ntargets <= 0 || n < 0 || n >= nt) return;
+    inject_kernel<T><<<(ntargets + 255) / 256, 256, 0, stream>>>(w, ntargets, target, offset, source, coef, traces,
+                                                                 nt, inv_vol, n);
     RTM_CUDA_CHECK_LAUNCH("inject_kernel");
+}
+
+template <class T>
+void nonfinite_cuda(const Box& box, const T* f, int batch, int* flag, cudaStream_t stream) {
+    const long rows = long(box.ny) * box.nz * batch;
+    if (rows <= 0) return;
+    const unsigned blocks = unsigned(std::min<long>(rows, long(sm_count()) * 16));
+    nonfinite_kernel<T><<<blocks, 128, 0, stream>>>(box, f, rows, flag);
+    RTM_CUDA_CHECK_LAUNCH("nonfinite_kernel");
 }
 
 template <class T>
@@ -1213,6 +1275,7 @@ void update_stream_cuda(const float* a, const float* b, float* d, std::size_t n,
 
 template <class T>
 KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_only, int batch) {
+    batch = std::min(batch, members_per_launch(box.nz));  // one group's launch (member_groups)
     auto fill = [&](auto L) {
         KernelInfo k;
         cudaFuncAttributes fa;
@@ -1241,8 +1304,9 @@ KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_o
     template void free_surface_cuda<T>(const Box&, T*, cudaStream_t, int);                                        \
     template void sample_cuda<T>(const T*, int, const int*, const long*, const double*, T*, int,             \
                                  cudaStream_t);                                                              \
-    template void inject_cuda<T>(T*, int, const long*, const int*, const double*, const double*, int, int,   \
-                                 cudaStream_t);                                                              \
+    template void inject_cuda<T>(T*, int, const long*, const int*, const int*, const double*, const double*,   \
+                                 int, double, int, cudaStream_t);                                            \
+    template void nonfinite_cuda<T>(const Box&, const T*, int, int*, cudaStream_t);                          \
     template KernelInfo describe_step<T>(const Box&, const LaunchConfig&, bool, int);                              \
     template void add_window_cuda<T>(const Box&, Index3, int, int, int, const T*, const T*, T*, cudaStream_t); \
     template void gather_cuda<T>(const T*, const long*, std::size_t, float*, cudaStream_t);                   \

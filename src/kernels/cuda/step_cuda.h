@@ -60,7 +60,8 @@ struct LaunchConfig {
 // u[n+1] = 2 u[n] - u[n-1] + vdt2 (Lap8 u[n] + C-PML terms) into args.w (or the damped
 // update in the layers when args.damp is set, see StepArgs), then the free-surface
 // mirror: exactly step_cpu's function, on `stream`. A batch (StepArgs::batch) is one
-// launch per kernel: batch members are a grid dimension.
+// launch per kernel and group of members (batch members are a grid dimension, whose
+// 65535 blocks a group of members fills at most): any batch size launches.
 template <class T>
 void step_cuda(const StepArgs<T>& args, const LaunchConfig& cfg = {}, cudaStream_t stream = nullptr);
 
@@ -76,17 +77,28 @@ template <class T>
 void free_surface_cuda(const Box& box, T* f, cudaStream_t stream = nullptr, int batch = 1);
 
 // Receiver sampling: for r < nrec, traces[n * nrec + r] = sum_k weight[k] * u[index[k]]
-// over k in [offset[r], offset[r+1]), summed in double (time-major on the device so
-// that each step writes one contiguous row).
+// over k in [offset[r], offset[r+1]), summed in double in k order, each product and sum
+// rounded once as CpuPropagator's loop (time-major on the device so that each step
+// writes one contiguous row). One thread per receiver: deterministic.
 template <class T>
 void sample_cuda(const T* u, int nrec, const int* offset, const long* index, const double* weight,
                  T* traces, int n, cudaStream_t stream = nullptr);
 
-// Source injection: for every tap k, w[index[k]] += T(coef[k] * traces[source[k] * nt + n]),
-// coef = vdt2 * weight / cell volume (atomic: taps of several sources may coincide).
+// Source injection, the twin of kernels::inject_cpu (kernels/cpu/inject_cpu.h; device
+// copies of an Injection's arrays): one thread per target point p = target[t] sums its
+// taps k in [offset[t], offset[t+1]) in their order, with a = traces[source[k] * nt + n],
+//   if a != 0:  w[p] = w[p] + T((coef[k] * a) * inv_vol),
+// every product and sum rounded once (no FMA, no atomics). Deterministic by construction:
+// each point is written by one thread, its additions in a fixed order; and bit for bit
+// inject_cpu's result.
 template <class T>
-void inject_cuda(T* w, int ntaps, const long* index, const int* source, const double* coef,
-                 const double* traces, int nt, int n, cudaStream_t stream = nullptr);
+void inject_cuda(T* w, int ntargets, const long* target, const int* offset, const int* source, const double* coef,
+                 const double* traces, int nt, double inv_vol, int n, cudaStream_t stream = nullptr);
+
+// Sets *flag (device memory) to 1 when any computed point of `batch` padded boxes (one
+// after another) of f is not finite (NaN or infinity), else leaves it: one pass over f.
+template <class T>
+void nonfinite_cuda(const Box& box, const T* f, int batch, int* flag, cudaStream_t stream = nullptr);
 
 // Migration helpers. Index3: computed-point coordinates of a window's first node.
 struct Index3 {
@@ -147,7 +159,7 @@ void update_stream_cuda(const float* a, const float* b, float* d, std::size_t n,
 
 // Resources of the main kernel a configuration launches (for the bench and the docs):
 // registers per thread, shared memory bytes, resident blocks per SM. A box with layers
-// reports its C-PML layer kernel.
+// reports its C-PML layer kernel; a batch, the launch of its first group of members.
 struct KernelInfo {
     int regs = 0, smem = 0, blocks_per_sm = 0, threads = 0, zchunk = 0;
     long blocks = 0;
