@@ -225,7 +225,7 @@ const Case kCases[] = {
 
 }  // namespace
 
-TEST_CASE("CUDA step matches step_cpu in fp32 after 100 steps (every variant, 2D and 3D, layers, free surface)",
+TEST_CASE("CUDA step matches step_cpu to rounding in fp32 after 100 steps (every variant, 2D and 3D, layers, free surface)",
           "[gpu]") {
     if (!gpu_or_skip()) return;
     unsigned seed = 1000;
@@ -238,7 +238,7 @@ TEST_CASE("CUDA step matches step_cpu in fp32 after 100 steps (every variant, 2D
         }
 }
 
-TEST_CASE("CUDA step matches step_cpu in fp64 after 100 steps", "[gpu]") {
+TEST_CASE("CUDA step matches step_cpu to rounding in fp64 after 100 steps", "[gpu]") {
     if (!gpu_or_skip()) return;
     unsigned seed = 2000;
     for (const auto& c : kCases)

@@ -45,7 +45,7 @@ void compare_backends(int ndim, bool fs, Precision prec) {
 
 }  // namespace
 
-TEST_CASE("CudaPropagator traces match CpuPropagator (2D and 3D, C-PML, free surface on and off)", "[gpu]") {
+TEST_CASE("CudaPropagator traces and wavefield match CpuPropagator to rounding (2D and 3D, C-PML, free surface on and off, fp32 and fp64)", "[gpu]") {
     if (!gpu_or_skip()) return;
     for (int ndim : {2, 3})
         for (bool fs : {false, true})
@@ -119,7 +119,7 @@ Members three_members(const Domain& d, int ndim) {
 
 }  // namespace
 
-TEST_CASE("a batch of shots on the GPU equals each shot alone, and the CPU's batch", "[gpu]") {
+TEST_CASE("a batch of shots on the GPU equals each shot alone, and the CPU's batch to rounding", "[gpu]") {
     if (!gpu_or_skip()) return;
     for (int ndim : {2, 3})
         for (Boundary bnd : {Boundary::Cpml, Boundary::Damping})
