@@ -119,9 +119,9 @@ void check_ops(int ndim, Precision prec, bool bf16, bool host) {
                              << hi << ", " << hl);
         CHECK(ei <= tol);
         CHECK(el <= tol);
-        // The same double sums in the same order over the same fields: only the device's
-        // FMA contraction (w * us * u + img: one rounding fewer per term) differs,
-        // 2^-53 per term and K = 6 terms: 1e-15; bound 1e-14.
+        // The same double sums in the same order over the same (the GPU's own) fields:
+        // at most a rounding of 2^-53 per term apart (FMA contraction), K <= 6 terms:
+        // 1e-15; bound 1e-14.
         CHECK(hi <= 1e-14);
         CHECK(hl <= 1e-14);
         double peak = 0;
@@ -192,10 +192,11 @@ void check_migration(int ndim, ImagingCondition cond) {
         // two such fields, by sqrt(2) that (2D: 500 steps, fp32 1.8e-5 per field, image
         // 2.5e-5 at 500 steps). bf16 snapshots: the flips of one bf16 ulp where the two
         // fp32 fields straddle a rounding boundary (see check_ops): 3 sqrt(eps 2^-7) for
-        // fields eps apart (1.1e-3 at 500 steps). Inverse scattering and the Born adjoint differentiate the fields,
-        // which amplifies the fresh (white) part of their rounding differences against the
-        // fields themselves: the time rates by 2 / (w0 dt) ~ 8 and the Laplacian by
-        // 6.5 / (k0 h)^2 ~ 10 at the wavelet's peak here: ten times the bounds.
+        // fields eps apart (1.1e-3 at 500 steps). Inverse scattering and the Born adjoint
+        // differentiate the fields, which amplifies the fresh (white) part of their
+        // rounding differences against the fields themselves: the time rates by
+        // 2 / (w0 dt) ~ 8 and the Laplacian by 6.5 / (k0 h)^2 ~ 10 at the wavelet's peak
+        // here: ten times the bounds.
         const double fields = twin_bound(gpu.steps, Precision::Single);
         const double tol = (std::sqrt(2.0) * fields + (v.bf16 ? 3 * std::sqrt(fields / 128) : 0)) *
                            (cond == ImagingCondition::CrossCorrelation ? 1 : 10);
