@@ -123,7 +123,7 @@ TEST_CASE("migration is the exact adjoint of Born modelling to the rounding of i
     CHECK(single.mismatch <= b_single);
 }
 
-TEST_CASE("a source wavefield rebuilt from the saved band matches the forward one") {
+TEST_CASE("a source wavefield rebuilt from the saved band matches the forward one to rounding") {
     for (Precision prec : {Precision::Double, Precision::Single}) {
         Run r;
         r.grid.nx = 101;
