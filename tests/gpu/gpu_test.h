@@ -24,6 +24,21 @@ std::pair<int, const void*> cuda_bands_where(const Propagator& p);
 
 namespace rtm::test {
 
+// Relative L2 bound on the difference between two implementations of N leapfrog steps
+// that round differently (CUDA and its CPU twin: another summation order, FMA
+// contraction). Each update rounds about 30 operations (the 3D 8th-order Laplacian's 25
+// terms, the update, the C-PML terms), each within 2^-p of the partial sums, which are
+// of the field's size (vdt2 * sum|c| / h^2 <= 4 by stability): rms 2^-p / sqrt(3) each.
+// The two implementations round independently, and from step to step, and leapfrog
+// carries old errors along unamplified (it is neutral), so the difference grows like a
+// random walk: sqrt(2 * 30 * N) 2^-p / sqrt(3). Three times that for a bound (it also
+// covers the slow low-wavenumber part of white rounding noise, which leapfrog grows
+// linearly over the steps): sqrt(180 N) 2^-p, e.g. 8.0e-6 (fp32) and 1.5e-14 (fp64)
+// at N = 100.
+inline double twin_bound(int steps, Precision prec) {
+    return std::sqrt(180.0 * steps) * std::ldexp(1.0, prec == Precision::Single ? -24 : -53);
+}
+
 // True when a CUDA device can be used; otherwise a visible skip (support/skip.h).
 inline bool gpu_or_skip() {
     std::string why;

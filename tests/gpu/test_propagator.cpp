@@ -27,13 +27,17 @@ void compare_backends(int ndim, bool fs, Precision prec) {
     // against the field.
     const Result cpu = simulate_on(r, false, 200);
     const Result gpu = simulate_on(r, true, 200);
-    const double tol = prec == Precision::Single ? 1e-5 : 1e-10;
+    // The two backends round differently at every step: twin_bound (gpu_test.h) after
+    // the 200 steps of the snapshot (the traces' 400 steps: the larger bound), plus the
+    // receivers' interpolation, 64 (3D) roundings of a sum within 2^-p: below it.
+    const double tol = twin_bound(r.nt, prec);
     double peak = 0;
     for (double x : cpu.traces) peak = std::max(peak, std::abs(x));
     const double et = rel_l2(gpu.traces.data(), cpu.traces.data(), cpu.traces.size());
     const double ew = rel_l2(gpu.wavefield.data(), cpu.wavefield.data(), cpu.wavefield.size());
     INFO(ndim << "D, free surface " << (fs ? "on" : "off") << ", " << (prec == Precision::Single ? "fp32" : "fp64")
-              << ": traces relative L2 " << et << " (peak " << peak << "), wavefield relative L2 " << ew);
+              << ": traces relative L2 " << et << " (peak " << peak << "), wavefield relative L2 " << ew
+              << " (bound " << tol << ")");
     CHECK(peak > 0);
     CHECK(et <= tol);
     CHECK(ew <= tol);
@@ -41,7 +45,7 @@ void compare_backends(int ndim, bool fs, Precision prec) {
 
 }  // namespace
 
-TEST_CASE("CudaPropagator traces match CpuPropagator (2D and 3D, C-PML, free surface on and off)", "[gpu]") {
+TEST_CASE("CudaPropagator traces and wavefield match CpuPropagator to rounding (2D and 3D, C-PML, free surface on and off, fp32 and fp64)", "[gpu]") {
     if (!gpu_or_skip()) return;
     for (int ndim : {2, 3})
         for (bool fs : {false, true})
@@ -115,7 +119,7 @@ Members three_members(const Domain& d, int ndim) {
 
 }  // namespace
 
-TEST_CASE("a batch of shots on the GPU equals each shot alone, and the CPU's batch", "[gpu]") {
+TEST_CASE("a batch of shots on the GPU equals each shot alone, and the CPU's batch to rounding", "[gpu]") {
     if (!gpu_or_skip()) return;
     for (int ndim : {2, 3})
         for (Boundary bnd : {Boundary::Cpml, Boundary::Damping})
@@ -139,9 +143,11 @@ TEST_CASE("a batch of shots on the GPU equals each shot alone, and the CPU's bat
                 REQUIRE(gt.size() == 6 * std::size_t(r.nt));
                 const double et = rel_l2(gt.data(), ct.data(), ct.size());
                 const double ef = rel_l2(gf.data(), cf.data(), cf.size());
-                INFO("GPU batch vs CPU batch: traces " << et << ", wavefields " << ef);
-                CHECK(et <= 1e-5);
-                CHECK(ef <= 1e-5);
+                // twin_bound after the run's 250 steps (fp32: 1.3e-5).
+                const double tol = twin_bound(r.nt, r.precision);
+                INFO("GPU batch vs CPU batch: traces " << et << ", wavefields " << ef << " (bound " << tol << ")");
+                CHECK(et <= tol);
+                CHECK(ef <= tol);
                 std::size_t r0 = 0;
                 for (int m = 0; m < 3; ++m) {
                     auto alone = make_cuda_propagator(d, r.precision);

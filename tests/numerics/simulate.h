@@ -3,6 +3,7 @@
 // one source with a Ricker wavelet, receivers anywhere, traces back in double.
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "core/survey.h"
@@ -18,6 +19,7 @@ struct Run {
     int nt = 0;
     double f0 = 10;                               // Ricker peak frequency
     Position source;                              // local coordinates
+    std::optional<Position> mirror_source;        // a second source with the wavelet negated (image method)
     std::vector<Position> receivers;              // local coordinates
     Precision precision = Precision::Double;
 };
@@ -43,8 +45,16 @@ inline Result simulate_on(const Run& r, bool gpu, int snapshot = -1) {
     Domain d(r.grid, velocity_field(r), r.domain);
     auto p = gpu ? make_cuda_propagator(d, r.precision) : make_cpu_propagator(d, r.precision);
     const auto w = ricker(r.f0, r.domain.dt, r.nt);
-    p->set_sources({d.point(r.source.x, r.source.y, r.source.z, "source")},
-                   {std::vector<double>(w.begin(), w.end())});
+    const std::vector<double> wav(w.begin(), w.end());
+    if (r.mirror_source) {
+        std::vector<double> neg(wav.size());
+        for (std::size_t i = 0; i < wav.size(); ++i) neg[i] = -wav[i];
+        const Position& q = *r.mirror_source;
+        p->set_sources({d.point(r.source.x, r.source.y, r.source.z, "source"), d.point(q.x, q.y, q.z, "source")},
+                       {wav, neg});
+    } else {
+        p->set_sources({d.point(r.source.x, r.source.y, r.source.z, "source")}, {wav});
+    }
     std::vector<PointStencil> rec;
     for (const auto& q : r.receivers) rec.push_back(d.point(q.x, q.y, q.z, "receiver"));
     p->set_receivers(rec, r.nt);
