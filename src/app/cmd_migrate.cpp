@@ -35,7 +35,9 @@ const char* kUsage =
     "\n"
     "Exit status: 0 when every shot tried is done (or the run stopped at migration.max-shots),\n"
     "3 when the job holds failed shots (each with its reason in the log and state.json),\n"
-    "1 on an error that stops the job, 2 on a usage error.";
+    "128 + the signal when SIGINT or SIGTERM stopped it (after the shot under way, with a\n"
+    "checkpoint and the image: resume by running it again), 1 on an error that stops the\n"
+    "job, 2 on a usage error.";
 
 po::options_description data_options() {
     po::options_description d("Recorded data ([data] section)");
@@ -196,7 +198,7 @@ int cmd_migrate(int argc, char** argv) {
     }
     spdlog::info("stopped after {} shots this run ({} of {} done); run the same command to resume", rep.done_now, done,
                  rep.total);
-    return 0;
+    return rep.signal ? 128 + rep.signal : 0;
 }
 
 }  // namespace rtm::app

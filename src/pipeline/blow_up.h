@@ -9,13 +9,14 @@
 
 namespace rtm {
 
-// Steps between checks. Propagator::finite() costs about one step where it is cheapest
-// (a GPU reduction reads the field once, as a step reads it once and more) and a few
-// steps on the host default (it copies the field to a new double array, then scans it).
-// Every 64th step keeps that under ~5% of the stepping time in the worst case and ~1-2%
-// usually, while a blow-up, which stays non-finite once it is (NaN and infinity spread
-// to every node they reach and never return to numbers), is still caught within 64
-// steps of appearing, and surely by the check after the last step.
+// Steps between checks. The host default of Propagator::finite() copies the field into
+// a new double array and scans it: measured on the 2-core development machine at 0.6 to
+// 1.1 times one CPU step (fp32 windows of 400 x 300 and 1000 x 600 in 2D, 100^3 in 3D;
+// 2026-11-22); a GPU reduction reads the field once, less than a step reads. One check
+// every 64 steps thus costs 1-2% of the stepping time, not the 60-110% of checking every
+// step. A blow-up stays non-finite once it is (NaN and infinity spread to every node the
+// stencil reaches and never turn back into numbers), so it is caught within 64 steps of
+// appearing, and surely by the check after the last step.
 constexpr int kFiniteCheckEvery = 64;
 
 // Whether to check after step n (0-based) of nt.

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -74,6 +75,31 @@ void read_exactly(const fs::path& path, std::vector<double>& data) {
     if (in.gcount() != bytes)
         fail(path.string(), "the job's stack file is shorter than the model", "Delete the job folder to start again");
 }
+
+// SIGINT or SIGTERM (Ctrl-C, a scheduler's stop) ends the run after the shot under way,
+// with a checkpoint and the products; a second one kills at once (SA_RESETHAND), which
+// loses only the work since the last checkpoint.
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+
+struct StopOnSignal {
+    struct sigaction old_int {}, old_term {};
+    StopOnSignal() {
+        g_stop_signal = 0;
+        struct sigaction sa {};
+        sa.sa_handler = on_stop_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+    }
+    ~StopOnSignal() {
+        sigaction(SIGINT, &old_int, nullptr);
+        sigaction(SIGTERM, &old_term, nullptr);
+    }
+    StopOnSignal(const StopOnSignal&) = delete;
+    StopOnSignal& operator=(const StopOnSignal&) = delete;
+};
 
 struct State {
     json j;
@@ -198,12 +224,14 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
 
     using clock = std::chrono::steady_clock;
     auto last_checkpoint = clock::now();
+    const StopOnSignal stop;
     Progress progress("migration: shot", rep.total - rep.done_before);
     int tried = 0;
     for (std::size_t i = 0; i < names.size(); ++i) {
         json& s = st.j["shots"][i];
         if (s["status"] == "done") continue;
         if (opt.max_shots >= 0 && tried >= opt.max_shots) break;
+        if (g_stop_signal) break;
         ++tried;
         const std::string which = "shot " + std::to_string(names[i].id) + " of " + names[i].file;
         try {
@@ -231,6 +259,8 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             last_checkpoint = clock::now();
         }
     }
+    rep.signal = g_stop_signal;
+    if (rep.signal) spdlog::warn("stopping on signal {} after {} shots in this run", rep.signal, tried);
     if (tried > 0) checkpoint();  // always at the end of a run
     int done = 0;
     for (const auto& s : st.j["shots"]) {

@@ -18,6 +18,9 @@
 // Shots are stacked in a fixed order into a double stack kept bit for bit, so a
 // resumed job's image is identical to an uninterrupted one's.
 //
+// SIGINT or SIGTERM stops a run after the shot under way, with a checkpoint and the
+// products (a second signal kills at once).
+//
 // A shot that throws (bad data, a blow-up, a geometry outside the model) is recorded
 // as failed with the error's message; the other shots go on. A later run retries the
 // failed shots (the cause may have been transient, or fixed) and never redoes done ones.
@@ -61,6 +64,7 @@ struct JobReport {
     std::vector<FailedShot> failed_now;  // shots that failed in this run
     int failed = 0;                      // shots recorded as failed at the end of this run
     bool complete = false;               // every shot done
+    int signal = 0;                      // SIGINT or SIGTERM that stopped the run early, else 0
     std::vector<std::string> outputs;
 };
 

@@ -113,6 +113,33 @@ TEST_CASE("an interrupted migration job resumes to an image identical bit for bi
         CHECK_THAT(r.output, Contains("resuming job"));
         CHECK(bytes_of(job / "image.sgy") == whole);
     }
+    SECTION("stopped by SIGTERM after a shot (it checkpoints, writes the image, exits 143) and resumed") {
+        const auto job = dir / "stopped";
+        const auto log = dir / "stopped.log";
+        const std::string cmd = std::string(RTM_BINARY) + " " + migrate_cmd(job) + " > " + log.string() + " 2>&1";
+        const pid_t pid = fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+            _exit(127);
+        }
+        // Stop it once the first shot is stacked (the second is under way).
+        for (int i = 0; i < 600 && bytes_of(log).find("(1 of 4)") == std::string::npos; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        kill(pid, SIGTERM);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        INFO(bytes_of(log));
+        REQUIRE(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 128 + SIGTERM);
+        CHECK_THAT(bytes_of(log), Contains("stopping on signal 15") && Contains("writing the image of"));
+        CHECK(fs::exists(job / "image.sgy"));
+        const auto r = run_rtm(migrate_cmd(job));
+        INFO(r.output);
+        REQUIRE(r.status == 0);
+        CHECK_THAT(r.output, Contains("resuming job"));
+        CHECK(bytes_of(job / "image.sgy") == whole);
+    }
 }
 
 TEST_CASE("a job folder holding a job with other settings is refused, not mixed") {
