@@ -184,7 +184,7 @@ int cmd_migrate(int argc, char** argv) {
     const JobReport rep = run_migration_job(model, names, [&](std::size_t i) { return shots[i]; }, wavelet, job,
                                             settings_of(vm, files, job.migration.propagation.backend));
     for (const auto& p : rep.outputs) spdlog::info("wrote {}", p);
-    for (const auto& f : rep.failed_now) spdlog::error("shot {} of {} failed: {}", f.shot.id, f.shot.file, f.reason);
+    for (const auto& f : rep.failed_now) spdlog::error("shot {} from {} failed: {}", f.shot.id, f.shot.file, f.reason);
     if (rep.complete) {
         spdlog::info("done: {} shots stacked", rep.total);
         return 0;

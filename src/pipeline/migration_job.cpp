@@ -233,7 +233,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         if (opt.max_shots >= 0 && tried >= opt.max_shots) break;
         if (g_stop_signal) break;
         ++tried;
-        const std::string which = "shot " + std::to_string(names[i].id) + " of " + names[i].file;
+        const std::string which = "shot " + std::to_string(names[i].id) + " from " + names[i].file;
         try {
             const ShotGather shot = load_shot(i);
             const ShotMigration m = migrate_shot(model, shot, wavelet, opt.migration);

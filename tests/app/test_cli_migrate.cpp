@@ -243,7 +243,7 @@ TEST_CASE("a shot whose wavefield blows up is recorded as failed, the others are
     INFO(again.output);
     CHECK(again.status == 3);
     CHECK_THAT(again.output, Contains("3 of 4 shots already done, 1 failed before (tried again)"));
-    CHECK(again.output.find("shot " + std::to_string(shots[0].id) + " of") == std::string::npos);
+    CHECK(again.output.find("shot " + std::to_string(shots[0].id) + " from") == std::string::npos);
     CHECK(state_of(job)["shots"][0]["seconds"] == st["shots"][0]["seconds"]);
 }
 
