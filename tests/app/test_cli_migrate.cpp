@@ -262,6 +262,9 @@ TEST_CASE("a velocity model replaced by another of the same size is refused, nam
     CHECK(r.status == 1);
     CHECK_THAT(r.output, Contains(model.string() + ": is not the file the job in") && Contains("content hash"));
     CHECK(state_of(dir / "job")["shots"][1]["status"] == "pending");
+    // The backend that ran is part of the fingerprint too (a GPU run does not resume a
+    // CPU job's stack), whatever propagation.device said.
+    CHECK_THAT(state_of(dir / "job")["settings"].get<std::string>(), Contains("backend=cpu;"));
 }
 
 TEST_CASE("a job folder keeps one float64 stack generation; stale ones are removed on resume") {
