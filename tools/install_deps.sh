@@ -10,6 +10,7 @@ packages=(
   libspdlog-dev libfmt-dev            # logging
   nlohmann-json3-dev                  # job state and benchmark reports
   libpng-dev                          # PNG previews
+  libxxhash-dev                       # content hashes of a job's inputs (resume fingerprint)
   catch2                              # tests
   libopenmpi-dev openmpi-bin          # shots over ranks, slabs over GPUs
 )

@@ -10,6 +10,7 @@
 #include "app/config.h"
 #include "app/job_options.h"
 #include "core/error.h"
+#include "io/file_hash.h"
 #include "io/shot_io.h"
 #include "pipeline/migration_job.h"
 
@@ -28,7 +29,15 @@ const char* kUsage =
     "The job folder (output.job) keeps each shot's status and the stack: run the same\n"
     "command again after an interruption and it resumes where it stopped. Outputs in the\n"
     "folder: image.sgy (post-processed stack, on the model's grid), illumination.sgy,\n"
-    "image.png (3D: image_inline.png, image_crossline.png, image_depth.png).";
+    "image.png (3D: image_inline.png, image_crossline.png, image_depth.png), written at the\n"
+    "end of every run. A shot that fails (bad data, a blow-up) is recorded as failed in\n"
+    "state.json and the others go on; running the command again retries it.\n"
+    "\n"
+    "Exit status: 0 when every shot tried is done (or the run stopped at migration.max-shots),\n"
+    "3 when the job holds failed shots (each with its reason in the log and state.json),\n"
+    "128 + the signal when SIGINT or SIGTERM stopped it (after the shot under way, with a\n"
+    "checkpoint and the image: resume by running it again), 1 on an error that stops the\n"
+    "job, 2 on a usage error.";
 
 po::options_description data_options() {
     po::options_description d("Recorded data ([data] section)");
@@ -61,7 +70,9 @@ po::options_description migration_options() {
          "where impedance increases downward")
         ("migration.normalise", po::value<bool>()->default_value(true), "divide the stack by the source illumination")
         ("migration.laplacian", po::value<bool>()->default_value(true), "apply -Laplacian to the stack (removes low-wavenumber noise)")
-        ("migration.checkpoint-every", po::value<int>()->default_value(1), "shots between checkpoints of the job folder")
+        ("migration.checkpoint-minutes", po::value<double>()->default_value(5),
+         "minutes between checkpoints of the job folder (raw stack and state, after the shot that "
+         "crosses the time; 0: after every shot); a run always checkpoints at its end")
         ("migration.max-shots", po::value<int>()->default_value(-1), "migrate at most this many shots in this run, then stop (resume later)");
     return d;
 }
@@ -99,12 +110,14 @@ MigrationOptions migration_from(const po::variables_map& vm) {
     return m;
 }
 
-// Everything that changes the image, for the job folder's fingerprint.
-std::string settings_of(const po::variables_map& vm, const std::vector<std::string>& files) {
+// Everything that changes the image, for the job folder's fingerprint: the options,
+// the backend that runs (whatever propagation.device said) and the content of every
+// input file.
+JobFingerprint settings_of(const po::variables_map& vm, const std::vector<std::string>& files, const Backend& backend) {
     std::ostringstream os;
     for (const auto& [key, value] : vm) {
         if (key == "config" || key == "output.job" || key == "migration.max-shots" ||
-            key == "migration.checkpoint-every" || key == "propagation.device")
+            key == "migration.checkpoint-minutes" || key == "propagation.device")
             continue;
         os << key << "=";
         const auto& v = value.value();
@@ -116,12 +129,16 @@ std::string settings_of(const po::variables_map& vm, const std::vector<std::stri
             for (const auto& x : *l) os << x << ",";
         os << ";";
     }
-    for (const auto& f : files) os << f << ":" << std::filesystem::file_size(f) << ";";
-    // The model and the wavelet file too: replacing one under the same name must not
-    // resume into a stack of two models.
+    os << "backend=" << (backend.gpu ? "gpu" : "cpu") << ";";
+    JobFingerprint fp;
+    fp.settings = os.str();
+    // Replacing an input under the same name (even by one of the same size) must not
+    // resume into a stack of two models or two data sets.
+    std::vector<std::string> inputs = files;
     for (const char* k : {"model.vp", "wavelet.file"})
-        if (vm.count(k)) os << k << ":" << std::filesystem::file_size(vm[k].as<std::string>()) << ";";
-    return os.str();
+        if (vm.count(k)) inputs.push_back(vm[k].as<std::string>());
+    for (const auto& f : inputs) fp.inputs.emplace_back(f, io::content_hash(f));
+    return fp;
 }
 
 }  // namespace
@@ -160,16 +177,28 @@ int cmd_migrate(int argc, char** argv) {
     job.migration = migration_from(vm);
     job.post.normalise = vm["migration.normalise"].as<bool>();
     job.post.laplacian = vm["migration.laplacian"].as<bool>();
-    job.checkpoint_every = vm["migration.checkpoint-every"].as<int>();
-    if (job.checkpoint_every < 1)
-        fail("option migration.checkpoint-every", "must be at least 1", "Give the number of shots between checkpoints");
+    job.checkpoint_minutes = vm["migration.checkpoint-minutes"].as<double>();
+    if (!(job.checkpoint_minutes >= 0))
+        fail("option migration.checkpoint-minutes", "must be 0 or more minutes", "Give minutes, e.g. 5 (0: after every shot)");
     job.max_shots = vm["migration.max-shots"].as<int>();
-    const JobReport rep = run_migration_job(model, shots, names, wavelet, job, settings_of(vm, files));
-    if (rep.complete) spdlog::info("done: {} shots stacked", rep.total);
-    else spdlog::info("stopped after {} shots this run ({} of {} done); run the same command to resume",
-                      rep.done_now, rep.done_before + rep.done_now, rep.total);
+    const JobReport rep = run_migration_job(model, names, [&](std::size_t i) { return shots[i]; }, wavelet, job,
+                                            settings_of(vm, files, job.migration.propagation.backend));
     for (const auto& p : rep.outputs) spdlog::info("wrote {}", p);
-    return 0;
+    for (const auto& f : rep.failed_now) spdlog::error("shot {} from {} failed: {}", f.shot.id, f.shot.file, f.reason);
+    if (rep.complete) {
+        spdlog::info("done: {} shots stacked", rep.total);
+        return 0;
+    }
+    const int done = rep.done_before + rep.done_now;
+    if (rep.failed) {
+        spdlog::error("{} of {} shots done, {} failed ({} in this run; reasons above and in {}/state.json): fix what "
+                      "they say and run the same command to retry them",
+                      done, rep.total, rep.failed, rep.failed_now.size(), job.folder);
+        return 3;
+    }
+    spdlog::info("stopped after {} shots this run ({} of {} done); run the same command to resume", rep.done_now, done,
+                 rep.total);
+    return rep.signal ? 128 + rep.signal : 0;
 }
 
 }  // namespace rtm::app

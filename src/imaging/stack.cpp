@@ -1,37 +1,54 @@
 #include "imaging/stack.h"
 
 #include <algorithm>
+#include <cmath>
 
+#include "core/error.h"
 #include "imaging/field_ops.h"
 
 namespace rtm::imaging {
 
 void Stack::add(const Grid& w, int ix0, int iy0, const std::vector<double>& img,
                 const std::vector<double>& ill) {
-    const Grid& g = image.grid;
+    for (const auto* f : {&img, &ill}) {
+        const auto bad = std::find_if(f->begin(), f->end(), [](double x) { return !std::isfinite(x); });
+        if (bad != f->end()) {
+            const std::size_t k = std::size_t(bad - f->begin());
+            fail(f == &img ? "shot image" : "shot illumination",
+                 "window node (ix " + std::to_string(k % w.nx) + ", iy " + std::to_string((k / w.nx) % w.ny) + ", iz " +
+                     std::to_string(k / (std::size_t(w.nx) * w.ny)) + ") is " + std::to_string(*bad) +
+                     ": not stacked",
+                 "Check the shot's data and the velocity model for huge or non-finite values");
+        }
+    }
     for (int iz = 0; iz < w.nz; ++iz)
         for (int iy = 0; iy < w.ny; ++iy)
             for (int ix = 0; ix < w.nx; ++ix) {
-                const std::size_t q = w.index(ix, iy, iz), p = g.index(ix + ix0, iy + iy0, iz);
-                image.data[p] += float(img[q]);
-                illumination.data[p] += float(ill[q]);
+                const std::size_t q = w.index(ix, iy, iz), p = grid.index(ix + ix0, iy + iy0, iz);
+                image[p] += img[q];
+                illumination[p] += ill[q];
             }
 }
 
 Volume final_image(const Stack& s, const PostProcessing& pp) {
-    const Grid& g = s.image.grid;
-    std::vector<double> f(s.image.data.begin(), s.image.data.end());
+    std::vector<double> f = s.image;
     if (pp.normalise) {
-        const double smax = *std::max_element(s.illumination.data.begin(), s.illumination.data.end());
+        const double smax = *std::max_element(s.illumination.begin(), s.illumination.end());
         const double eps = pp.epsilon * (smax > 0 ? smax : 1.0);
-        for (std::size_t i = 0; i < f.size(); ++i) f[i] /= double(s.illumination.data[i]) + eps;
+        for (std::size_t i = 0; i < f.size(); ++i) f[i] /= s.illumination[i] + eps;
     }
     if (pp.laplacian) {
-        f = laplacian(f, g);
+        f = laplacian(f, s.grid);
         for (double& x : f) x = -x;
     }
-    Volume out(g);
+    Volume out(s.grid);
     for (std::size_t i = 0; i < f.size(); ++i) out.data[i] = float(f[i]);
+    return out;
+}
+
+Volume illumination_volume(const Stack& s) {
+    Volume out(s.grid);
+    for (std::size_t i = 0; i < out.data.size(); ++i) out.data[i] = float(s.illumination[i]);
     return out;
 }
 

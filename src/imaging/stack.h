@@ -8,12 +8,17 @@
 
 namespace rtm::imaging {
 
+// Sums in double on the model's grid (x fastest, then y, then z): a survey of many
+// shots adds up in double without losing the small ones to float rounding.
 struct Stack {
-    Volume image;         // sum of shot images
-    Volume illumination;  // sum of source illuminations (integral of u_s^2)
+    Grid grid;
+    std::vector<double> image;         // sum of shot images
+    std::vector<double> illumination;  // sum of source illuminations (integral of u_s^2)
 
-    explicit Stack(const Grid& model) : image(model), illumination(model) {}
-    // Adds a shot's window (nodes ix0.., iy0.. of the model; full depth).
+    explicit Stack(const Grid& model) : grid(model), image(model.size()), illumination(model.size()) {}
+    // Adds a shot's window (nodes ix0.., iy0.. of the model; full depth). A shot whose
+    // image or illumination holds a value that is not finite is refused (rtm::Error
+    // naming the window node) and nothing of it is added.
     void add(const Grid& window, int ix0, int iy0, const std::vector<double>& shot_image,
              const std::vector<double>& shot_illumination);
 };
@@ -26,5 +31,7 @@ struct PostProcessing {
 
 // The image users look at, from a raw stack.
 Volume final_image(const Stack& s, const PostProcessing& pp);
+// The illumination as a float volume (for writing).
+Volume illumination_volume(const Stack& s);
 
 }  // namespace rtm::imaging

@@ -95,6 +95,15 @@ Volume read_volume(const std::string& path, const GridReadOptions& opt) {
     const std::size_t plane = std::size_t(grid.nx) * grid.ny;
     for (int i = 0; i < file.traces(); ++i) {
         file.read(i, trace.data());
+        // A NaN or infinity would spread through every wavefield it touches.
+        const auto bad = std::find_if(trace.begin(), trace.end(), [](float x) { return !std::isfinite(x); });
+        if (bad != trace.end()) {
+            const long iz = long(bad - trace.begin());
+            fail(path, "trace " + std::to_string(i + 1) + " (node ix " + std::to_string(place.node[i] % grid.nx) +
+                           ", iy " + std::to_string(place.node[i] / grid.nx) + ") sample " + std::to_string(iz + 1) +
+                           " (depth " + num(grid.z0 + iz * grid.dz) + " m) is " + num(*bad),
+                 "Every sample of a model volume must be finite: fix the file where it was made");
+        }
         float* out = v.data.data() + place.node[i];
         for (int iz = 0; iz < grid.nz; ++iz) out[iz * plane] = trace[iz];
     }

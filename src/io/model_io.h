@@ -52,7 +52,8 @@ struct GridReadOptions {
 
 // Reads a gridded volume (2D line or 3D cube). Errors name the file and field.
 // Samples of any supported format (IBM float, int32, int16, IEEE float, int8) are
-// returned as float, integers exactly up to 2^24.
+// returned as float, integers exactly up to 2^24. A sample that is not finite is an
+// error naming the trace, its node and the sample.
 Volume read_volume(const std::string& path, const GridReadOptions& opt = {});
 
 // Reads vp (m/s) and the optional anisotropy volumes, checking they share vp's

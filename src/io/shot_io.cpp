@@ -36,6 +36,19 @@ ShotTrace shot_trace(const detail::TraceHeader& h) {
     return t;
 }
 
+// Refuses trace i (0-based, in file order) when a sample is not finite: one NaN would
+// turn the whole stacked image into NaN.
+void check_samples(const std::string& path, int i, const ShotTrace& t, const float* x, int nt, double dt) {
+    const float* bad = std::find_if(x, x + nt, [](float v) { return !std::isfinite(v); });
+    if (bad == x + nt) return;
+    const long k = long(bad - x);
+    std::string which = "trace " + std::to_string(i + 1);
+    if (t.ffid || t.channel)
+        which += " (field record " + std::to_string(t.ffid) + ", channel " + std::to_string(t.channel) + ")";
+    fail(path, which + " sample " + std::to_string(k + 1) + " (t = " + num(k * dt) + " s) is " + num(*bad),
+         "Every sample must be finite: fix the trace (or zero it) where the file was made");
+}
+
 std::string at(const Position& p) { return "(X " + num(p.x) + ", Y " + num(p.y) + ", depth " + num(p.z) + ")"; }
 
 std::int64_t centimetres(double metres, const std::string& path, const std::string& what) {
@@ -121,7 +134,11 @@ std::vector<ShotGather> read_shots(const std::string& path) {
         g.data.assign(members.size() * std::size_t(g.nt), 0.f);
         shots.push_back(std::move(g));
     }
-    for (int i = 0; i < n; ++i) file.read(i, shots[slot[i].first].trace(slot[i].second));
+    for (int i = 0; i < n; ++i) {
+        ShotGather& g = shots[slot[i].first];
+        file.read(i, g.trace(slot[i].second));
+        check_samples(path, i, traces[i], g.trace(slot[i].second), g.nt, g.dt);
+    }
     return shots;
 }
 

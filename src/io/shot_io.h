@@ -20,7 +20,8 @@ namespace rtm::io {
 // record number is 0 (ids 1, 2, ... in order of first appearance). All traces of a
 // gather must share one source position. Channel: byte 13 when every trace of the
 // gather has one, else the order in the file. Gathers come back sorted by id, traces
-// by channel, whatever the trace order in the file.
+// by channel, whatever the trace order in the file. A sample that is not finite is an
+// error naming the trace (its number in the file, field record and channel) and sample.
 std::vector<ShotGather> read_shots(const std::string& path);
 
 // Writes gathers as SEG-Y rev 1, IEEE float, with complete geometry headers:

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "imaging/field_ops.h"
 #include "physics/wavelet.h"
+#include "pipeline/blow_up.h"
 
 namespace rtm {
 
@@ -118,6 +119,7 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     src->set_receivers({}, N);
 
     // Forward pass.
+    const std::string who = "shot " + std::to_string(shot.id);
     std::size_t next_snap = 0;
     src->reset();
     if (storage == SourceStorage::Boundary) {
@@ -130,6 +132,7 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
         if (snap_time) src->keep(opt.bf16_snapshots);  // u[n]: slot next_snap (2 next_snap for IS)
         src->step(n);                                   // now u[n+1] current, u[n] previous
         if (storage == SourceStorage::Boundary) src->store_band(std::size_t(n) + 1);
+        if (finite_check_due(n, N)) require_finite(*src, who, "source (forward)", n, N);
         if (snap_time) {
             if (is) src->keep(opt.bf16_snapshots);  // u[n+1]: slot 2 next_snap + 1
             ++next_snap;
@@ -157,6 +160,7 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     rec->reset();
     for (int m = 0; m < N; ++m) {
         rec->step(m);  // current: l[j]
+        if (finite_check_due(m, N)) require_finite(*rec, who, "receiver (backward)", m, N);
         const int j = N - 1 - m;
         if (j % k != 0 || j - shift < 0) continue;
         const int s = j - shift;
@@ -214,6 +218,11 @@ ShotGather born_shot(const Model& model, const Volume& dm, const ShotGather& sho
         du->step(n);
         du->add_field(f);
         u0->step(n);
+        if (finite_check_due(n, N)) {
+            const std::string who = "shot " + std::to_string(shot.id);
+            require_finite(*u0, who, "background (Born)", n, N);
+            require_finite(*du, who, "scattered (Born)", n, N);
+        }
     }
     const auto traces = du->receiver_traces();
     ShotGather out = shot;

@@ -10,6 +10,7 @@
 #include "core/progress.h"
 #include "physics/stability.h"
 #include "physics/wavelet.h"
+#include "pipeline/blow_up.h"
 #include "pipeline/shot_window.h"
 
 namespace rtm {
@@ -126,6 +127,11 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
         prop->reset();
         for (int n = 0; n < nt; ++n) {
             prop->step(n);
+            if (finite_check_due(n, nt)) {
+                std::string who = members > 1 ? "shots" : "shot";
+                for (int m = 0; m < members; ++m) who += (m ? ", " : " ") + std::to_string(geometry[first + m].id);
+                require_finite(*prop, who, "modelled", n, nt);
+            }
             progress.update(long(first) * nt + long(members) * (n + 1));
         }
         const auto traces = prop->receiver_traces();  // the members' receivers in turn

@@ -1,6 +1,8 @@
 // `rtm migrate` end to end: outputs, resuming interrupted jobs bit for bit, refusing
-// a job folder that holds another job.
+// a job folder that holds another job or changed inputs, failed shots, checkpoints.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -8,7 +10,10 @@
 #include <thread>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "io/model_io.h"
+#include "io/shot_io.h"
 #include "run_rtm.h"
 #include "support/catch.hpp"
 #include "support/test_data.h"
@@ -82,7 +87,10 @@ TEST_CASE("an interrupted migration job resumes to an image identical bit for bi
     }
     SECTION("killed in the middle of a shot and resumed") {
         const auto job = dir / "killed";
-        const std::string cmd = std::string(RTM_BINARY) + " " + migrate_cmd(job) + " > /dev/null 2>&1";
+        // Checkpoints after every shot, so the kill comes after one (by default they come
+        // every few minutes, and at the end of a run, which the section above tests).
+        const std::string cmd = std::string(RTM_BINARY) + " " + migrate_cmd(job, "--migration.checkpoint-minutes 0") +
+                                " > /dev/null 2>&1";
         const pid_t pid = fork();
         REQUIRE(pid >= 0);
         if (pid == 0) {
@@ -99,6 +107,33 @@ TEST_CASE("an interrupted migration job resumes to an image identical bit for bi
         kill(pid, SIGKILL);
         int status = 0;
         waitpid(pid, &status, 0);
+        const auto r = run_rtm(migrate_cmd(job));
+        INFO(r.output);
+        REQUIRE(r.status == 0);
+        CHECK_THAT(r.output, Contains("resuming job"));
+        CHECK(bytes_of(job / "image.sgy") == whole);
+    }
+    SECTION("stopped by SIGTERM after a shot (it checkpoints, writes the image, exits 143) and resumed") {
+        const auto job = dir / "stopped";
+        const auto log = dir / "stopped.log";
+        const std::string cmd = std::string(RTM_BINARY) + " " + migrate_cmd(job) + " > " + log.string() + " 2>&1";
+        const pid_t pid = fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+            _exit(127);
+        }
+        // Stop it once the first shot is stacked (the second is under way).
+        for (int i = 0; i < 600 && bytes_of(log).find("(1 of 4)") == std::string::npos; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        kill(pid, SIGTERM);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        INFO(bytes_of(log));
+        REQUIRE(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 128 + SIGTERM);
+        CHECK_THAT(bytes_of(log), Contains("stopping on signal 15") && Contains("writing the image of"));
+        CHECK(fs::exists(job / "image.sgy"));
         const auto r = run_rtm(migrate_cmd(job));
         INFO(r.output);
         REQUIRE(r.status == 0);
@@ -128,7 +163,8 @@ TEST_CASE("bad migration options are refused naming the option") {
         const char* option;
     };
     for (const Bad b : {Bad{"--migration.memory-budget 0", "migration.memory-budget"},
-                        Bad{"--migration.checkpoint-every 0", "migration.checkpoint-every"},
+                        Bad{"--migration.checkpoint-minutes -1", "migration.checkpoint-minutes"},
+                        Bad{"--migration.checkpoint-minutes nan", "migration.checkpoint-minutes"},
                         Bad{"--migration.image-every -3", "migration.image-every"},
                         Bad{"--migration.aperture nan", "migration.aperture"},
                         Bad{"--model.dx -10", "model.dx"}}) {
@@ -143,4 +179,111 @@ TEST_CASE("bad migration options are refused naming the option") {
     INFO(r.output);
     CHECK(r.status == 1);
     CHECK_THAT(r.output, Contains("data.shots") && Contains("given twice"));
+}
+
+namespace {
+
+nlohmann::json state_of(const fs::path& job) {
+    std::ifstream in(job / "state.json");
+    return nlohmann::json::parse(in);
+}
+
+// The stack files in a job folder.
+std::vector<std::string> stack_files(const fs::path& job) {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(job))
+        if (e.path().filename().string().rfind("stack-", 0) == 0) out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a shot whose wavefield blows up is recorded as failed, the others are stacked, the exit code is 3") {
+    const auto dir = scratch("cli-migrate-failed");
+    // Shot 2's traces scaled to a peak of 1e38, finite as read: the rho filter's 1/(2 dt)
+    // and the cell volume (100 m^2) take the injected values past float's 3.4e38, so the
+    // receiver wavefield overflows to infinity and then NaN.
+    auto shots = io::read_shots(shots_file().string());
+    REQUIRE(shots.size() == 4);
+    double peak = 0;
+    for (float v : shots[1].data) peak = std::max(peak, double(std::abs(v)));
+    REQUIRE(peak > 0);
+    for (float& v : shots[1].data) v = float(v * (1e38 / peak));
+    const std::string file = (dir / "shots.sgy").string();
+    io::write_shots(file, shots);
+    const auto job = dir / "job";
+    const std::string cmd = "migrate --model.vp " + kSmooth + " --data.shots " + file +
+                            " --wavelet.ricker-f0 10 --migration.aperture 800 --propagation.device cpu --output.job " +
+                            job.string();
+    const long id = shots[1].id;
+
+    const auto r = run_rtm(cmd);
+    INFO(r.output);
+    CHECK(r.status == 3);
+    CHECK_THAT(r.output, Contains("shot " + std::to_string(id)) && Contains("wavefield is not finite") &&
+                             Contains("after time step") && Contains("1 failed"));
+    auto st = state_of(job);
+    for (std::size_t i = 0; i < 4; ++i) {
+        INFO("shot " << i);
+        CHECK(st["shots"][i]["status"] == (i == 1 ? "failed" : "done"));
+    }
+    CHECK_THAT(st["shots"][1].value("reason", ""), Contains("not finite"));
+    CHECK_THAT(r.output, Contains("writing the image of 3 of 4 shots"));
+    REQUIRE(fs::exists(job / "image.sgy"));
+    const Volume img = io::read_volume((job / "image.sgy").string());
+    double sum = 0;
+    for (float v : img.data) sum += std::abs(v);
+    CHECK(std::isfinite(sum));
+    CHECK(sum > 0);
+
+    // A rerun tries the failed shot again (it fails again: its data are the same) and
+    // redoes none of the done ones.
+    const auto again = run_rtm(cmd);
+    INFO(again.output);
+    CHECK(again.status == 3);
+    CHECK_THAT(again.output, Contains("3 of 4 shots already done, 1 failed before (tried again)"));
+    CHECK(again.output.find("shot " + std::to_string(shots[0].id) + " from") == std::string::npos);
+    CHECK(state_of(job)["shots"][0]["seconds"] == st["shots"][0]["seconds"]);
+}
+
+TEST_CASE("a velocity model replaced by another of the same size is refused, naming the model file") {
+    const auto dir = scratch("cli-migrate-replaced");
+    const auto model = dir / "model.sgy";
+    fs::copy_file(kSmooth, model);
+    REQUIRE(fs::file_size(kVp) == fs::file_size(kSmooth));
+    const std::string cmd = "migrate --model.vp " + model.string() + " --data.shots " + shots_file().string() +
+                            " --wavelet.ricker-f0 10 --migration.aperture 800 --propagation.device cpu"
+                            " --migration.max-shots 1 --output.job " + (dir / "job").string();
+    REQUIRE(run_rtm(cmd).status == 0);
+    fs::copy_file(kVp, model, fs::copy_options::overwrite_existing);
+    const auto r = run_rtm(cmd);
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains(model.string() + ": is not the file the job in") && Contains("content hash"));
+    CHECK(state_of(dir / "job")["shots"][1]["status"] == "pending");
+    // The backend that ran is part of the fingerprint too (a GPU run does not resume a
+    // CPU job's stack), whatever propagation.device said.
+    CHECK_THAT(state_of(dir / "job")["settings"].get<std::string>(), Contains("backend=cpu;"));
+}
+
+TEST_CASE("a job folder keeps one float64 stack generation; stale ones are removed on resume") {
+    const auto job = scratch("cli-migrate-generations") / "job";
+    REQUIRE(run_rtm(migrate_cmd(job, "--migration.max-shots 1 --migration.checkpoint-minutes 0")).status == 0);
+    const auto first = stack_files(job);
+    REQUIRE(first.size() == 2);
+    // Double precision on the model's grid (401 x 151 nodes).
+    CHECK(fs::file_size(job / first[0]) == 401u * 151u * sizeof(double));
+    // What a run killed in the middle of a checkpoint leaves behind.
+    for (const char* stale : {"stack-99-image.bin", "stack-99-illumination.bin.tmp", "state.json.tmp"})
+        std::ofstream(job / stale) << "stale";
+    const auto r = run_rtm(migrate_cmd(job, "--migration.max-shots 1"));
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.output, Contains("writing the image of 2 of 4 shots"));
+    const auto now = stack_files(job);
+    CHECK(now.size() == 2);
+    CHECK(now != first);
+    CHECK(!fs::exists(job / "stack-99-image.bin"));
+    CHECK(!fs::exists(job / "state.json.tmp"));
 }

@@ -72,17 +72,57 @@ TEST_CASE("a little-endian file is recognised by its byte-swapped format code") 
     check_message(error_of([&] { io::read_volume(path); }), {path.c_str(), "little-endian"});
 }
 
-TEST_CASE("read_model rejects NaN, zero and negative velocities at the first bad node") {
+TEST_CASE("read_model rejects zero and negative velocities at the first bad node") {
     const auto dir = scratch("bad-velocity");
-    for (float bad : {std::numeric_limits<float>::quiet_NaN(), 0.f, -1500.f}) {
+    for (float bad : {0.f, -1500.f}) {
         Volume v = numbered_volume(small_cube());
         v.at(2, 1, 3) = bad;
         io::ModelPaths paths;
         paths.vp = (dir / "vp.sgy").string();
         io::write_volume(paths.vp, v);
-        const std::string value = std::isnan(bad) ? "is nan" : bad == 0 ? "is 0" : "is -1500";
+        const std::string value = bad == 0 ? "is 0" : "is -1500";
         check_message(error_of([&] { io::read_model(paths); }),
                       {paths.vp.c_str(), "(ix 2, iy 1, iz 3)", value.c_str(), "finite and positive"});
+    }
+}
+
+TEST_CASE("a NaN or infinite sample in any model volume is refused naming the file, trace, node and sample") {
+    const auto dir = scratch("non-finite-volume");
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    io::ModelPaths paths;
+    paths.vp = (dir / "vp.sgy").string();
+    paths.epsilon = (dir / "epsilon.sgy").string();
+    for (const auto* bad_file : {&paths.vp, &paths.epsilon})
+        for (float bad : {nan, inf, -inf}) {
+            // Node (ix 2, iy 1) is the 7th trace written (iy * nx + ix + 1), sample iz 3
+            // the 4th, at depth z0 + 3 dz = 30 m.
+            Volume good = numbered_volume(small_cube()), broken = good;
+            broken.at(2, 1, 3) = bad;
+            io::write_volume(paths.vp, bad_file == &paths.vp ? broken : good);
+            io::write_volume(paths.epsilon, bad_file == &paths.epsilon ? broken : good);
+            const std::string value = std::isnan(bad) ? "is nan" : bad > 0 ? "is inf" : "is -inf";
+            check_message(error_of([&] { io::read_model(paths); }),
+                          {bad_file->c_str(), "trace 7 (node ix 2, iy 1) sample 4 (depth 30 m)", value.c_str(),
+                           "must be finite"});
+            check_message(error_of([&] { io::read_volume(*bad_file); }), {bad_file->c_str(), "trace 7", "sample 4"});
+        }
+}
+
+TEST_CASE("a NaN or infinite shot sample is refused naming the file, trace, field record, channel and sample") {
+    const std::string path = (scratch("shots-non-finite") / "shots.sgy").string();
+    for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+        ShotGather a, b;
+        a.id = 7, a.nt = 10, a.dt = 0.004;
+        a.receivers = {{0, 0, 0}, {10, 0, 0}, {20, 0, 0}};
+        a.data.assign(30, 1.f);
+        b = a;
+        b.id = 8;
+        b.data[1 * 10 + 4] = bad;  // shot 8, channel 2, sample 5 (t = 4 dt): the file's 5th trace
+        io::write_shots(path, {a, b});
+        const std::string value = std::isnan(bad) ? "is nan" : "is inf";
+        check_message(error_of([&] { io::read_shots(path); }),
+                      {path.c_str(), "trace 5 (field record 8, channel 2) sample 5 (t = 0.016 s)", value.c_str(),
+                       "must be finite"});
     }
 }
 

@@ -1,0 +1,65 @@
+// Bad samples in the files a job reads are refused from the command line, naming the
+// file, the trace and the sample, before anything is stacked.
+#include <filesystem>
+#include <limits>
+
+#include "io/shot_io.h"
+#include "run_rtm.h"
+#include "support/catch.hpp"
+#include "support/test_data.h"
+
+using namespace rtm;
+using namespace rtm::test;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kSmooth = (source_dir() / "velocity_models" / "layers2d_vp_smooth.segy").string();
+
+// Two gathers over the bundled 2D model (its x axis starts at world X = 1000 m):
+// field records 1 and 2, 41 channels, 100 samples at 4 ms; all zero but `bad` at
+// record 2, channel 3, sample 51 (t = 0.2 s), the file's trace 41 + 3 = 44.
+std::string shots_with(const fs::path& dir, float bad) {
+    std::vector<ShotGather> shots(2);
+    for (int k = 0; k < 2; ++k) {
+        ShotGather& g = shots[k];
+        g.id = k + 1, g.nt = 100, g.dt = 0.004;
+        g.source = {1800.0 + 400 * k, 0, 10};
+        for (int r = 0; r < 41; ++r) g.receivers.push_back({1500.0 + 25 * r, 0, 10});
+        g.data.assign(41 * 100, 0.f);
+    }
+    shots[1].data[2 * 100 + 50] = bad;
+    const std::string path = (dir / "shots.sgy").string();
+    io::write_shots(path, shots);
+    return path;
+}
+
+}  // namespace
+
+TEST_CASE("rtm migrate refuses a shot file holding one NaN sample, naming the file, trace and sample") {
+    const auto dir = scratch("cli-nan-shot");
+    const std::string file = shots_with(dir, std::numeric_limits<float>::quiet_NaN());
+    const auto job = dir / "job";
+    const auto r = run_rtm("migrate --model.vp " + kSmooth + " --data.shots " + file +
+                           " --propagation.device cpu --output.job " + job.string());
+    INFO(r.output);
+    // 1 when the files are read before the job, 3 when a reader loads shots one at a
+    // time and the job records the shot as failed: either way not a success.
+    CHECK(r.status != 0);
+    CHECK_THAT(r.output, Contains(file + ": trace 44 (field record 2, channel 3) sample 51 (t = 0.2 s) is nan"));
+    if (fs::exists(job / "state.json")) CHECK(r.status == 3);
+}
+
+TEST_CASE("rtm migrate refuses a wavelet file holding an infinite sample, naming the file, trace and sample") {
+    const auto dir = scratch("cli-inf-wavelet");
+    const std::string shots = shots_with(dir, 0.f);
+    // A wavelet file is read as gathers (its first trace is the wavelet): this one's trace
+    // 44 holds the infinity, and no sample of a file is trusted once one is broken.
+    const std::string broken = shots_with(scratch("cli-inf-wavelet-file"), std::numeric_limits<float>::infinity());
+    const auto r = run_rtm("migrate --model.vp " + kSmooth + " --data.shots " + shots + " --wavelet.file " + broken + " --propagation.device cpu --output.job " +
+                           (dir / "job").string());
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains(broken + ": trace 44 (field record 2, channel 3) sample 51 (t = 0.2 s) is inf"));
+}
