@@ -67,8 +67,8 @@ std::vector<std::string> write_outputs(const fs::path& folder, const imaging::St
 
 }  // namespace
 
-JobReport run_migration_job(const Model& model, const std::vector<ShotGather>& shots,
-                            const std::vector<JobShot>& names, const Wavelet& wavelet,
+JobReport run_migration_job(const Model& model, const std::vector<JobShot>& names,
+                            const std::function<ShotGather(std::size_t)>& load_shot, const Wavelet& wavelet,
                             const MigrationJobOptions& opt, const std::string& settings) {
     const Grid& g = model.grid();
     State st;
@@ -81,7 +81,7 @@ JobReport run_migration_job(const Model& model, const std::vector<ShotGather>& s
     }
     imaging::Stack stack(g);
     JobReport rep;
-    rep.total = int(shots.size());
+    rep.total = int(names.size());
 
     if (fs::exists(st.file())) {
         std::ifstream in(st.file());
@@ -120,10 +120,11 @@ JobReport run_migration_job(const Model& model, const std::vector<ShotGather>& s
 
     Progress progress("migration: shot", rep.total - rep.done_before);
     int since_checkpoint = 0;
-    for (std::size_t i = 0; i < shots.size(); ++i) {
+    for (std::size_t i = 0; i < names.size(); ++i) {
         if (st.j["shots"][i]["done"].get<bool>()) continue;
         if (opt.max_shots >= 0 && rep.done_now >= opt.max_shots) break;
-        const ShotMigration s = migrate_shot(model, shots[i], wavelet, opt.migration);
+        const ShotGather shot = load_shot(i);
+        const ShotMigration s = migrate_shot(model, shot, wavelet, opt.migration);
         stack.add(s.window.grid, s.window.ix0, s.window.iy0, s.image, s.illumination);
         st.j["shots"][i]["done"] = true;
         st.j["shots"][i]["seconds"] = s.seconds;
@@ -131,7 +132,7 @@ JobReport run_migration_job(const Model& model, const std::vector<ShotGather>& s
         ++rep.done_now;
         spdlog::info("shot {} ({} of {}): window {} x {} x {}, {} steps, imaging every {}, source wavefield by {} "
                      "({:.1f} MB), {:.1f} s",
-                     shots[i].id, rep.done_before + rep.done_now, rep.total, s.window.grid.nx, s.window.grid.ny,
+                     shot.id, rep.done_before + rep.done_now, rep.total, s.window.grid.nx, s.window.grid.ny,
                      s.window.grid.nz, s.steps, s.image_every, kStorage[int(s.storage)], s.bytes_kept / 1e6,
                      s.seconds);
         progress.update(rep.done_now);

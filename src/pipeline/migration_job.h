@@ -10,6 +10,7 @@
 // checkpoint, redoing no shot it recorded as done and losing none. Shots are stacked
 // in a fixed order into a float stack kept bit for bit, so a resumed job's image is
 // identical to an uninterrupted one's.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,10 +38,12 @@ struct JobReport {
     std::vector<std::string> outputs;
 };
 
-// Runs (or resumes) the job. `settings` describes the inputs and options for the
-// fingerprint: a folder holding a job with other settings is refused, not mixed.
-JobReport run_migration_job(const Model& model, const std::vector<ShotGather>& shots,
-                            const std::vector<JobShot>& names, const Wavelet& wavelet,
+// Runs (or resumes) the job over the shots `names`; load_shot(i) reads shot i of them
+// when its turn comes (one gather in memory at a time). `settings` describes the inputs
+// and options for the fingerprint: a folder holding a job with other settings is
+// refused, not mixed.
+JobReport run_migration_job(const Model& model, const std::vector<JobShot>& names,
+                            const std::function<ShotGather(std::size_t)>& load_shot, const Wavelet& wavelet,
                             const MigrationJobOptions& opt, const std::string& settings);
 
 }  // namespace rtm
