@@ -61,10 +61,9 @@ struct ShotWriter::File {
 
 ShotWriter::ShotWriter(const std::string& path, const std::vector<ShotGather>& geometry) : path_(path) {
     if (geometry.empty()) fail(path, "no shot gathers to write", "Give at least one gather");
-    first_ = geometry.front();
-    first_.receivers.clear();
-    first_.channels.clear();
-    first_.data.clear();
+    first_.id = geometry.front().id;
+    first_.nt = geometry.front().nt;
+    first_.dt = geometry.front().dt;
     shots_ = geometry.size();
     std::size_t max_traces = 0;
     for (const auto& s : geometry) {
