@@ -10,8 +10,9 @@
 #include "app/config.h"
 #include "app/job_options.h"
 #include "core/error.h"
+#include "core/host_memory.h"
 #include "io/file_hash.h"
-#include "io/shot_io.h"
+#include "io/shot_index.h"
 #include "pipeline/migration_job.h"
 
 namespace rtm::app {
@@ -159,17 +160,21 @@ int cmd_migrate(int argc, char** argv) {
                 std::filesystem::equivalent(files[i], files[j]))
                 fail("option data.shots", files[i] + " is given twice (its shots would be stacked twice)",
                      "List each shot file once (the command line adds to the config file's list)");
-    std::vector<ShotGather> shots;
+    // Every file indexed (trace headers only, checked now); a gather's samples are read
+    // when its turn comes.
+    std::vector<io::ShotIndex> indexes;
     std::vector<JobShot> names;
+    std::vector<std::pair<std::size_t, std::size_t>> where;  // index and gather of each job shot
     for (const auto& f : files) {
-        auto g = io::read_shots(f);
-        spdlog::info("shots {}: {} gathers", f, g.size());
-        for (auto& s : g) {
-            names.push_back({f, s.id});
-            shots.push_back(std::move(s));
+        const io::ShotIndex& index = indexes.emplace_back(f);
+        spdlog::info("shots {}: {} gathers", f, index.size());
+        for (std::size_t k = 0; k < index.size(); ++k) {
+            names.push_back({f, index.geometry(k).id});
+            where.emplace_back(indexes.size() - 1, k);
         }
     }
-    if (shots.empty()) fail(files.front(), "holds no shot gathers", "Check the data.shots files");
+    if (names.empty()) fail(files.front(), "holds no shot gathers", "Check the data.shots files");
+    const auto load_shot = [&](std::size_t i) { return indexes[where[i].first].load(where[i].second); };
     const Wavelet wavelet = load_wavelet(vm);
 
     MigrationJobOptions job;
@@ -181,8 +186,9 @@ int cmd_migrate(int argc, char** argv) {
     if (!(job.checkpoint_minutes >= 0))
         fail("option migration.checkpoint-minutes", "must be 0 or more minutes", "Give minutes, e.g. 5 (0: after every shot)");
     job.max_shots = vm["migration.max-shots"].as<int>();
-    const JobReport rep = run_migration_job(model, names, [&](std::size_t i) { return shots[i]; }, wavelet, job,
+    const JobReport rep = run_migration_job(model, names, load_shot, wavelet, job,
                                             settings_of(vm, files, job.migration.propagation.backend));
+    spdlog::info("peak host memory {:.1f} MB (VmHWM; docs/memory.md)", peak_host_bytes() / 1e6);
     for (const auto& p : rep.outputs) spdlog::info("wrote {}", p);
     for (const auto& f : rep.failed_now) spdlog::error("shot {} from {} failed: {}", f.shot.id, f.shot.file, f.reason);
     if (rep.complete) {

@@ -9,7 +9,9 @@
 #include "app/config.h"
 #include "app/job_options.h"
 #include "core/error.h"
+#include "core/host_memory.h"
 #include "io/previews.h"
+#include "io/shot_index.h"
 #include "io/shot_io.h"
 #include "pipeline/acquisition.h"
 #include "pipeline/migration.h"
@@ -82,14 +84,15 @@ double record_length(const po::variables_map& vm) {
 std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& model) {
     if (vm.count("acquisition.geometry")) {
         const std::string path = vm["acquisition.geometry"].as<std::string>();
-        auto shots = io::read_shots(path);
-        spdlog::info("geometry from {}: {} shots", path, shots.size());
+        const io::ShotIndex index(path);  // headers only: the samples are not needed
+        spdlog::info("geometry from {}: {} shots", path, index.size());
+        std::vector<ShotGather> shots;
+        for (std::size_t k = 0; k < index.size(); ++k) shots.push_back(index.geometry(k));
         for (auto& s : shots) {
             // A new interval keeps the file's record length unless record-length says otherwise.
             const double length = vm.count("acquisition.record-length") ? record_length(vm) : (s.nt - 1) * s.dt;
             if (vm.count("acquisition.record-dt")) s.dt = record_dt(vm);
             s.nt = int(std::lround(length / s.dt)) + 1;
-            s.data.clear();
         }
         return shots;
     }
@@ -111,9 +114,10 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
 }
 
 // Born modelling: the data scattered by a perturbation, with the boundaries and steps
-// of migration (whose born-adjoint condition is its exact adjoint).
-std::vector<ShotGather> born(const po::variables_map& vm, const Model& model, const std::vector<ShotGather>& geometry,
-                             const Wavelet& wavelet, const PropagationOptions& prop, ModellingStats& stats) {
+// of migration (whose born-adjoint condition is its exact adjoint); each gather goes to
+// `sink` when done.
+void born(const po::variables_map& vm, const Model& model, const std::vector<ShotGather>& geometry,
+          const Wavelet& wavelet, const PropagationOptions& prop, const GatherSink& sink, ModellingStats& stats) {
     const bool refl = vm.count("model.born-reflectivity") > 0;
     if (refl && vm.count("model.born-dm"))
         fail("options model.born-dm and model.born-reflectivity", "both are given", "Give one of them");
@@ -131,10 +135,9 @@ std::vector<ShotGather> born(const po::variables_map& vm, const Model& model, co
     mo.propagation = prop;
     mo.aperture = -1;
     spdlog::info("Born modelling from {} ({})", path, refl ? "reflectivity" : "slowness-squared perturbation");
-    std::vector<ShotGather> out;
     Progress progress("born: shot", long(geometry.size()));
     for (std::size_t s = 0; s < geometry.size(); ++s) {
-        out.push_back(born_shot(model, dm, geometry[s], wavelet, mo));
+        sink(s, born_shot(model, dm, geometry[s], wavelet, mo));
         progress.update(long(s + 1));
     }
     const TimeAxis ta = time_axis(model, geometry.front(), wavelet, prop);
@@ -143,7 +146,6 @@ std::vector<ShotGather> born(const po::variables_map& vm, const Model& model, co
     stats.dt = ta.dt;
     stats.seconds = progress.elapsed();
     stats.point_updates = 2.0 * double(b.size()) * ta.nt * stats.shots;  // background + scattered
-    return out;
 }
 
 }  // namespace
@@ -161,20 +163,24 @@ int cmd_model(int argc, char** argv) {
     const Wavelet wavelet = load_wavelet(vm);
     const PropagationOptions prop = propagation_from(vm);
 
-    ModellingStats stats;
-    std::vector<ShotGather> shots;
-    if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) {
-        shots = born(vm, model, geometry, wavelet, prop, stats);
-    } else {
-        shots = model_shots(model, geometry, wavelet, prop, &stats);
-    }
-
+    // Each gather is written as its batch finishes (the file's headers from the geometry,
+    // checked before any propagation); the middle one is kept for the preview.
     const std::string out = vm["output.shots"].as<std::string>();
     if (auto dir = std::filesystem::path(out).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
-    io::write_shots(out, shots);
+    io::ShotWriter writer(out, geometry);
+    const std::size_t middle = geometry.size() / 2;
+    ShotGather preview;
+    const GatherSink write = [&](std::size_t k, ShotGather&& gather) {
+        writer.write(gather);
+        if (k == middle) preview = std::move(gather);
+    };
+    ModellingStats stats;
+    if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) born(vm, model, geometry, wavelet, prop, write, stats);
+    else model_shots(model, geometry, wavelet, prop, write, &stats);
+    writer.commit();
     std::string png = vm["output.preview"].as<std::string>();
     if (png.empty()) png = std::filesystem::path(out).replace_extension(".png").string();
-    io::write_gather_png(png, shots[shots.size() / 2]);
+    io::write_gather_png(png, preview);
 
     const Grid& g = model.grid();
     spdlog::info("done: {} shots, grid {} x {} x {} (+{} absorbing cells), {} steps of {:.3g} ms each, "
@@ -182,6 +188,7 @@ int cmd_model(int argc, char** argv) {
                  stats.shots, g.nx, g.ny, g.nz, prop.pml_cells, stats.steps / std::max(1L, stats.shots),
                  stats.dt * 1e3, stats.seconds, stats.point_updates / stats.seconds * 1e-6);
     spdlog::info("wrote {} and {}", out, png);
+    spdlog::info("peak host memory {:.1f} MB (VmHWM; docs/memory.md)", peak_host_bytes() / 1e6);
     return 0;
 }
 

@@ -77,10 +77,9 @@ TimeAxis time_axis(const Model& model, const ShotGather& shot, const Wavelet& wa
     return t;
 }
 
-std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGather>& geometry,
-                                    const Wavelet& wavelet, const PropagationOptions& opt,
-                                    ModellingStats* stats) {
-    if (geometry.empty()) return {};
+void model_shots(const Model& model, const std::vector<ShotGather>& geometry, const Wavelet& wavelet,
+                 const PropagationOptions& opt, const GatherSink& sink, ModellingStats* stats) {
+    if (geometry.empty()) return;
     const Grid& g = model.grid();
     const double record_dt = geometry.front().dt;
     const int record_nt = geometry.front().nt;
@@ -102,7 +101,6 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
     const std::vector<double> src_trace = source_trace(wavelet, nt, dt);
 
     const Resampler to_record(nt, dt, record_nt, record_dt);
-    std::vector<ShotGather> out;
     // Counted in shot-steps, so that a batch holding every shot still shows progress.
     Progress progress("modelling: shot-steps", long(geometry.size()) * nt);
     for (std::size_t first = 0; first < geometry.size(); first += std::size_t(batch)) {
@@ -143,7 +141,7 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
             for (std::size_t r = 0; r < shot.receivers.size(); ++r)
                 to_record.apply(traces.data() + (r0 + r) * nt, shot.trace(r));
             r0 += shot.receivers.size();
-            out.push_back(std::move(shot));
+            sink(first + m, std::move(shot));
         }
     }
     if (stats) {
@@ -153,6 +151,13 @@ std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGa
         stats->seconds = progress.elapsed();
         stats->dt = dt;
     }
+}
+
+std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGather>& geometry,
+                                    const Wavelet& wavelet, const PropagationOptions& opt, ModellingStats* stats) {
+    std::vector<ShotGather> out;
+    model_shots(model, geometry, wavelet, opt, [&](std::size_t, ShotGather&& g) { out.push_back(std::move(g)); },
+                stats);
     return out;
 }
 

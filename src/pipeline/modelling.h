@@ -64,8 +64,16 @@ struct ModellingStats {
     double dt = 0;
 };
 
-// Models every gather of `geometry` (receivers, nt, dt used; data replaced).
-// Positions are world coordinates, mapped through the model's frame.
+// Receives gather `index` of the geometry as soon as its batch is modelled, in order.
+using GatherSink = std::function<void(std::size_t index, ShotGather&& gather)>;
+
+// Models every gather of `geometry` (receivers, nt, dt used; data replaced) and hands
+// each to `sink` when its batch is done: the caller holds one batch of gathers at a
+// time. Positions are world coordinates, mapped through the model's frame.
+void model_shots(const Model& model, const std::vector<ShotGather>& geometry, const Wavelet& wavelet,
+                 const PropagationOptions& opt, const GatherSink& sink, ModellingStats* stats = nullptr);
+
+// All gathers at once (tests, benches): model_shots into a vector.
 std::vector<ShotGather> model_shots(const Model& model, const std::vector<ShotGather>& geometry,
                                     const Wavelet& wavelet, const PropagationOptions& opt,
                                     ModellingStats* stats = nullptr);

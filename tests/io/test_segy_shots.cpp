@@ -1,9 +1,14 @@
-// Shot records through SEG-Y: write_shots then read_shots, unsorted files, and the
-// headers as another tool (segyio-catr) reads them.
+// Shot records through SEG-Y: write_shots then read_shots, unsorted files, the headers
+// as another tool (segyio-catr) reads them, the shot index (one gather's samples at a
+// time) and the writer that takes gathers as they come.
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
+#include "io/shot_index.h"
 #include "io/shot_io.h"
 #include "segy_test_files.h"
 #include "support/test_data.h"
@@ -188,4 +193,101 @@ TEST_CASE("write_shots refuses gathers that disagree on nt or a dt of fractional
     msg = error_of([&] { io::write_shots(path, shots); });
     CHECK(contains(msg, "whole number of microseconds"));
     CHECK_FALSE(std::filesystem::exists(path));
+}
+
+TEST_CASE("a shot index of an interleaved file holds each gather's geometry without samples and loads it as written") {
+    const auto dir = scratch("shots-index");
+    const auto shots = three_shots();
+    io::write_shots((dir / "sorted.sgy").string(), shots);
+    const std::vector<int> order = {4, 8, 14, 3, 7, 13, 2, 6, 12, 1, 5, 11, 0, 10, 9};
+    copy_traces((dir / "sorted.sgy").string(), (dir / "interleaved.sgy").string(), order);
+    const io::ShotIndex index((dir / "interleaved.sgy").string());
+    REQUIRE(index.size() == 3);
+    for (std::size_t k = 0; k < index.size(); ++k) {
+        const ShotGather& geo = index.geometry(k);
+        CHECK(geo.data.empty());
+        const ShotGather g = index.load(k);
+        check_same_gather(g, by_id(shots, geo.id));
+        ShotGather without = g;
+        without.data.clear();
+        check_same_gather(geo, without);
+    }
+    CHECK(index.geometry(0).id == 10);
+    CHECK(index.geometry(2).id == 30);
+}
+
+TEST_CASE("viking_small.segy through the shot index: every loaded trace is the file's trace of that record and channel") {
+    const auto path = shared_file("field/viking_small.segy");
+    if (path.empty()) return;
+    const io::ShotIndex index(path.string());
+    REQUIRE(index.size() == 4);
+    std::vector<ShotGather> loaded;
+    for (std::size_t k = 0; k < 4; ++k) loaded.push_back(index.load(k));
+    // Independent of rtm's grouping: segyio's samples of each trace, by its own
+    // field record (ids 3..6) and channel (1..120), bit for bit.
+    SegyHandle f(path.string(), "rb");
+    REQUIRE(f.traces == 480);
+    const int nt = segy_samples(f.bin);
+    REQUIRE(nt == 600);
+    std::vector<char> header(SEGY_TRACE_HEADER_SIZE), raw(f.trsize);
+    int same = 0;
+    for (int i = 0; i < f.traces; ++i) {
+        REQUIRE(segy_traceheader(f.fp, i, header.data(), f.trace0, f.trsize) == SEGY_OK);
+        std::int32_t ffid, channel;
+        segy_get_field(header.data(), SEGY_TR_FIELD_RECORD, &ffid);
+        segy_get_field(header.data(), SEGY_TR_NUMBER_ORIG_FIELD, &channel);
+        REQUIRE(segy_readtrace(f.fp, i, raw.data(), f.trace0, f.trsize) == SEGY_OK);
+        REQUIRE(segy_to_native(segy_format(f.bin), nt, raw.data()) == SEGY_OK);
+        const ShotGather& g = loaded.at(std::size_t(ffid - 3));
+        same += std::memcmp(g.trace(std::size_t(channel - 1)), raw.data(), sizeof(float) * nt) == 0;
+    }
+    CHECK(same == 480);
+}
+
+TEST_CASE("a shot file replaced after it was indexed is refused when a gather is loaded") {
+    const auto dir = scratch("shots-index-replaced");
+    const std::string path = (dir / "shots.sgy").string();
+    io::write_shots(path, three_shots());
+    const io::ShotIndex index(path);
+    auto fewer = three_shots();
+    fewer.pop_back();
+    io::write_shots(path, fewer);
+    const std::string msg = error_of([&] { index.load(0); });
+    INFO(msg);
+    CHECK(contains(msg, path));
+    CHECK(contains(msg, "changed since it was indexed"));
+}
+
+TEST_CASE("gathers handed to the shot writer one by one make the file write_shots makes; an unfinished one leaves none") {
+    const auto dir = scratch("shots-writer");
+    const auto shots = three_shots();
+    const std::string whole = (dir / "whole.sgy").string(), streamed = (dir / "streamed.sgy").string();
+    io::write_shots(whole, shots);
+    {
+        std::vector<ShotGather> geometry = shots;
+        for (auto& g : geometry) g.data.clear();
+        io::ShotWriter out(streamed, geometry);
+        CHECK(std::filesystem::exists(streamed + ".tmp"));
+        for (const auto& g : shots) out.write(g);
+        out.commit();
+    }
+    auto bytes = [](const std::string& p) {
+        std::ifstream in(p, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    CHECK(bytes(streamed) == bytes(whole));
+
+    const std::string cut = (dir / "cut.sgy").string();
+    {
+        io::ShotWriter out(cut, shots);
+        out.write(shots[0]);
+        ShotGather other = shots[1];
+        other.nt = 40;
+        other.data.resize(other.ntraces() * 40);
+        const std::string msg = error_of([&] { out.write(other); });
+        CHECK(contains(msg, "shot 10 has nt 40"));
+        CHECK(contains(error_of([&] { out.commit(); }), "1 of the 3 announced gathers written"));
+    }
+    CHECK_FALSE(std::filesystem::exists(cut));
+    CHECK_FALSE(std::filesystem::exists(cut + ".tmp"));
 }

@@ -1,0 +1,149 @@
+#include "io/shot_index.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "core/error.h"
+#include "io/segy_file.h"
+
+namespace rtm::io {
+
+namespace {
+
+using detail::num;
+
+// What the index takes from one trace header.
+struct ShotTrace {
+    long ffid = 0;
+    int channel = 0;
+    Position source, receiver;
+};
+
+ShotTrace shot_trace(const detail::TraceHeader& h) {
+    ShotTrace t;
+    t.ffid = h.get(SEGY_TR_FIELD_RECORD);
+    t.channel = h.get(SEGY_TR_NUMBER_ORIG_FIELD);
+    const std::int32_t xy = h.get(SEGY_TR_SOURCE_GROUP_SCALAR), z = h.get(SEGY_TR_ELEV_SCALAR);
+    t.source.x = detail::apply_scalar(h.get(SEGY_TR_SOURCE_X), xy);
+    t.source.y = detail::apply_scalar(h.get(SEGY_TR_SOURCE_Y), xy);
+    t.source.z = detail::apply_scalar(h.get(SEGY_TR_SOURCE_DEPTH), z);
+    t.receiver.x = detail::apply_scalar(h.get(SEGY_TR_GROUP_X), xy);
+    t.receiver.y = detail::apply_scalar(h.get(SEGY_TR_GROUP_Y), xy);
+    t.receiver.z = -detail::apply_scalar(h.get(SEGY_TR_RECV_GROUP_ELEV), z);
+    return t;
+}
+
+std::string at(const Position& p) { return "(X " + num(p.x) + ", Y " + num(p.y) + ", depth " + num(p.z) + ")"; }
+
+// Refuses trace i (0-based, in file order) of gather g (its r-th trace) when a sample is
+// not finite: one NaN would turn the whole stacked image into NaN.
+void check_samples(const std::string& path, int i, const ShotGather& g, std::size_t r) {
+    const float* x = g.trace(r);
+    const float* bad = std::find_if(x, x + g.nt, [](float v) { return !std::isfinite(v); });
+    if (bad == x + g.nt) return;
+    const long k = long(bad - x);
+    fail(path,
+         "trace " + std::to_string(i + 1) + " (field record " + std::to_string(g.id) + ", channel " +
+             std::to_string(g.channels[r]) + ") sample " + std::to_string(k + 1) + " (t = " + num(k * g.dt) +
+             " s) is " + num(*bad),
+         "Every sample must be finite: fix the trace (or zero it) where the file was made");
+}
+
+}  // namespace
+
+ShotIndex::ShotIndex(const std::string& path) : path_(path) {
+    const detail::SegyReader file(path);
+    const int n = file.traces();
+    file_traces_ = n;
+    file_samples_ = file.samples();
+
+    // One pass over the headers (one at a time: a header is 240 bytes, what is kept 64).
+    // One sample interval for the whole file, in microseconds.
+    const detail::TraceHeader first = file.header(0);
+    const int first_dt = first.get(SEGY_TR_SAMPLE_INTER);
+    std::vector<ShotTrace> traces(n);
+    bool any_ffid = false;
+    for (int i = 0; i < n; ++i) {
+        const detail::TraceHeader h = i == 0 ? first : file.header(i);
+        const int v = h.get(SEGY_TR_SAMPLE_INTER);
+        if (v != 0 && v != first_dt)
+            fail(path, "trace " + std::to_string(i + 1) + " has " + detail::trace_field_name(SEGY_TR_SAMPLE_INTER) + " " +
+                           std::to_string(v) + " us where trace 1 has " + std::to_string(first_dt) + " us",
+                 "All traces must share one sample interval: resample the file");
+        traces[i] = shot_trace(h);
+        any_ffid = any_ffid || traces[i].ffid != 0;
+    }
+    const int dt_us = file.interval(first);
+    if (dt_us <= 0)
+        fail(path, "the sample interval is zero or negative: " + detail::trace_field_name(SEGY_TR_SAMPLE_INTER) + " = " +
+                       std::to_string(first_dt) + " in trace 1 and " + detail::binary_field_name(SEGY_BIN_INTERVAL) + " = " +
+                       std::to_string(file.binary().get(SEGY_BIN_INTERVAL)),
+             "Set the sample interval (microseconds) in the file's headers");
+
+    // Group traces by field record number, or by source position when that is all zero.
+    std::map<long, std::vector<int>> groups;
+    std::map<std::tuple<double, double, double>, long> by_source;
+    for (int i = 0; i < n; ++i) {
+        long id = traces[i].ffid;
+        if (!any_ffid) {
+            const auto key = std::make_tuple(traces[i].source.x, traces[i].source.y, traces[i].source.z);
+            id = by_source.emplace(key, long(by_source.size()) + 1).first->second;
+        }
+        groups[id].push_back(i);
+    }
+
+    gathers_.reserve(groups.size());
+    traces_.reserve(groups.size());
+    for (auto& [id, members] : groups) {
+        ShotGather g;
+        g.id = id;
+        g.nt = file.samples();
+        g.dt = dt_us * 1e-6;
+        g.source = traces[members.front()].source;
+        for (int i : members) {
+            const Position& s = traces[i].source;
+            if (std::abs(s.x - g.source.x) > 1e-3 || std::abs(s.y - g.source.y) > 1e-3 || std::abs(s.z - g.source.z) > 1e-3)
+                fail(path, "field record " + std::to_string(id) + " (" + detail::trace_field_name(SEGY_TR_FIELD_RECORD) +
+                               ") has two source positions: trace " + std::to_string(members.front() + 1) + " at " +
+                               at(g.source) + " and trace " + std::to_string(i + 1) + " at " + at(s) +
+                               " (source X/Y bytes 73/77, depth byte 49)",
+                     "One field record must be one shot: fix the field record numbers or source coordinates");
+        }
+        // Channels from byte 13 when every trace of the record has one, else file order.
+        const bool numbered = std::all_of(members.begin(), members.end(), [&](int i) { return traces[i].channel > 0; });
+        std::vector<int> channel(members.size());
+        for (std::size_t k = 0; k < members.size(); ++k) channel[k] = numbered ? traces[members[k]].channel : int(k) + 1;
+        std::vector<std::size_t> order(members.size());
+        for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return channel[a] < channel[b]; });
+        std::vector<int> in_file(members.size());
+        for (std::size_t r = 0; r < order.size(); ++r) {
+            const int i = members[order[r]];
+            g.receivers.push_back(traces[i].receiver);
+            g.channels.push_back(channel[order[r]]);
+            in_file[r] = i;
+        }
+        gathers_.push_back(std::move(g));
+        traces_.push_back(std::move(in_file));
+    }
+}
+
+ShotGather ShotIndex::load(std::size_t k) const {
+    const detail::SegyReader file(path_);
+    if (file.traces() != file_traces_ || file.samples() != file_samples_)
+        fail(path_, "changed since it was indexed (" + std::to_string(file.traces()) + " traces of " +
+                        std::to_string(file.samples()) + " samples, was " + std::to_string(file_traces_) + " of " +
+                        std::to_string(file_samples_) + ")",
+             "Do not replace a shot file while a job reads it; run the job again");
+    ShotGather g = gathers_.at(k);
+    g.data.assign(g.ntraces() * std::size_t(g.nt), 0.f);
+    for (std::size_t r = 0; r < g.ntraces(); ++r) {
+        file.read(traces_[k][r], g.trace(r));
+        check_samples(path_, traces_[k][r], g, r);
+    }
+    return g;
+}
+
+}  // namespace rtm::io

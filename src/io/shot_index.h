@@ -1,0 +1,50 @@
+#pragma once
+// A shot file's gathers without their samples: one pass over the trace headers finds
+// every gather's traces, geometry and sampling; a gather's samples are read when it is
+// loaded. A job then holds one gather's samples at a time, whatever the file's size.
+#include <string>
+#include <vector>
+
+#include "core/survey.h"
+
+namespace rtm::io {
+
+// The rules (those of read_shots, which is "index, then load every gather"):
+// Source and receiver X/Y come from SourceX/Y and GroupX/Y with the coordinate scalar
+// (byte 71); source depth from byte 49 and receiver depth from minus the group
+// elevation (byte 41), both with the elevation scalar (byte 69); scalars: negative
+// divides, positive multiplies, 0 means 1.
+// Sample interval in microseconds from the first trace's byte 117, else binary byte
+// 3217 (traces that disagree are an error). Sample count from binary byte 3221, else
+// the trace header's byte 115, whichever matches the file size (real files such as
+// viking_small.segy keep a stale count in their trace headers).
+// Gathers: by field record number (byte 9), or by source position when every field
+// record number is 0 (ids 1, 2, ... in order of first appearance). All traces of a
+// gather must share one source position. Channel: byte 13 when every trace of the
+// gather has one, else the order in the file. Gathers come sorted by id, traces by
+// channel, whatever the trace order in the file.
+//
+// Memory: about 32 bytes per trace (receiver position, channel, trace number) plus
+// the gathers' sources; while indexing, about 60 bytes more per trace.
+class ShotIndex {
+public:
+    // Reads every trace header of `path` (no samples) and checks the rules above;
+    // a file that breaks one is refused here, before any gather is loaded.
+    explicit ShotIndex(const std::string& path);
+
+    const std::string& path() const { return path_; }
+    std::size_t size() const { return gathers_.size(); }
+    // Gather k (0-based, in id order) without samples: data is empty.
+    const ShotGather& geometry(std::size_t k) const { return gathers_[k]; }
+    // Gather k with its samples, read from the file now (which is opened for the read,
+    // so indexes of many files hold no open files).
+    ShotGather load(std::size_t k) const;
+
+private:
+    std::string path_;
+    int file_traces_ = 0, file_samples_ = 0;  // what the file held when indexed
+    std::vector<ShotGather> gathers_;
+    std::vector<std::vector<int>> traces_;  // file trace (0-based) of each gather trace
+};
+
+}  // namespace rtm::io
