@@ -19,7 +19,7 @@ mkdir -p .device/lib
 cp "$BUILD/tests/gpu/test_gpu" "$BUILD/rtm" .device/
 for lib in $(ldd .device/test_gpu .device/rtm | awk '/=> \// {print $3}' | sort -u); do
     case "$lib" in
-        */libboost_*|*/libspdlog*|*/libfmt*|*/libsegyio*|*/libpng*|*/libgomp*) cp "$lib" .device/lib/ ;;
+        */libboost_*|*/libspdlog*|*/libfmt*|*/libsegyio*|*/libpng*|*/libgomp*|*/libfftw3*) cp "$lib" .device/lib/ ;;
     esac
 done
 # REF_CPU_JOB=<job folder of `rtm migrate --config shots/layers2d_migrate.ini

@@ -10,6 +10,7 @@ packages=(
   libspdlog-dev libfmt-dev            # logging
   nlohmann-json3-dev                  # job state and benchmark reports
   libpng-dev                          # PNG previews
+  libfftw3-dev                        # time-dispersion transforms
   catch2                              # tests
   libopenmpi-dev openmpi-bin          # shots over ranks, slabs over GPUs
 )
