@@ -1,6 +1,7 @@
 #include "physics/time_dispersion.h"
 
 #include <cmath>
+#include <map>
 #include <mutex>
 
 #include <fftw3.h>
@@ -122,6 +123,15 @@ double inverse_transform_band(double w) {
 TimeDispersion::TimeDispersion(int n)
     : forward_(n, [](double w) { return 2 * std::sin(w / 2); }, [](double) { return 1.0; }),
       inverse_(n, [](double w) { return std::abs(w) < 2 ? 2 * std::asin(w / 2) : 0.0; }, inverse_transform_band) {}
+
+std::shared_ptr<const TimeDispersion> time_dispersion(int n) {
+    static std::mutex mutex;
+    static std::map<int, std::shared_ptr<const TimeDispersion>> built;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& t = built[n];
+    if (!t) t = std::make_shared<const TimeDispersion>(n);
+    return t;
+}
 
 int time_dispersion_margin(int n) { return int(std::ceil(10 * std::cbrt(n / 8.0))); }
 

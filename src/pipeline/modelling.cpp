@@ -81,13 +81,13 @@ DomainOptions domain_options(const PropagationOptions& opt, double dt, const Wav
 std::vector<double> source_trace(const Wavelet& wavelet, const TimeAxis& steps, const PropagationOptions& opt) {
     const auto w = resample(wavelet.samples.data(), int(wavelet.samples.size()), wavelet.dt, steps.nt, steps.dt);
     std::vector<double> out(w.begin(), w.end());
-    if (opt.time_dispersion_correction) TimeDispersion(steps.nt).forward(out.data(), out.data());
+    if (opt.time_dispersion_correction) time_dispersion(steps.nt)->forward(out.data(), out.data());
     return out;
 }
 
 StepsToRecord::StepsToRecord(const TimeAxis& steps, int record_nt, double record_dt, const PropagationOptions& opt)
     : nt_(steps.nt), resample_(steps.nt, steps.dt, record_nt, record_dt) {
-    if (opt.time_dispersion_correction) dispersion_ = std::make_unique<TimeDispersion>(steps.nt);
+    if (opt.time_dispersion_correction) dispersion_ = time_dispersion(steps.nt);
 }
 
 void StepsToRecord::apply(const double* steps, float* record) const {

@@ -80,7 +80,7 @@ public:
 private:
     int nt_;
     Resampler resample_;
-    std::unique_ptr<TimeDispersion> dispersion_;  // none when the correction is off
+    std::shared_ptr<const TimeDispersion> dispersion_;  // none when the correction is off
 };
 
 struct ModellingStats {
