@@ -17,13 +17,14 @@
 //     U_step(w) = G(w') S(w') = U(w'(w)): the stepped traces hold the exact spectrum,
 //     warped.
 //   Inverse transform, of the recorded traces: U(W) = U_step(w(W)),
-//     w(W) = (2/dt) asin(W dt / 2) for |W| < 2/dt, and 0 above (frequencies a step dt
-//     cannot represent; 2/dt is 64% of the step's Nyquist frequency).
+//     w(W) = (2/dt) asin(W dt / 2) for |W| < 2/dt (above, frequencies a step dt cannot
+//     represent; 2/dt is 64% of the step's Nyquist frequency); in practice for
+//     |W| dt <= 1.5, tapered to 0 at sqrt(3) (inverse_transform_band).
 // Both act on a trace's time axis alone, so they cost nothing per grid point; they are
 // linear maps of the samples, so migration, the adjoint of modelling, uses their exact
 // transposes. Without them, w' < w means every frequency runs as the exact equation at
 // a lower one: waves travel fast by w / w' - 1 = (w dt)^2 / 24 + O((w dt)^4), and after
-// a travel time t the phase is ahead by (w - w') t (leapfrog_velocity_error).
+// a travel time t the phase is ahead by (w - w') t (leapfrog_error).
 // Exact only where the update is that pure second difference: not in absorbing layers
 // (C-PML memory variables, damping terms: harmless, they absorb), and not for what is
 // done with wavefields at the step's samples (migration's imaging condition; see
@@ -33,12 +34,13 @@
 //     y[m] = Re (1/M) sum_j a(w_j) X(g(w_j)) exp(2 pi i j m / M),  m < n,
 // X the DTFT of x, w_j = 2 pi j / M (radians per sample, j from -M/2), M >= 2n a power
 // of two (zero padding: the warped trace may spread past n, and what spreads past M
-// wraps; spreading is 1 / cos(w dt / 2) for the inverse transform, past 2 only above
-// w dt = 2 pi / 3, where a source the step resolves has no energy). X at the warped,
+// wraps; the inverse transform moves sample n to n / cos(w dt / 2), past 2n only above
+// w dt = 2 pi / 3, i.e. W dt = sqrt(3), where its band ends; the forward one moves
+// samples earlier, by cos(w dt / 2)). X at the warped,
 // off-grid frequencies g(w_j) comes from the FFT of the M-padded trace by a non-uniform
 // FFT's gridding (Dutt and Rokhlin 1993; Beatty, Nishimura and Pauly 2005): x divided
 // by the Kaiser-Bessel kernel's Fourier transform, FFT, then a W = 12 bin Kaiser-Bessel
-// interpolation: accurate to ~1e-10, far below fp32 (the transform test measures it
+// interpolation: accurate to ~1e-11, far below fp32 (the transform test measures it
 // against the direct sum). Cost per trace: two complex FFTs of length M and M W complex
 // multiply-adds, about 10 M log2(M) + 8 M W flops: 3.9 Mflop for n = 6000 steps (M =
 // 16384; ~1 ms), against 36 M multiply-adds for the n x n matrix. apply and
@@ -59,7 +61,6 @@ public:
     FrequencyWarp(const FrequencyWarp&) = delete;
     FrequencyWarp& operator=(const FrequencyWarp&) = delete;
 
-    int size() const { return n_; }
     void apply(const double* in, double* out) const;            // n samples each
     void apply_transpose(const double* in, double* out) const;  // the exact transpose
 

@@ -33,10 +33,10 @@ void check_gpu_dot_tests(int ndim) {
 
 }  // namespace
 
-TEST_CASE("on the GPU, Born modelling and migration are adjoint with records at 4 ms over a 1 ms step (2D)") {
+TEST_CASE("on the GPU Born modelling and migration are adjoint with records at 4 ms over a 1 ms step (2D)") {
     check_gpu_dot_tests(2);
 }
 
-TEST_CASE("on the GPU, Born modelling and migration are adjoint with records at 4 ms over a 1 ms step (3D)") {
+TEST_CASE("on the GPU Born modelling and migration are adjoint with records at 4 ms over a 1 ms step (3D)") {
     check_gpu_dot_tests(3);
 }

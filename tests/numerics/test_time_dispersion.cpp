@@ -143,7 +143,7 @@ TEST_CASE("the transposes of the transforms and of the resampling are exact") {
     }
 }
 
-TEST_CASE("with the transforms, leapfrog gives the time-exact solution of an oscillator (any medium)") {
+TEST_CASE("with the transforms leapfrog gives the time-exact solution of an oscillator (any medium)") {
     // u'' = -W0^2 u + s(t): the wave equation's time stepping for one eigenmode of any
     // spatial operator (L = -W0^2). Leapfrog at W0 dt = 0.3 rings at 2 asin(0.15) / dt,
     // 0.38% fast: after the 190 periods of the trace its phase is off by 4.5 rad. The
