@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev                  # job state and benchmark reports
   libpng-dev                          # PNG previews
   libxxhash-dev                       # content hashes of a job's inputs (resume fingerprint)
+  libfftw3-dev                        # time-dispersion transforms
   catch2                              # tests
   libopenmpi-dev openmpi-bin          # shots over ranks, slabs over GPUs
 )

@@ -50,6 +50,9 @@ po::options_description propagation_options() {
         ("propagation.free-surface", po::value<bool>()->default_value(false), "pressure-free surface on top instead of an absorbing layer")
         ("propagation.dt", po::value<double>()->default_value(0),
          "time step, s (0: the largest divisor of the record interval within 80% of the CFL limit)")
+        ("propagation.time-dispersion-correction", po::value<bool>()->default_value(true),
+         "remove the time step's dispersion: the source wavelet forward-transformed before propagation, the "
+         "recorded traces inverse-transformed after it (Koene et al. 2018; migration uses their transposes)")
         ("propagation.precision", po::value<std::string>()->default_value("single"), "single or double")
         ("propagation.device", po::value<std::string>()->default_value("auto"), "auto (GPU when present), cpu or gpu")
         ("propagation.batch", po::value<int>()->default_value(0),
@@ -118,6 +121,7 @@ PropagationOptions propagation_from(const po::variables_map& vm) {
     if (p.pml_cells < 0) fail("option propagation.pml", "must not be negative", "Give the number of absorbing cells, e.g. 20");
     p.free_surface = vm["propagation.free-surface"].as<bool>();
     p.dt = vm["propagation.dt"].as<double>();
+    p.time_dispersion_correction = vm["propagation.time-dispersion-correction"].as<bool>();
     const std::string prec = vm["propagation.precision"].as<std::string>();
     if (prec == "single") p.precision = Precision::Single;
     else if (prec == "double") p.precision = Precision::Double;

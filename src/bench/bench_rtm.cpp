@@ -137,7 +137,7 @@ void rtm_mode(const Options& o, const std::string& json_file, const std::string&
     };
     auto fresh = [&] {
         auto q = make_propagator(d, p.precision, p.backend);
-        q->set_sources({source_stencil(d, win, m, shot)}, {source_trace(w, N, ta.dt)});
+        q->set_sources({source_stencil(d, win, m, shot)}, {source_trace(w, ta, p)});
         q->set_receivers({}, N);
         q->reset();
         return q;

@@ -17,7 +17,7 @@ std::vector<float> ricker(double f0, double dt, int nt, double t0) {
     return w;
 }
 
-Resampler::Resampler(int nin, double dtin, int nout, double dtout) {
+Resampler::Resampler(int nin, double dtin, int nout, double dtout) : nin_(nin) {
     const double T = std::max(dtin, dtout);  // the coarser interval sets the pass band
     const double half = 8 * T;               // half-width of the filter in seconds
     const double beta = 6.0;                 // Kaiser shape: ~-60 dB side lobes

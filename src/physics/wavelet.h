@@ -1,5 +1,6 @@
 #pragma once
 // Source wavelets and time-axis resampling.
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -17,6 +18,9 @@ inline double ricker_max_frequency(double f0) { return 2.5 * f0; }
 // starting at t = 0: Kaiser-windowed sinc of half-width 8 samples of the coarser
 // interval, low-passed at the coarser Nyquist so downsampling does not alias.
 // The weights depend only on the two time axes: built once, applied to every trace.
+// Downsampling (a coarser output) scales the weights by dtin / dtout, which keeps
+// amplitudes; so the transpose of step-to-record is not record-to-step interpolation
+// but that times dt_step / dt_record.
 class Resampler {
 public:
     Resampler(int nin, double dtin, int nout, double dtout);
@@ -31,8 +35,21 @@ public:
             out[j] = float(s);
         }
     }
+    // The exact transpose, nout samples in, nin out: each output sample's weights
+    // spread its value back over the inputs it was made of. Record-to-step in
+    // migration, so that it is the adjoint of step-to-record in modelling.
+    template <class T>
+    void apply_transpose(const T* in, double* out) const {
+        std::fill(out, out + nin_, 0.0);
+        for (std::size_t j = 0; j < first_.size(); ++j) {
+            const double* w = weights_.data() + offset_[j];
+            const int n = int(offset_[j + 1] - offset_[j]);
+            for (int k = 0; k < n; ++k) out[first_[j] + k] += double(in[j]) * w[k];
+        }
+    }
 
 private:
+    int nin_ = 0;
     std::vector<int> first_;            // first input sample of each output sample
     std::vector<std::size_t> offset_;   // its weights: weights_[offset_[j] .. offset_[j+1])
     std::vector<double> weights_;

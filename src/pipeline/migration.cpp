@@ -23,12 +23,22 @@ DomainOptions damping_domain(const MigrationOptions& opt, double dt, const Wavel
 }
 
 // The shot's traces at the propagation's step, muted before the direct arrival when asked.
+// Record to step is the exact transpose of modelling's step to record (StepsToRecord:
+// the resampling's transpose, then the inverse time-dispersion transform's), so that
+// born-adjoint migration is the adjoint of Born modelling for any record interval.
+// Amplitudes: the resampling's transpose is interpolation times dt / record dt (its
+// weights carry the gain that keeps amplitudes when downsampling), so the receiver
+// wavefield is that much weaker than one driven by the interpolated data: the
+// born-adjoint image is smaller by that factor than before (it is now the adjoint); the
+// other conditions' weight (migrate_shot) takes it back, so their amplitudes are as
+// before (up to the time-dispersion correction).
+// The mute and the rho filter act after it, outside the adjoint pair (both off for the
+// born-adjoint condition's dot test).
 std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const TimeAxis& ta,
                                               const Model& model, const Wavelet& wavelet, bool mute,
-                                              bool rho) {
-    const Resampler to_step(shot.nt, shot.dt, ta.nt, ta.dt);
+                                              bool rho, const PropagationOptions& prop) {
+    const StepsToRecord to_record(ta, shot.nt, shot.dt, prop);
     std::vector<std::vector<double>> out(shot.ntraces(), std::vector<double>(ta.nt));
-    std::vector<float> tmp(ta.nt);
     double v_src = 0;
     if (mute) {
         double x, y;
@@ -40,8 +50,10 @@ std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const Time
         v_src = model.vp.at(ix, iy, iz);
     }
     const double t_wavelet = double(wavelet.samples.size() - 1) * wavelet.dt;  // (a Ricker's: 3 / f0)
+#pragma omp parallel for schedule(dynamic)
     for (std::size_t r = 0; r < shot.ntraces(); ++r) {
-        to_step.apply(shot.trace(r), tmp.data());
+        std::vector<double> tmp(ta.nt);
+        to_record.transpose(shot.trace(r), tmp.data());
         double t0 = -1, taper = 1.0 / wavelet.f_dominant;
         if (mute) {
             const double dx = shot.receivers[r].x - shot.source.x, dy = shot.receivers[r].y - shot.source.y,
@@ -114,7 +126,7 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     out.storage = storage;
     out.bytes_kept = need;
 
-    const auto src_trace = source_trace(wavelet, N, ta.dt);
+    const auto src_trace = source_trace(wavelet, ta, opt.propagation);
     src->set_sources({source_stencil(domain, out.window, model, shot)}, {src_trace});
     src->set_receivers({}, N);
 
@@ -146,7 +158,7 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     // of sampling a receiver is spreading its value with the same weights).
     auto rec = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
     {
-        auto data = data_at_step(shot, ta, model, wavelet, opt.mute_direct, opt.rho_filter && !born);
+        auto data = data_at_step(shot, ta, model, wavelet, opt.mute_direct, opt.rho_filter && !born, opt.propagation);
         const double vol = domain.cell_volume();
         for (auto& tr : data) {
             std::reverse(tr.begin(), tr.end());
@@ -155,7 +167,9 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
         rec->set_sources(receiver_stencils(domain, out.window, model, shot), data);
         rec->set_receivers({}, N);
     }
-    const double w = born ? 1.0 : k * ta.dt;  // time-integral weight of one imaging step
+    // Time-integral weight of one imaging step: k dt, times record dt / dt for the
+    // resampling's transpose in data_at_step; the born-adjoint condition is a plain sum.
+    const double w = born ? 1.0 : k * shot.dt;
     int snap = int(source_times.size()) - 1;
     rec->reset();
     for (int m = 0; m < N; ++m) {
@@ -203,7 +217,7 @@ ShotGather born_shot(const Model& model, const Volume& dm, const ShotGather& sho
 
     auto u0 = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
     auto du = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
-    u0->set_sources({source_stencil(domain, win, model, shot)}, {source_trace(wavelet, N, ta.dt)});
+    u0->set_sources({source_stencil(domain, win, model, shot)}, {source_trace(wavelet, ta, opt.propagation)});
     u0->set_receivers({}, N);
     du->set_sources({}, {});
     du->set_receivers(receiver_stencils(domain, win, model, shot), N);
@@ -227,7 +241,8 @@ ShotGather born_shot(const Model& model, const Volume& dm, const ShotGather& sho
     const auto traces = du->receiver_traces();
     ShotGather out = shot;
     out.data.assign(shot.ntraces() * std::size_t(shot.nt), 0.f);
-    const Resampler to_record(N, ta.dt, shot.nt, shot.dt);
+    const StepsToRecord to_record(ta, shot.nt, shot.dt, opt.propagation);
+#pragma omp parallel for schedule(dynamic)
     for (std::size_t r = 0; r < shot.ntraces(); ++r) to_record.apply(traces.data() + r * N, out.trace(r));
     return out;
 }

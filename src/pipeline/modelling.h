@@ -1,10 +1,13 @@
 #pragma once
 // Forward modelling: a model, shot geometries and a wavelet -> synthetic gathers.
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/survey.h"
+#include "physics/time_dispersion.h"
+#include "physics/wavelet.h"
 #include "propagation/backend.h"
 
 namespace rtm {
@@ -22,6 +25,10 @@ struct PropagationOptions {
     bool free_surface = false;
     double dt = 0;                   // time step, s; 0 = chosen from the CFL limit
     double courant_safety = 0.8;     // automatic dt = record dt / ceil(record dt / (safety * dt_max))
+    // Koene et al.'s time-dispersion transforms (physics/time_dispersion.h): the source
+    // forward-transformed before propagation, the traces inverse-transformed after it, so
+    // that leapfrog's time error is gone (migration: their exact transposes).
+    bool time_dispersion_correction = true;
     Precision precision = Precision::Single;
     Backend backend;                 // CPU unless set (see choose_backend)
     // Shots propagated together by `rtm model` (one launch per kernel for all of them):
@@ -55,8 +62,26 @@ TimeAxis time_axis(const Model& model, const ShotGather& shot, const Wavelet& wa
 
 // The domain settings of a propagation with these options.
 DomainOptions domain_options(const PropagationOptions& opt, double dt, const Wavelet& wavelet);
-// The wavelet at the propagation's step, nt samples.
-std::vector<double> source_trace(const Wavelet& wavelet, int nt, double dt);
+// The samples a source injects: the wavelet resampled to the step, forward
+// time-dispersion transformed when the correction is on.
+std::vector<double> source_trace(const Wavelet& wavelet, const TimeAxis& steps, const PropagationOptions& opt);
+
+// Receiver traces from the propagation's steps to the record's samples: the inverse
+// time-dispersion transform (when on), then the resampling to the record interval.
+// Both are linear maps of the samples; migration injects recorded data through their
+// exact transposes in reverse order (transpose), which makes it the adjoint of (Born)
+// modelling whatever the record interval and the step.
+class StepsToRecord {
+public:
+    StepsToRecord(const TimeAxis& steps, int record_nt, double record_dt, const PropagationOptions& opt);
+    void apply(const double* steps, float* record) const;      // steps.nt in, record_nt out
+    void transpose(const float* record, double* steps) const;  // record_nt in, steps.nt out
+
+private:
+    int nt_;
+    Resampler resample_;
+    std::shared_ptr<const TimeDispersion> dispersion_;  // none when the correction is off
+};
 
 struct ModellingStats {
     long shots = 0, steps = 0;

@@ -1,0 +1,143 @@
+#include "physics/time_dispersion.h"
+
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include <fftw3.h>
+
+#include "physics/interpolation.h"
+
+namespace rtm {
+
+namespace {
+
+constexpr int kW = 12;  // interpolation kernel width, bins
+// Kaiser-Bessel shape for oversampling 2 (the least we use; more only helps):
+// Beatty et al. 2005, eq. 5, beta = pi sqrt((W/sigma)^2 (sigma - 1/2)^2 - 0.8).
+const double kBeta = M_PI * std::sqrt((kW / 2.0) * (kW / 2.0) * 1.5 * 1.5 - 0.8);
+
+// FFTW's planner is not thread-safe (execution is).
+std::mutex& planner_mutex() {
+    static std::mutex m;
+    return m;
+}
+
+using cplx = std::complex<double>;
+
+}  // namespace
+
+struct FrequencyWarp::Plans {
+    fftw_plan forward = nullptr, backward = nullptr;
+};
+
+// The Kaiser-Bessel kernel phi(xi) = kaiser(2 xi / W, beta) on |xi| <= W/2 bins has the
+// Fourier transform phi^(t) = int phi(xi) exp(2 pi i xi t / M) dxi
+//   = W sinh(sqrt(beta^2 - a^2)) / (sqrt(beta^2 - a^2) I0(beta)),  a = pi W t / M.
+// Gridding (Poisson summation): sum_k phi(x - k) B_k, with B the M-point DFT of
+// b[t] = x[t] / phi^(t) (t centred on the trace), is X_c(2 pi x / M) plus aliases
+// weighted by phi^(t + p M) / phi^(t), p != 0, which the kernel's decay makes ~1e-10
+// for |t| <= M / 4.
+FrequencyWarp::FrequencyWarp(int n, const std::function<double(double)>& g, const std::function<double(double)>& a)
+    : n_(n), plans_(std::make_unique<Plans>()) {
+    m_ = 1;
+    while (m_ < 2 * n_) m_ *= 2;
+    centre_ = n_ / 2;
+    deconvolution_.resize(n_);
+    for (int i = 0; i < n_; ++i) {
+        const double al = M_PI * kW * double(i - centre_) / m_;
+        const double s = std::sqrt(kBeta * kBeta - al * al);
+        deconvolution_[i] = s * std::cyl_bessel_i(0.0, kBeta) / (kW * std::sinh(s));
+    }
+    first_.resize(m_);
+    weights_.resize(std::size_t(m_) * kW);
+    for (int j = 0; j < m_; ++j) {
+        const double w = 2 * M_PI * (j < m_ / 2 ? j : j - m_) / m_;
+        const double gw = g(w), aw = a(w);
+        // X(g) = exp(-i g c) X_c(g): the trace's DTFT from its centred one.
+        const cplx phase = aw * std::exp(cplx(0, -gw * centre_));
+        const double x = gw * m_ / (2 * M_PI);  // in input bins
+        const int k0 = int(std::floor(x)) - kW / 2 + 1;
+        first_[j] = ((k0 % m_) + m_) % m_;
+        for (int q = 0; q < kW; ++q)
+            weights_[std::size_t(j) * kW + q] = phase * kaiser(2 * (x - (k0 + q)) / kW, kBeta);
+    }
+    std::vector<cplx> buf(m_);
+    auto* p = reinterpret_cast<fftw_complex*>(buf.data());
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    // FFTW_ESTIMATE: the same plan every run (measured plans could differ, and with them
+    // the rounding: resumed jobs must reproduce bit for bit). Unaligned: any buffer.
+    plans_->forward = fftw_plan_dft_1d(m_, p, p, FFTW_FORWARD, FFTW_ESTIMATE | FFTW_UNALIGNED);
+    plans_->backward = fftw_plan_dft_1d(m_, p, p, FFTW_BACKWARD, FFTW_ESTIMATE | FFTW_UNALIGNED);
+}
+
+FrequencyWarp::~FrequencyWarp() {
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    fftw_destroy_plan(plans_->forward);
+    fftw_destroy_plan(plans_->backward);
+}
+
+// The chain: centre and deconvolve (real -> complex), FFT, interpolate at the warped
+// frequencies times a(w) and the phase, inverse FFT / M, real part of the first n.
+void FrequencyWarp::apply(const double* in, double* out) const {
+    std::vector<cplx> buf(m_), spec(m_);
+    for (int i = 0; i < n_; ++i) buf[((i - centre_) % m_ + m_) % m_] = in[i] * deconvolution_[i];
+    auto* b = reinterpret_cast<fftw_complex*>(buf.data());
+    fftw_execute_dft(plans_->forward, b, b);
+    for (int j = 0; j < m_; ++j) {
+        const cplx* w = weights_.data() + std::size_t(j) * kW;
+        cplx s = 0;
+        for (int q = 0, k = first_[j]; q < kW; ++q, k = (k + 1) & (m_ - 1)) s += w[q] * buf[k];
+        spec[j] = s;
+    }
+    auto* sp = reinterpret_cast<fftw_complex*>(spec.data());
+    fftw_execute_dft(plans_->backward, sp, sp);
+    for (int i = 0; i < n_; ++i) out[i] = spec[i].real() / m_;
+}
+
+// Each step's transpose in reverse order (real inner product: a complex-linear map's
+// transpose is its conjugate transpose; FFTW's forward and backward DFTs are each
+// other's).
+void FrequencyWarp::apply_transpose(const double* in, double* out) const {
+    std::vector<cplx> buf(m_), spec(m_);
+    for (int i = 0; i < n_; ++i) spec[i] = in[i] / m_;
+    auto* sp = reinterpret_cast<fftw_complex*>(spec.data());
+    fftw_execute_dft(plans_->forward, sp, sp);
+    for (int j = 0; j < m_; ++j) {
+        const cplx* w = weights_.data() + std::size_t(j) * kW;
+        for (int q = 0, k = first_[j]; q < kW; ++q, k = (k + 1) & (m_ - 1)) buf[k] += std::conj(w[q]) * spec[j];
+    }
+    auto* b = reinterpret_cast<fftw_complex*>(buf.data());
+    fftw_execute_dft(plans_->backward, b, b);
+    for (int i = 0; i < n_; ++i) out[i] = buf[((i - centre_) % m_ + m_) % m_].real() * deconvolution_[i];
+}
+
+double inverse_transform_band(double w) {
+    const double a = std::abs(w);
+    if (a <= kInversePass) return 1;
+    if (a >= kInverseStop) return 0;
+    const double c = std::cos(M_PI / 2 * (a - kInversePass) / (kInverseStop - kInversePass));
+    return c * c;
+}
+
+TimeDispersion::TimeDispersion(int n)
+    : forward_(n, [](double w) { return 2 * std::sin(w / 2); }, [](double) { return 1.0; }),
+      inverse_(n, [](double w) { return std::abs(w) < 2 ? 2 * std::asin(w / 2) : 0.0; }, inverse_transform_band) {}
+
+std::shared_ptr<const TimeDispersion> time_dispersion(int n) {
+    static std::mutex mutex;
+    static std::map<int, std::shared_ptr<const TimeDispersion>> built;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& t = built[n];
+    if (!t) t = std::make_shared<const TimeDispersion>(n);
+    return t;
+}
+
+int time_dispersion_margin(int n) { return int(std::ceil(10 * std::cbrt(n / 8.0))); }
+
+LeapfrogError leapfrog_error(double f, double dt) {
+    const double w = 2 * M_PI * f, wp = 2 / dt * std::sin(w * dt / 2);
+    return {w / wp - 1, (w - wp) / (2 * M_PI)};
+}
+
+}  // namespace rtm
