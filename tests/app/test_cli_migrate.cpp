@@ -267,7 +267,7 @@ TEST_CASE("a velocity model replaced by another of the same size is refused, nam
     CHECK_THAT(state_of(dir / "job")["settings"].get<std::string>(), Contains("backend=cpu;"));
 }
 
-TEST_CASE("a job folder keeps one float64 stack generation; stale ones are removed on resume") {
+TEST_CASE("a job folder keeps one float64 stack generation, and stale ones are removed on resume") {
     const auto job = scratch("cli-migrate-generations") / "job";
     REQUIRE(run_rtm(migrate_cmd(job, "--migration.max-shots 1 --migration.checkpoint-minutes 0")).status == 0);
     const auto first = stack_files(job);

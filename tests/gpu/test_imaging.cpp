@@ -225,7 +225,7 @@ TEST_CASE("GPU snapshots (device and pinned host memory, fp32/fp64/bf16) and cro
     check_ops(3, Precision::Double, true, true);
 }
 
-TEST_CASE("migrate_shot on the GPU matches the CPU (every imaging condition; snapshots, bf16 snapshots, boundary)",
+TEST_CASE("migrate_shot on the GPU matches the CPU (every imaging condition, with snapshots, bf16 snapshots and boundary)",
           "[gpu]") {
     if (!gpu_or_skip()) return;
     for (auto cond : {ImagingCondition::CrossCorrelation, ImagingCondition::InverseScattering,

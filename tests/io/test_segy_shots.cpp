@@ -258,7 +258,7 @@ TEST_CASE("a shot file replaced after it was indexed is refused when a gather is
     CHECK(contains(msg, "changed since it was indexed"));
 }
 
-TEST_CASE("gathers handed to the shot writer one by one make the file write_shots makes; an unfinished one leaves none") {
+TEST_CASE("gathers handed to the shot writer one by one make the file write_shots makes, and an unfinished one leaves none") {
     const auto dir = scratch("shots-writer");
     const auto shots = three_shots();
     const std::string whole = (dir / "whole.sgy").string(), streamed = (dir / "streamed.sgy").string();
