@@ -74,8 +74,8 @@ compare_sgy() {
 import struct, sys, math
 def read(path):
     b = open(path, 'rb').read()
-    if path.endswith('.bin'):  # a job's raw stack: float32, native (little-endian)
-        return list(struct.unpack('<%df' % (len(b) // 4), b))
+    if path.endswith('.bin'):  # a job's raw stack: float64, native (little-endian)
+        return list(struct.unpack('<%dd' % (len(b) // 8), b))
     ns, fmt = struct.unpack('>hh', b[3220:3222] + b[3224:3226])
     ext = struct.unpack('>h', b[3504:3506])[0] if len(b) > 3506 else 0
     off = 3600 + 3200 * max(ext, 0)
@@ -130,11 +130,11 @@ if [ "$MODE" = rtm ] || [ "$MODE" = final ]; then
     cmp_rc=9
     if [ -f "$J/cpu_job/image.sgy" ]; then
         cp "$J/cpu_job/image.sgy" "$OUT/image_cpu.sgy"
-        compare_sgy "$J/gpu_job/stack-8-image.bin" "$J/cpu_job/stack-8-image.bin"; cmp_rc=$?
+        compare_sgy "$J"/gpu_job/stack-*-image.bin "$J"/cpu_job/stack-*-image.bin; cmp_rc=$?
         compare_sgy "$J/gpu_job/image.sgy" "$J/cpu_job/image.sgy"
     fi
     if [ -d "$D/ref_cpu_job" ]; then
-        compare_sgy "$J/gpu_job/stack-8-image.bin" "$D/ref_cpu_job/stack-8-image.bin"; r=$?
+        compare_sgy "$J"/gpu_job/stack-*-image.bin "$D"/ref_cpu_job/stack-*-image.bin; r=$?
         [ "$cmp_rc" = 9 ] && cmp_rc=$r
         compare_sgy "$J/gpu_job/image.sgy" "$D/ref_cpu_job/image.sgy"
     fi
