@@ -84,7 +84,9 @@ TEST_CASE("a GPU migration job killed and resumed gives the uninterrupted image 
     }
     SECTION("killed in the middle of the job and resumed") {
         const auto job = dir / "killed";
-        const std::string cmd = std::string(RTM_BINARY) + " " + gpu_migrate_cmd(job) + " > /dev/null 2>&1";
+        // A checkpoint after every shot, so that state.json shows the first one done.
+        const std::string cmd = std::string(RTM_BINARY) + " " +
+                                gpu_migrate_cmd(job, "--migration.checkpoint-minutes 0") + " > /dev/null 2>&1";
         const pid_t pid = fork();
         REQUIRE(pid >= 0);
         if (pid == 0) {

@@ -12,6 +12,7 @@
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/step_cuda.h"
 #include "physics/cpml.h"
+#include "physics/stencil.h"
 
 using namespace rtm;
 using namespace rtm::test;
@@ -202,10 +203,28 @@ void check_step(const Case& c, const std::string& variant, unsigned seed, int st
         if (init.psi[i].empty()) continue;
         const Diff dp = compare(cpu.box, dpsi[i].download(), cpu.psi[i]);
         const Diff dz = compare(cpu.box, dzeta[i].download(), cpu.zeta[i]);
+        // zeta accumulates a t, t = d_ii u + d_i psi_i: its roundings are of the size of
+        // the stencil's terms, sum_k |c_k| |u|, not of t, which cancels them. Its
+        // relative difference is the twin bound times that cancellation factor,
+        // kappa = || sum_k |c_k| |u_k| || / || sum_k c_k u_k || over zeta's points
+        // (measured on the CPU's field, as the dot tests measure theirs).
+        const long st = i == 0 ? 1 : i == 1 ? cpu.box.sy() : cpu.box.sz();
+        double terms = 0, sum = 0;
+        for (std::size_t p = 0; p < cpu_u.size(); ++p) {
+            if (cpu.zeta[i][p] == 0) continue;
+            double a = std::abs(stencil::c2(0) * double(cpu_u[p])), t = stencil::c2(0) * double(cpu_u[p]);
+            for (int k = 1; k <= stencil::R; ++k) {
+                a += std::abs(stencil::c2(k)) * (std::abs(double(cpu_u[p + k * st])) + std::abs(double(cpu_u[p - k * st])));
+                t += stencil::c2(k) * (double(cpu_u[p + k * st]) + double(cpu_u[p - k * st]));
+            }
+            terms += a * a;
+            sum += t * t;
+        }
+        const double kappa = sum > 0 ? std::max(1.0, std::sqrt(terms / sum)) : 1.0;
         INFO("axis " << i << ": psi relative L2 " << dp.rel << ", " << dp.at << "; zeta relative L2 " << dz.rel
-                     << ", " << dz.at);
+                     << " (bound " << tol * kappa << ", cancellation factor " << kappa << "), " << dz.at);
         CHECK(dp.rel <= tol);
-        CHECK(dz.rel <= tol);
+        CHECK(dz.rel <= tol * kappa);
     }
 }
 
