@@ -1,7 +1,7 @@
 #pragma once
 // bfloat16: the top half of an IEEE float, rounded to nearest even. Float's range with
-// 8 bits of mantissa (relative error <= 2^-9): wavefields of any amplitude keep their
-// shape at half the memory. RTM_HD so CUDA kernels use the same conversion.
+// 8 significant bits, 7 of them stored (relative rounding error <= 2^-8): wavefields of
+// any amplitude keep their shape at half the memory. RTM_HD so CUDA kernels use the same conversion.
 #include <cstdint>
 #include <cstring>
 

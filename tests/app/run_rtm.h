@@ -1,9 +1,15 @@
 #pragma once
 // Runs the rtm executable as a user would and captures what it prints.
 #include <array>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <thread>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace rtm::test {
 
@@ -22,6 +28,32 @@ inline Result run_rtm(const std::string& args) {
     const int st = pclose(p);
     r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     return r;
+}
+
+// The whole content of a file ("" when it is absent).
+inline std::string bytes_of(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Starts `rtm args` in the background, its output to `log`, and once `log` or the file
+// `watch` contains `text` (polled every 20 ms, for at most a minute) sends it `sig`;
+// returns its exit code, 128 + the signal when the signal ended it (as a shell says).
+inline int interrupt_rtm(const std::string& args, const std::filesystem::path& watch, const std::string& text, int sig,
+                         const std::filesystem::path& log = "/dev/null") {
+    const std::string cmd = "exec " + std::string(RTM_BINARY) + " " + args + " > " + log.string() + " 2>&1";
+    const pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    for (int i = 0; i < 3000 && bytes_of(watch).find(text) == std::string::npos; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
 }
 
 }  // namespace rtm::test

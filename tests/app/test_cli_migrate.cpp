@@ -49,10 +49,6 @@ std::string migrate_cmd(const fs::path& job, const std::string& extra = "") {
            " " + extra;
 }
 
-std::string bytes_of(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 }  // namespace
 
@@ -88,25 +84,9 @@ TEST_CASE("an interrupted migration job resumes to an image identical bit for bi
     SECTION("killed in the middle of a shot and resumed") {
         const auto job = dir / "killed";
         // Checkpoints after every shot, so the kill comes after one (by default they come
-        // every few minutes, and at the end of a run, which the section above tests).
-        const std::string cmd = std::string(RTM_BINARY) + " " + migrate_cmd(job, "--migration.checkpoint-minutes 0") +
-                                " > /dev/null 2>&1";
-        const pid_t pid = fork();
-        REQUIRE(pid >= 0);
-        if (pid == 0) {
-            execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-            _exit(127);
-        }
-        // Kill once the first shot is recorded (the job has begun its second).
-        for (int i = 0; i < 600; ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-            std::ifstream st(job / "state.json");
-            const std::string s((std::istreambuf_iterator<char>(st)), {});
-            if (s.find("\"seconds\"") != std::string::npos) break;
-        }
-        kill(pid, SIGKILL);
-        int status = 0;
-        waitpid(pid, &status, 0);
+        // every few minutes, and at the end of a run, which the section above tests);
+        // killed once the first shot is recorded (the job has begun its second).
+        interrupt_rtm(migrate_cmd(job, "--migration.checkpoint-minutes 0"), job / "state.json", "\"seconds\"", SIGKILL);
         const auto r = run_rtm(migrate_cmd(job));
         INFO(r.output);
         REQUIRE(r.status == 0);
@@ -116,22 +96,10 @@ TEST_CASE("an interrupted migration job resumes to an image identical bit for bi
     SECTION("stopped by SIGTERM after a shot (it checkpoints, writes the image, exits 143) and resumed") {
         const auto job = dir / "stopped";
         const auto log = dir / "stopped.log";
-        const std::string cmd = std::string(RTM_BINARY) + " " + migrate_cmd(job) + " > " + log.string() + " 2>&1";
-        const pid_t pid = fork();
-        REQUIRE(pid >= 0);
-        if (pid == 0) {
-            execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-            _exit(127);
-        }
-        // Stop it once the first shot is stacked (the second is under way).
-        for (int i = 0; i < 600 && bytes_of(log).find("(1 of 4)") == std::string::npos; ++i)
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        kill(pid, SIGTERM);
-        int status = 0;
-        waitpid(pid, &status, 0);
+        // Stopped once the first shot is stacked (the second is under way).
+        const int status = interrupt_rtm(migrate_cmd(job), log, "(1 of 4)", SIGTERM, log);
         INFO(bytes_of(log));
-        REQUIRE(WIFEXITED(status));
-        CHECK(WEXITSTATUS(status) == 128 + SIGTERM);
+        CHECK(status == 128 + SIGTERM);
         CHECK_THAT(bytes_of(log), Contains("stopping on signal 15") && Contains("writing the image of"));
         CHECK(fs::exists(job / "image.sgy"));
         const auto r = run_rtm(migrate_cmd(job));

@@ -23,10 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string bytes_of(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 }  // namespace
 
@@ -84,25 +80,10 @@ TEST_CASE("a GPU migration job killed and resumed gives the uninterrupted image 
     }
     SECTION("killed in the middle of the job and resumed") {
         const auto job = dir / "killed";
-        // A checkpoint after every shot, so that state.json shows the first one done.
-        const std::string cmd = std::string(RTM_BINARY) + " " +
-                                gpu_migrate_cmd(job, "--migration.checkpoint-minutes 0") + " > /dev/null 2>&1";
-        const pid_t pid = fork();
-        REQUIRE(pid >= 0);
-        if (pid == 0) {
-            execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-            _exit(127);
-        }
-        // Kill once the first shot is recorded (the job has begun its second).
-        for (int i = 0; i < 1200; ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            std::ifstream st(job / "state.json");
-            const std::string s((std::istreambuf_iterator<char>(st)), {});
-            if (s.find("\"seconds\"") != std::string::npos) break;
-        }
-        kill(pid, SIGKILL);
-        int status = 0;
-        waitpid(pid, &status, 0);
+        // A checkpoint after every shot, so that state.json shows the first one done;
+        // killed then (the job has begun its second).
+        interrupt_rtm(gpu_migrate_cmd(job, "--migration.checkpoint-minutes 0"), job / "state.json", "\"seconds\"",
+                      SIGKILL);
         const auto r = run_rtm(gpu_migrate_cmd(job));
         INFO(r.output);
         REQUIRE(r.status == 0);

@@ -3,6 +3,7 @@
 // (migrate_shot), shared by the CPU and GPU tests: random dm and d, record interval
 // and step chosen by the caller (they differ: the resampling and the time-dispersion
 // transforms are inside both operators, and migration must use their exact transposes).
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -20,6 +21,12 @@ struct DotTest {
     // the mismatch over scale is at most the operators' relative error, whatever
     // cancellation the random d brings into the sums.
     double error() const { return std::abs(lhs - rhs) / scale; }
+    // The mismatch against the larger product, and the sums' cancellation factors:
+    // independent relative errors of rms eps in the terms a_i of a sum move it by
+    // eps sqrt(sum a_i^2) in rms, eps rms of itself with rms = sqrt(sum a_i^2) / |sum a_i|;
+    // by at most eps kappa of itself, kappa = sum |a_i| / |sum a_i|, were they all aligned.
+    double kappa_lhs = 0, kappa_rhs = 0, rms_lhs = 0, rms_rhs = 0;
+    double mismatch() const { return std::abs(lhs - rhs) / std::max(std::abs(lhs), std::abs(rhs)); }
 };
 
 // 2D: 61 x 41 nodes at 10 m, a velocity that varies in x and z, Ricker 15 Hz (f_max
@@ -57,18 +64,28 @@ inline DotTest born_dot_test(int ndim, double record_dt, const PropagationOption
     if (d_is_Fdm) d = Fdm;
     const ShotMigration Ftd = migrate_shot(m, d, w, opt);
     DotTest t;
-    double fdm2 = 0, d2 = 0, dm2 = 0, ftd2 = 0;
+    double fdm2 = 0, d2 = 0, dm2 = 0, ftd2 = 0, abs_lhs = 0, abs_rhs = 0, sq_lhs = 0, sq_rhs = 0;
     for (std::size_t i = 0; i < d.data.size(); ++i) {
-        t.lhs += double(Fdm.data[i]) * d.data[i];
+        const double a = double(Fdm.data[i]) * d.data[i];
+        t.lhs += a;
+        abs_lhs += std::abs(a);
+        sq_lhs += a * a;
         fdm2 += double(Fdm.data[i]) * Fdm.data[i];
         d2 += double(d.data[i]) * d.data[i];
     }
     for (std::size_t i = 0; i < dm.data.size(); ++i) {
-        t.rhs += double(dm.data[i]) * Ftd.image[i];
+        const double a = double(dm.data[i]) * Ftd.image[i];
+        t.rhs += a;
+        abs_rhs += std::abs(a);
+        sq_rhs += a * a;
         dm2 += double(dm.data[i]) * dm.data[i];
         ftd2 += Ftd.image[i] * Ftd.image[i];
     }
     t.scale = std::sqrt(fdm2 * d2) + std::sqrt(dm2 * ftd2);
+    t.kappa_lhs = abs_lhs / std::abs(t.lhs);
+    t.kappa_rhs = abs_rhs / std::abs(t.rhs);
+    t.rms_lhs = std::sqrt(sq_lhs) / std::abs(t.lhs);
+    t.rms_rhs = std::sqrt(sq_rhs) / std::abs(t.rhs);
     t.steps = Ftd.steps;
     return t;
 }

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "imaging/stack.h"
+#include "born_dot_test.h"
 #include "migration_fixture.h"
 #include "simulate.h"
 #include "support/catch.hpp"
@@ -13,64 +14,13 @@ using namespace rtm::test;
 
 namespace {
 
-// Dot-product test of Born modelling F and its adjoint (BornAdjoint migration) with
-// random dm and d: the mismatch |<F dm, d> - <dm, F^T d>| / max(|.|, |.|) and the
-// cancellation factors of the two sums. Independent relative errors of rms eps in the
-// terms a_i of a sum move it by eps sqrt(sum a_i^2) in rms, eps rms(a) of itself with
-// rms = sqrt(sum a_i^2) / |sum a_i|; by at most eps kappa of itself, kappa =
-// sum |a_i| / |sum a_i|, were they all aligned.
-struct DotTest {
-    double mismatch = 0, kappa_lhs = 0, kappa_rhs = 0, rms_lhs = 0, rms_rhs = 0;
-    int steps = 0;
-};
-
+// The 2D dot-product test (born_dot_test.h) with the record interval equal to the step:
+// no resampling in either direction.
 DotTest dot_test(Precision prec, SourceStorage storage, bool d_is_Fdm = false) {
-    const Model m = make_model(61, 1, 41, 10, [](double x, double, double z) {
-        return 1800 + 0.6 * z + 100 * std::sin(x / 80);
-    });
-    MigrationOptions opt;
-    opt.aperture = -1;
-    opt.propagation.pml_cells = 15;
-    opt.propagation.precision = prec;
-    opt.propagation.dt = 0.001;  // = the record interval: no resampling in either direction
-    opt.condition = ImagingCondition::BornAdjoint;
-    opt.storage = storage;
-    const Wavelet w = ricker_wavelet(15);
-    ShotGather geo = shot_geometry(m, 303.7, 0, 20, 0.35, 0.001);
-
-    std::mt19937 rng(7);
-    std::normal_distribution<double> gauss;
-    Volume dm(m.grid());
-    for (auto& x : dm.data) x = float(gauss(rng) * 1e-8);
-    ShotGather d = geo;
-    d.data.resize(geo.ntraces() * geo.nt);
-    for (auto& x : d.data) x = float(gauss(rng));
-
-    const ShotGather Fdm = born_shot(m, dm, geo, w, opt);
-    if (d_is_Fdm) d = Fdm;
-    const ShotMigration Ftd = migrate_shot(m, d, w, opt);
-    DotTest t;
-    double lhs = 0, rhs = 0, abs_lhs = 0, abs_rhs = 0, sq_lhs = 0, sq_rhs = 0;
-    for (std::size_t i = 0; i < d.data.size(); ++i) {
-        const double a = double(Fdm.data[i]) * d.data[i];
-        lhs += a;
-        abs_lhs += std::abs(a);
-        sq_lhs += a * a;
-    }
-    for (std::size_t i = 0; i < dm.data.size(); ++i) {
-        const double a = double(dm.data[i]) * Ftd.image[i];
-        rhs += a;
-        abs_rhs += std::abs(a);
-        sq_rhs += a * a;
-    }
-    INFO("<F dm, d> = " << lhs << ", <dm, F^T d> = " << rhs);
-    t.mismatch = std::abs(lhs - rhs) / std::max(std::abs(lhs), std::abs(rhs));
-    t.kappa_lhs = abs_lhs / std::abs(lhs);
-    t.kappa_rhs = abs_rhs / std::abs(rhs);
-    t.rms_lhs = std::sqrt(sq_lhs) / std::abs(lhs);
-    t.rms_rhs = std::sqrt(sq_rhs) / std::abs(rhs);
-    t.steps = Ftd.steps;
-    return t;
+    PropagationOptions p;
+    p.precision = prec;
+    p.dt = 0.001;
+    return born_dot_test(2, 0.001, p, storage, d_is_Fdm);
 }
 
 // Depth (m) of the largest image value in column ix: positive, because a velocity
@@ -113,14 +63,14 @@ TEST_CASE("migration is the exact adjoint of Born modelling to the rounding of i
     // (a random walk), three times that for a bound, in each sum.
     const double e32 = std::sqrt(30.0 * single.steps) * r32;
     const double b_single = e32 * (single.rms_lhs + single.rms_rhs) + b_fp32_traces(single);
-    WARN("dot-product mismatch (bound; rms lhs, rhs): double snapshots " << snap.mismatch << " (" << b_snap << "; "
-         << snap.rms_lhs << ", " << snap.rms_rhs << "), d = F dm " << self.mismatch << " (" << b_self
-         << "), rebuilt from the band " << band.mismatch << " (" << b_band << "), single " << single.mismatch << " ("
+    WARN("dot-product mismatch (bound; rms lhs, rhs): double snapshots " << snap.mismatch() << " (" << b_snap << "; "
+         << snap.rms_lhs << ", " << snap.rms_rhs << "), d = F dm " << self.mismatch() << " (" << b_self
+         << "), rebuilt from the band " << band.mismatch() << " (" << b_band << "), single " << single.mismatch() << " ("
          << b_single << "), " << snap.steps << " steps");
-    CHECK(snap.mismatch <= b_snap);
-    CHECK(self.mismatch <= b_self);
-    CHECK(band.mismatch <= b_band);
-    CHECK(single.mismatch <= b_single);
+    CHECK(snap.mismatch() <= b_snap);
+    CHECK(self.mismatch() <= b_self);
+    CHECK(band.mismatch() <= b_band);
+    CHECK(single.mismatch() <= b_single);
 }
 
 TEST_CASE("a source wavefield rebuilt from the saved band matches the forward one to rounding") {
