@@ -29,9 +29,10 @@ DomainOptions damping_domain(const MigrationOptions& opt, double dt, const Wavel
 // Amplitudes: the resampling's transpose is interpolation times dt / record dt (its
 // weights carry the gain that keeps amplitudes when downsampling), so the receiver
 // wavefield is that much weaker than one driven by the interpolated data: the
-// born-adjoint image is smaller by that factor than before (it is now the adjoint); the
-// other conditions' weight (migrate_shot) takes it back, so their amplitudes are as
-// before (up to the time-dispersion correction).
+// born-adjoint image is smaller by that factor than before (it is now the adjoint); for
+// the other conditions migrate_shot scales the data back by record dt / dt, so their
+// images and the illumination do not depend on the record interval (up to the
+// time-dispersion correction).
 // The mute and the rho filter act after it, outside the adjoint pair (both off for the
 // born-adjoint condition's dot test).
 std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const TimeAxis& ta,
@@ -159,17 +160,21 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     auto rec = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
     {
         auto data = data_at_step(shot, ta, model, wavelet, opt.mute_direct, opt.rho_filter && !born, opt.propagation);
-        const double vol = domain.cell_volume();
+        // The born-adjoint condition keeps the exact transpose; the others take back the
+        // transpose's dt / record dt (see data_at_step), so that their images do not
+        // depend on the record interval. On the data, not on the imaging weight: the
+        // illumination (the source wavefield's) shares that weight and must not move.
+        const double gain = domain.cell_volume() * (born ? 1.0 : shot.dt / ta.dt);
         for (auto& tr : data) {
             std::reverse(tr.begin(), tr.end());
-            for (double& x : tr) x *= vol;
+            for (double& x : tr) x *= gain;
         }
         rec->set_sources(receiver_stencils(domain, out.window, model, shot), data);
         rec->set_receivers({}, N);
     }
-    // Time-integral weight of one imaging step: k dt, times record dt / dt for the
-    // resampling's transpose in data_at_step; the born-adjoint condition is a plain sum.
-    const double w = born ? 1.0 : k * shot.dt;
+    // Time-integral weight of one imaging step: k dt; the born-adjoint condition is a
+    // plain sum.
+    const double w = born ? 1.0 : k * ta.dt;
     int snap = int(source_times.size()) - 1;
     rec->reset();
     for (int m = 0; m < N; ++m) {
