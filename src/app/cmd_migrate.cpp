@@ -1,6 +1,7 @@
 // rtm migrate: velocity model + recorded shots -> stacked depth image.
 #include <cmath>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
@@ -36,7 +37,7 @@ const char* kUsage =
     "\n"
     "Exit status: 0 when every shot tried is done (or the run stopped at migration.max-shots),\n"
     "3 when the job holds failed shots (each with its reason in the log and state.json),\n"
-    "128 + the signal when SIGINT or SIGTERM stopped it (after the shot under way, with a\n"
+    "128 + the signal when SIGINT or SIGTERM stopped it, failed shots or not (after the shot under way, with a\n"
     "checkpoint and the image: resume by running it again), 1 on an error that stops the\n"
     "job, 2 on a usage error.";
 
@@ -123,7 +124,7 @@ JobFingerprint settings_of(const po::variables_map& vm, const std::vector<std::s
         os << key << "=";
         const auto& v = value.value();
         if (auto s = boost::any_cast<std::string>(&v)) os << *s;
-        else if (auto d = boost::any_cast<double>(&v)) os << *d;
+        else if (auto d = boost::any_cast<double>(&v)) os << std::setprecision(17) << *d;
         else if (auto i = boost::any_cast<int>(&v)) os << *i;
         else if (auto b = boost::any_cast<bool>(&v)) os << *b;
         else if (auto l = boost::any_cast<std::vector<std::string>>(&v))
@@ -196,15 +197,15 @@ int cmd_migrate(int argc, char** argv) {
         return 0;
     }
     const int done = rep.done_before + rep.done_now;
-    if (rep.failed) {
+    if (rep.failed)
         spdlog::error("{} of {} shots done, {} failed ({} in this run; reasons above and in {}/state.json): fix what "
                       "they say and run the same command to retry them",
                       done, rep.total, rep.failed, rep.failed_now.size(), job.folder);
-        return 3;
-    }
-    spdlog::info("stopped after {} shots this run ({} of {} done); run the same command to resume", rep.done_now, done,
-                 rep.total);
-    return rep.signal ? 128 + rep.signal : 0;
+    else
+        spdlog::info("stopped after {} shots this run ({} of {} done); run the same command to resume", rep.done_now,
+                     done, rep.total);
+    // A signal first: a scheduler that requeues a job it stopped reads 128 + signal.
+    return rep.signal ? 128 + rep.signal : rep.failed ? 3 : 0;
 }
 
 }  // namespace rtm::app

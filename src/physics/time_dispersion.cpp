@@ -125,6 +125,9 @@ TimeDispersion::TimeDispersion(int n)
       inverse_(n, [](double w) { return std::abs(w) < 2 ? 2 * std::asin(w / 2) : 0.0; }, inverse_transform_band) {}
 
 std::shared_ptr<const TimeDispersion> time_dispersion(int n) {
+    // The planner's mutex is made before the cache, so it outlives the cache's entries,
+    // whose destructors (at exit) lock it.
+    planner_mutex();
     static std::mutex mutex;
     static std::map<int, std::shared_ptr<const TimeDispersion>> built;
     std::lock_guard<std::mutex> lock(mutex);

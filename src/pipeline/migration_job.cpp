@@ -26,6 +26,34 @@ using json = nlohmann::json;
 
 namespace {
 
+// What differs between two fingerprints' settings ("key=value;" each): the keys, with
+// both values, so that a refused folder says which option (or the backend) changed.
+std::string settings_changed(const std::string& was, const std::string& now) {
+    auto parse = [](const std::string& text) {
+        std::map<std::string, std::string> kv;
+        std::size_t at = 0;
+        for (std::size_t end; (end = text.find(';', at)) != std::string::npos; at = end + 1) {
+            const std::string item = text.substr(at, end - at);
+            const std::size_t eq = item.find('=');
+            kv[item.substr(0, eq)] = eq == std::string::npos ? "" : item.substr(eq + 1);
+        }
+        return kv;
+    };
+    const auto a = parse(was), b = parse(now);
+    std::string out;
+    auto note = [&](const std::string& key, const std::string& x, const std::string& y) {
+        out += (out.empty() ? "" : "; ") + key + " was " + (x.empty() ? "unset" : x) + ", now " + (y.empty() ? "unset" : y);
+    };
+    for (const auto& [key, value] : a) {
+        const auto it = b.find(key);
+        if (it == b.end()) note(key, value, "");
+        else if (it->second != value) note(key, value, it->second);
+    }
+    for (const auto& [key, value] : b)
+        if (!a.count(key)) note(key, "", value);
+    return out.empty() ? "the options differ" : out;
+}
+
 const char* kStorage[] = {"auto", "snapshots", "boundary"};
 constexpr int kVersion = 2;  // 2: double stack, per-input hashes, failed shots
 
@@ -89,7 +117,7 @@ struct StopOnSignal {
         struct sigaction sa {};
         sa.sa_handler = on_stop_signal;
         sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESETHAND;
+        sa.sa_flags = SA_RESETHAND | SA_RESTART;  // reads under way (segyio's fread) go on
         sigaction(SIGINT, &sa, &old_int);
         sigaction(SIGTERM, &sa, &old_term);
     }
@@ -171,7 +199,8 @@ State open_state(const std::string& folder, const std::vector<JobShot>& names, c
                          std::to_string(st.j.value("version", 1)) + ", this one writes " + std::to_string(kVersion) + ")",
              again);
     if (st.j.value("settings", "") != fp.settings)
-        fail(folder, "holds a job with other settings (model, shots, options or backend differ)", again);
+        fail(folder, "holds a job with other settings: " + settings_changed(st.j.value("settings", ""), fp.settings),
+             again);
     for (const auto& [file, hash] : fp.inputs) {
         const std::string was = st.j["inputs"].value(file, "");
         if (was != hash)
@@ -226,7 +255,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     auto last_checkpoint = clock::now();
     const StopOnSignal stop;
     Progress progress("migration: shot", rep.total - rep.done_before);
-    int tried = 0;
+    int tried = 0, unsaved = 0;  // shots tried in this run; since the last checkpoint
     for (std::size_t i = 0; i < names.size(); ++i) {
         json& s = st.j["shots"][i];
         if (s["status"] == "done") continue;
@@ -254,14 +283,16 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             spdlog::error("{} failed, not stacked (the other shots go on): {}", which, e.what());
         }
         progress.update(tried);
+        ++unsaved;
         if (clock::now() - last_checkpoint >= std::chrono::duration<double>(opt.checkpoint_minutes * 60)) {
             checkpoint();
             last_checkpoint = clock::now();
+            unsaved = 0;
         }
     }
     rep.signal = g_stop_signal;
     if (rep.signal) spdlog::warn("stopping on signal {} after {} shots in this run", rep.signal, tried);
-    if (tried > 0) checkpoint();  // always at the end of a run
+    if (unsaved > 0) checkpoint();  // always at the end of a run (unless one just came)
     int done = 0;
     for (const auto& s : st.j["shots"]) {
         done += s["status"] == "done";

@@ -116,6 +116,8 @@ TEST_CASE("a job folder holding a job with other settings is refused, not mixed"
     const auto r = run_rtm(migrate_cmd(job, "--migration.condition inverse-scattering"));
     CHECK(r.status == 1);
     CHECK_THAT(r.output, Contains(job.string()) && Contains("other settings"));
+    // It names what changed, with both values.
+    CHECK_THAT(r.output, Contains("migration.condition was cross-correlation, now inverse-scattering"));
 }
 
 TEST_CASE("rtm migrate without shot files says which option is missing") {
