@@ -119,7 +119,7 @@ JobFingerprint settings_of(const po::variables_map& vm, const std::vector<std::s
     std::ostringstream os;
     for (const auto& [key, value] : vm) {
         if (key == "config" || key == "output.job" || key == "migration.max-shots" ||
-            key == "migration.checkpoint-minutes" || key == "propagation.device")
+            key == "migration.checkpoint-minutes" || key == "propagation.device" || key == "propagation.threads")
             continue;
         os << key << "=";
         const auto& v = value.value();

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "core/threads.h"
 #include "io/model_io.h"
 #include "io/shot_io.h"
 #include "physics/wavelet.h"
@@ -56,7 +57,10 @@ po::options_description propagation_options() {
         ("propagation.precision", po::value<std::string>()->default_value("single"), "single or double")
         ("propagation.device", po::value<std::string>()->default_value("auto"), "auto (GPU when present), cpu or gpu")
         ("propagation.batch", po::value<int>()->default_value(0),
-         "rtm model: shots propagated together in one launch (0: automatic, enough to fill a GPU; 1 on the CPU)");
+         "rtm model: shots propagated together in one launch (0: automatic, enough to fill a GPU; 1 on the CPU)")
+        ("propagation.threads", po::value<int>()->default_value(0),
+         "CPU threads (0: OMP_NUM_THREADS when set, else the CPUs this process may use divided by the ranks "
+         "on this node under mpirun or Slurm)");
     return d;
 }
 
@@ -128,6 +132,7 @@ PropagationOptions propagation_from(const po::variables_map& vm) {
     else fail("option propagation.precision", "unknown value '" + prec + "'", "Use single or double");
     p.batch = vm["propagation.batch"].as<int>();
     if (p.batch < 0) fail("option propagation.batch", "must not be negative", "Give 0 (automatic) or a number of shots");
+    set_cpu_threads(vm["propagation.threads"].as<int>(), "propagation.threads");  // the host's share on a GPU too
     p.backend = choose_backend(parse_device(vm["propagation.device"].as<std::string>()));
     spdlog::info("device: {}", p.backend.why);
     return p;

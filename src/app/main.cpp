@@ -9,6 +9,7 @@
 #include "app/commands.h"
 #include "bench/bench.h"
 #include "core/error.h"
+#include "core/threads.h"
 
 namespace {
 
@@ -26,6 +27,7 @@ const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+    rtm::use_passive_openmp_wait(argv);  // first: may execute rtm again (core/threads.h)
     spdlog::set_pattern("[%H:%M:%S] %^%l%$ %v");
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
         std::cout << kUsage;

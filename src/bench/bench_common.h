@@ -14,7 +14,8 @@ struct Options {
     std::vector<std::string> variants;  // GPU kernel variants to time
     bool dbl = false;
     std::string mode = "full";
-    std::string device = "gpu";
+    std::string device = "auto";        // auto|cpu|gpu; auto is resolved before the work
+    int threads = 0;                    // CPU threads (0: see set_cpu_threads)
     int zchunk = 0;
     int pml = 20;
     std::string boundary = "cpml";      // modelling: cpml|damping

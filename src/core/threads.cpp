@@ -1,0 +1,78 @@
+#include "core/threads.h"
+
+#include <omp.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <spdlog/spdlog.h>
+
+#include "core/error.h"
+
+namespace rtm {
+namespace {
+
+// The leading positive integer of an environment variable (Slurm writes "2(x3)"), or 0.
+int env_count(const char* name) {
+    const char* s = std::getenv(name);
+    if (!s || !*s) return 0;
+    char* end = nullptr;
+    const long v = std::strtol(s, &end, 10);
+    return end != s && v > 0 && v < (1 << 24) ? int(v) : 0;
+}
+
+}  // namespace
+
+void use_passive_openmp_wait(char** argv) {
+    if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
+    if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+    execv("/proc/self/exe", argv);
+    // Only on failure (no /proc): run on with libgomp's default, and say so in the log.
+    unsetenv("OMP_WAIT_POLICY");
+}
+
+ThreadChoice choose_threads(int option, const std::string& option_name) {
+    ThreadChoice c;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    c.affinity_cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? std::max(1, CPU_COUNT(&set))
+                                                                   : std::max(1, int(sysconf(_SC_NPROCESSORS_ONLN)));
+    for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"})
+        if (const int n = env_count(v)) {
+            c.local_ranks = n;
+            break;
+        }
+    if (option > 0) {
+        c.threads = option;
+        c.from = "option " + option_name;
+    } else if (const int n = env_count("OMP_NUM_THREADS")) {
+        c.threads = n;
+        c.from = "OMP_NUM_THREADS";
+    } else {
+        c.threads = std::max(1, c.affinity_cpus / c.local_ranks);
+    }
+    if (const char* w = std::getenv("OMP_WAIT_POLICY")) c.wait_policy = w;
+    else if (const char* s = std::getenv("GOMP_SPINCOUNT")) c.wait_policy = std::string("GOMP_SPINCOUNT=") + s;
+    else c.wait_policy = "libgomp default (spins)";
+    return c;
+}
+
+std::string describe(const ThreadChoice& c) {
+    return "CPU threads: " + std::to_string(c.threads) + " (" + (c.from.empty() ? "" : c.from + "; ") + "affinity " +
+           std::to_string(c.affinity_cpus) + (c.affinity_cpus == 1 ? " CPU, " : " CPUs, ") +
+           std::to_string(c.local_ranks) + (c.local_ranks == 1 ? " rank" : " ranks") +
+           " on this node; OpenMP wait policy " + c.wait_policy + ")";
+}
+
+int set_cpu_threads(int option, const std::string& option_name) {
+    if (option < 0)
+        fail("option " + option_name, "must not be negative",
+             "Give 0 (the CPUs this process may use, shared between the ranks of the node) or a thread count");
+    const ThreadChoice c = choose_threads(option, option_name);
+    omp_set_num_threads(c.threads);
+    spdlog::info("{}", describe(c));
+    return c.threads;
+}
+
+}  // namespace rtm

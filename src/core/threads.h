@@ -1,0 +1,37 @@
+#pragma once
+// CPU threads that behave on shared machines (issue 9, item 7).
+//
+// libgomp's default wait policy spins for about 300 000 iterations at every barrier
+// before it sleeps; two rtm processes on one 2-core machine each ran 21x slower so
+// (81 s instead of 4.4 s). libgomp reads OMP_WAIT_POLICY and GOMP_SPINCOUNT once, when
+// it is loaded, before main; so when the user set neither, rtm sets
+// OMP_WAIT_POLICY=passive and executes itself again (same pid, same arguments).
+#include <string>
+
+namespace rtm {
+
+// Called first thing in main. Returns (having done nothing) when the user set
+// OMP_WAIT_POLICY or GOMP_SPINCOUNT; else does not return unless the re-execution
+// failed, in which case libgomp's default stays and the log line says so.
+void use_passive_openmp_wait(char** argv);
+
+struct ThreadChoice {
+    int threads = 1;
+    int affinity_cpus = 1;    // CPUs in this process's affinity mask (sched_getaffinity)
+    int local_ranks = 1;      // ranks on this node (OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS, SLURM_NTASKS_PER_NODE)
+    std::string from;         // "option NAME", "OMP_NUM_THREADS" or "" (the default)
+    std::string wait_policy;  // "passive", "active", "GOMP_SPINCOUNT=N" or "libgomp default (spins)"
+};
+
+// option > 0 wins; else OMP_NUM_THREADS when set; else the CPUs of the affinity mask
+// divided by the ranks on this node, at least 1.
+ThreadChoice choose_threads(int option, const std::string& option_name);
+
+// "CPU threads: 2 (affinity 2 CPUs, 1 rank on this node; OpenMP wait policy passive)"
+std::string describe(const ThreadChoice& c);
+
+// Chooses, applies (omp_set_num_threads), logs describe() at info level; returns the count.
+// Throws naming the option when it is negative.
+int set_cpu_threads(int option, const std::string& option_name);
+
+}  // namespace rtm
