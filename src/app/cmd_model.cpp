@@ -150,12 +150,17 @@ void born(const po::variables_map& vm, const Model& model, const std::vector<Sho
 
 }  // namespace
 
-int cmd_model(int argc, char** argv) {
+po::options_description model_command_options() {
     po::options_description desc;
     desc.add(model_options()).add(acquisition_options()).add(wavelet_options())
         .add(propagation_options()).add(output_options());
+    return desc;
+}
+
+int cmd_model(int argc, char** argv) {
+    po::options_description desc = model_command_options();
     po::variables_map vm;
-    if (!parse_options(argc, argv, kUsage, desc, vm)) return 0;
+    if (!parse_options(argc, argv, kUsage, desc, migrate_command_options(), vm)) return 0;
 
     const Model model = load_model(vm);
     const auto geometry = geometry_from(vm, model);
