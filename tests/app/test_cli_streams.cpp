@@ -118,9 +118,11 @@ TEST_CASE("options a command does not have are refused naming them, from the com
     auto r = run_rtm_apart(small_model_job(dir, "--migration.aperture 500"), err);
     CHECK(r.status == 1);
     CHECK_THAT(r.err, Contains("migration.aperture") && Contains("rtm model does not use it"));
-    r = run_rtm_apart("migrate --acquisition.source-x0 5 --model.vp " + kModel, err);
-    CHECK(r.status == 1);
-    CHECK_THAT(r.err, Contains("acquisition.source-x0") && Contains("rtm migrate does not use it"));
+    for (const std::string option : {"acquisition.source-x0", "model.born-dm"}) {  // Born modelling is rtm model's
+        r = run_rtm_apart("migrate --" + option + " 5 --model.vp " + kModel, err);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.err, Contains(option) && Contains("rtm migrate does not use it"));
+    }
     // An option no command has, on the command line and in the file.
     r = run_rtm_apart(small_model_job(dir, "--wavelet.ricker-f00 12"), err);
     CHECK(r.status == 1);
