@@ -145,12 +145,17 @@ JobFingerprint settings_of(const po::variables_map& vm, const std::vector<std::s
 
 }  // namespace
 
-int cmd_migrate(int argc, char** argv) {
+po::options_description migrate_command_options() {
     po::options_description desc;
     desc.add(model_options()).add(data_options()).add(wavelet_options()).add(propagation_options())
         .add(migration_options()).add(output_options());
+    return desc;
+}
+
+int cmd_migrate(int argc, char** argv) {
+    po::options_description desc = migrate_command_options();
     po::variables_map vm;
-    if (!parse_options(argc, argv, kUsage, desc, vm)) return 0;
+    if (!parse_options(argc, argv, kUsage, desc, model_command_options(), vm)) return 0;
 
     const Model model = load_model(vm);
     if (!vm.count("data.shots")) fail("option data.shots", "no shot files given", "Set [data] shots = FILE.sgy");

@@ -35,6 +35,18 @@ const char* kUsage =
     "Positions of a regular spread are metres along the model's x (and y) axes from its\n"
     "first trace, and depth in metres; written files carry world coordinates.";
 
+po::options_description born_options() {
+    po::options_description d("Born modelling ([model] section)");
+    d.add_options()
+        ("model.born-dm", po::value<std::string>(),
+         "Born modelling of the data scattered by this perturbation of slowness squared "
+         "(s^2/m^2, SEG-Y on the model's grid), in the background model.vp")
+        ("model.born-reflectivity", po::value<std::string>(),
+         "Born modelling from a normal-incidence reflectivity (SEG-Y on the model's grid; "
+         "dm = -4 r / v^2)");
+    return d;
+}
+
 po::options_description acquisition_options() {
     po::options_description d("Acquisition ([acquisition] section)");
     d.add_options()
@@ -150,12 +162,17 @@ void born(const po::variables_map& vm, const Model& model, const std::vector<Sho
 
 }  // namespace
 
-int cmd_model(int argc, char** argv) {
+po::options_description model_command_options() {
     po::options_description desc;
-    desc.add(model_options()).add(acquisition_options()).add(wavelet_options())
+    desc.add(model_options()).add(born_options()).add(acquisition_options()).add(wavelet_options())
         .add(propagation_options()).add(output_options());
+    return desc;
+}
+
+int cmd_model(int argc, char** argv) {
+    po::options_description desc = model_command_options();
     po::variables_map vm;
-    if (!parse_options(argc, argv, kUsage, desc, vm)) return 0;
+    if (!parse_options(argc, argv, kUsage, desc, migrate_command_options(), vm)) return 0;
 
     const Model model = load_model(vm);
     const auto geometry = geometry_from(vm, model);

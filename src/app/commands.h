@@ -5,5 +5,6 @@ namespace rtm::app {
 int cmd_info(int argc, char** argv);
 int cmd_model(int argc, char** argv);
 int cmd_migrate(int argc, char** argv);
+int cmd_version();
 
 }  // namespace rtm::app

@@ -11,10 +11,17 @@ namespace rtm::app {
 
 namespace po = boost::program_options;
 
-// Parses argv (after the command name) and the --config file into `vm`. Returns
+// Parses argv (argv[0] the command's name) and the --config file into `vm`. Returns
 // false when --help was asked for (the help text, with `usage` on top, is printed).
-// Unknown options and bad values throw rtm::Error naming the option (and the file).
+// `others` are the options of rtm's other commands: one INI file may hold a modelling
+// and a migration job, so the file's options found there are skipped (a debug message
+// says so); on the command line they are refused. Unknown options, bare arguments and
+// bad values throw rtm::Error naming the option (and the file).
 bool parse_options(int argc, char** argv, const std::string& usage, po::options_description& desc,
-                   po::variables_map& vm);
+                   const po::options_description& others, po::variables_map& vm);
+
+// All the options of each job command (defined beside the command).
+po::options_description model_command_options();
+po::options_description migrate_command_options();
 
 }  // namespace rtm::app

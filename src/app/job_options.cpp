@@ -23,13 +23,7 @@ po::options_description model_options() {
          "metres per unit of the sample-interval field: depth models conventionally store dz there in mm (0.001)")
         ("model.dz", po::value<double>()->default_value(0), "depth spacing, m, overriding the sample-interval field (0: from the file)")
         ("model.dx", po::value<double>()->default_value(0), "trace spacing along x, m, for files without trace coordinates (0: from the coordinates)")
-        ("model.dy", po::value<double>()->default_value(0), "trace spacing along y, m, as model.dx")
-        ("model.born-dm", po::value<std::string>(),
-         "rtm model: Born modelling of the data scattered by this perturbation of slowness squared "
-         "(s^2/m^2, SEG-Y on the model's grid), in the background model.vp")
-        ("model.born-reflectivity", po::value<std::string>(),
-         "rtm model: Born modelling from a normal-incidence reflectivity (SEG-Y on the model's grid; "
-         "dm = -4 r / v^2)");
+        ("model.dy", po::value<double>()->default_value(0), "trace spacing along y, m, as model.dx");
     return d;
 }
 

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/commands.h"
+#include "app/streams.h"
 #include "bench/bench.h"
 #include "core/error.h"
 #include "core/threads.h"
@@ -17,23 +18,29 @@ const char* kUsage =
     "rtm: seismic forward modelling and reverse-time migration\n"
     "\n"
     "usage: rtm COMMAND [options]    (rtm COMMAND --help for its options)\n"
+    "       rtm --version                version, commit, CUDA and MPI support\n"
     "\n"
     "commands:\n"
     "  info FILE...   what SEG-Y files hold: format, sampling, geometry, extent, ranges\n"
     "  model          velocity model + acquisition + wavelet -> synthetic shot gathers (SEG-Y)\n"
     "  migrate        velocity model + shot gathers -> reverse-time-migrated depth image (SEG-Y)\n"
-    "  bench          kernel and modelling throughput against the measured bandwidth ceiling\n";
+    "  bench          kernel and modelling throughput against the measured bandwidth ceiling\n"
+    "  version        as --version\n"
+    "\n"
+    "Results and progress go to stdout, warnings and errors to stderr (colours only on a\n"
+    "terminal); SPDLOG_LEVEL=debug in the environment adds the debug messages.\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
     rtm::use_passive_openmp_wait(argv);  // first: may execute rtm again (core/threads.h)
-    spdlog::set_pattern("[%H:%M:%S] %^%l%$ %v");
+    rtm::app::set_up_logging();
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
         std::cout << kUsage;
         return argc < 2 ? 2 : 0;
     }
     const std::string cmd = argv[1];
+    if (cmd == "--version" || cmd == "version") return rtm::app::cmd_version();
     try {
         if (cmd == "info") return rtm::app::cmd_info(argc - 1, argv + 1);
         if (cmd == "model") return rtm::app::cmd_model(argc - 1, argv + 1);

@@ -18,9 +18,9 @@ struct Result {
     std::string output;  // stdout and stderr together
 };
 
-inline Result run_rtm(const std::string& args) {
+// Runs a shell command line; its exit code and what it wrote to stdout.
+inline Result run_shell(const std::string& cmd) {
     Result r;
-    const std::string cmd = std::string(RTM_BINARY) + " " + args + " 2>&1";
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return r;
     std::array<char, 4096> buf;
@@ -30,10 +30,22 @@ inline Result run_rtm(const std::string& args) {
     return r;
 }
 
+inline Result run_rtm(const std::string& args) { return run_shell(std::string(RTM_BINARY) + " " + args + " 2>&1"); }
+
 // The whole content of a file ("" when it is absent).
 inline std::string bytes_of(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// rtm's two streams apart: stdout through a pipe, stderr into `err_file` (neither a terminal).
+struct Streams {
+    int status = -1;
+    std::string out, err;
+};
+inline Streams run_rtm_apart(const std::string& args, const std::filesystem::path& err_file) {
+    const Result r = run_shell(std::string(RTM_BINARY) + " " + args + " 2> " + err_file.string());
+    return {r.status, r.output, bytes_of(err_file)};
 }
 
 // Starts `rtm args` in the background, its output to `log`, and once `log` or the file
