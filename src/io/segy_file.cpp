@@ -194,6 +194,11 @@ SegyReader::SegyReader(const std::string& path) : path_(path) {
              "rtm reads formats " + supported_formats_text() + "; convert the file or correct byte 3225");
     }
 
+    // segyio reads and writes traces in words of the format's size only once told the
+    // format (else 4 bytes: the last int16 or int8 samples of a trace would be lost).
+    if (const int err = segy_set_format(fp_.get(), format_); err != SEGY_OK)
+        fail(path, "unable to set sample format " + std::to_string(format_) + " (" + segyio_error(err) + ")");
+
     trace0_ = segy_trace0(bin_.bytes());
     if (trace0_ < 3600 || std::uintmax_t(trace0_) > size)
         fail(path, binary_field_name(SEGY_BIN_EXT_HEADERS) + " = " + std::to_string(bin_.get(SEGY_BIN_EXT_HEADERS)) +

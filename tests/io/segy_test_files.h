@@ -58,6 +58,8 @@ struct SegyHandle {
         REQUIRE(fp);
         REQUIRE(segy_binheader(fp, bin) == SEGY_OK);
         trace0 = segy_trace0(bin);
+        // Told the format, segyio moves traces in samples of its size (else 4-byte words).
+        REQUIRE(segy_set_format(fp, segy_format(bin)) == SEGY_OK);
         trsize = segy_trsize(segy_format(bin), segy_samples(bin));
         REQUIRE(segy_traces(fp, &traces, trace0, trsize) == SEGY_OK);
     }
@@ -111,27 +113,42 @@ inline void set_binary_field(const std::string& path, int byte, std::int32_t val
     REQUIRE(segy_write_binheader(f.fp, f.bin) == SEGY_OK);
 }
 
-// Rewrites a float file's samples as int32 (format 2) holding round(value * scale),
-// encoded by segyio, to exercise the integer formats.
-inline void rewrite_as_int32(const std::string& path, float scale) {
-    SegyHandle f(path, "r+b");
-    const int n = segy_samples(f.bin);
-    std::vector<char> raw(f.trsize);
-    for (int i = 0; i < f.traces; ++i) {
-        REQUIRE(segy_readtrace(f.fp, i, raw.data(), f.trace0, f.trsize) == SEGY_OK);
+// Writes dst: src (an IEEE float file) with its samples in another SEG-Y format, each
+// round((value - offset) * scale) (exact in every format for the values the tests use),
+// encoded by segyio; headers copied, the binary header's format changed.
+inline void rewrite_in_format(const std::string& src, const std::string& dst, int format, float offset, float scale) {
+    SegyHandle in(src, "rb");
+    const int n = segy_samples(in.bin);
+    char bin[SEGY_BINARY_HEADER_SIZE];
+    std::memcpy(bin, in.bin, sizeof bin);
+    REQUIRE(segy_set_bfield(bin, SEGY_BIN_FORMAT, format) == SEGY_OK);
+    segy_file* out = segy_open(dst.c_str(), "w+b");
+    REQUIRE(out);
+    REQUIRE(segy_set_format(out, format) == SEGY_OK);
+    const int out_size = segy_trsize(format, n);
+    std::vector<char> text(SEGY_TEXT_HEADER_SIZE + 1), header(SEGY_TRACE_HEADER_SIZE), raw(in.trsize),
+        coded(std::size_t(out_size) + 8);
+    REQUIRE(segy_read_textheader(in.fp, text.data()) == SEGY_OK);
+    REQUIRE(segy_write_textheader(out, 0, text.data()) == SEGY_OK);
+    REQUIRE(segy_write_binheader(out, bin) == SEGY_OK);
+    for (int i = 0; i < in.traces; ++i) {
+        REQUIRE(segy_traceheader(in.fp, i, header.data(), in.trace0, in.trsize) == SEGY_OK);
+        REQUIRE(segy_readtrace(in.fp, i, raw.data(), in.trace0, in.trsize) == SEGY_OK);
         REQUIRE(segy_to_native(SEGY_IEEE_FLOAT_4_BYTE, n, raw.data()) == SEGY_OK);
-        std::vector<std::int32_t> ints(n);
         for (int k = 0; k < n; ++k) {
             float v;
             std::memcpy(&v, raw.data() + 4 * k, 4);
-            ints[k] = std::int32_t(std::lround(v * scale));
+            const long q = std::lround((v - offset) * scale);
+            if (format == SEGY_SIGNED_INTEGER_4_BYTE) { const std::int32_t x = std::int32_t(q); std::memcpy(&coded[4 * k], &x, 4); }
+            else if (format == SEGY_SIGNED_SHORT_2_BYTE) { const std::int16_t x = std::int16_t(q); std::memcpy(&coded[2 * k], &x, 2); }
+            else if (format == SEGY_SIGNED_CHAR_1_BYTE) coded[k] = char(static_cast<signed char>(q));
+            else { const float x = float(q); std::memcpy(&coded[4 * k], &x, 4); }  // IBM: from native float
         }
-        std::memcpy(raw.data(), ints.data(), 4 * n);
-        REQUIRE(segy_from_native(SEGY_SIGNED_INTEGER_4_BYTE, n, raw.data()) == SEGY_OK);
-        REQUIRE(segy_writetrace(f.fp, i, raw.data(), f.trace0, f.trsize) == SEGY_OK);
+        REQUIRE(segy_from_native(format, n, coded.data()) == SEGY_OK);
+        REQUIRE(segy_write_traceheader(out, i, header.data(), in.trace0, out_size) == SEGY_OK);
+        REQUIRE(segy_writetrace(out, i, coded.data(), in.trace0, out_size) == SEGY_OK);
     }
-    REQUIRE(segy_set_bfield(f.bin, SEGY_BIN_FORMAT, SEGY_SIGNED_INTEGER_4_BYTE) == SEGY_OK);
-    REQUIRE(segy_write_binheader(f.fp, f.bin) == SEGY_OK);
+    segy_close(out);
 }
 
 }  // namespace rtm::test

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <tuple>
 
 #include "io/model_io.h"
 #include "segy_test_files.h"
@@ -209,15 +210,28 @@ TEST_CASE("write_volume refuses a dz that SEG-Y cannot hold in whole millimetres
     CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
 }
 
-TEST_CASE("int32 samples are read as their integer values") {
-    const auto dir = scratch("volume-int32");
+TEST_CASE("every sample format rtm reads (IBM float, int32, int16, IEEE float, int8) gives back every sample, the last of each trace too") {
+    const auto dir = scratch("volume-formats");
     const std::string path = (dir / "cube.sgy").string();
-    const Volume v = numbered_volume(cube_grid());
+    const Volume v = numbered_volume(cube_grid());  // 11 samples a trace: no whole number of 4-byte words in int16 or int8
     io::write_volume(path, v);
-    rewrite_as_int32(path, 4);  // the volume's quarter steps become whole numbers
-    const Volume r = io::read_volume(path);
-    REQUIRE(r.data.size() == v.data.size());
-    for (std::size_t k = 0; k < v.data.size(); ++k) REQUIRE(r.data[k] == v.data[k] * 4);
+    // (format, offset, scale): the volume's quarter steps become whole numbers that fit
+    // the format, so every format holds them exactly.
+    const std::tuple<int, float, float> formats[] = {{SEGY_IBM_FLOAT_4_BYTE, 0.f, 4.f},
+                                                     {SEGY_SIGNED_INTEGER_4_BYTE, 0.f, 4.f},
+                                                     {SEGY_SIGNED_SHORT_2_BYTE, 0.f, 4.f},
+                                                     {SEGY_SIGNED_CHAR_1_BYTE, 1500.f, 0.25f}};
+    for (const auto& [format, offset, scale] : formats) {
+        const std::string coded = (dir / ("cube-" + std::to_string(format) + ".sgy")).string();
+        rewrite_in_format(path, coded, format, offset, scale);
+        const Volume r = io::read_volume(coded);
+        INFO("format " << format);
+        REQUIRE(r.data.size() == v.data.size());
+        int wrong = 0;
+        for (std::size_t k = 0; k < v.data.size(); ++k)
+            wrong += r.data[k] != float(std::lround((v.data[k] - offset) * scale));
+        CHECK(wrong == 0);
+    }
 }
 
 TEST_CASE("a write that fails half way leaves neither the file nor its temporary") {
