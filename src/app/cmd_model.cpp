@@ -160,6 +160,29 @@ void born(const po::variables_map& vm, const Model& model, const std::vector<Sho
     stats.point_updates = 2.0 * double(b.size()) * ta.nt * stats.shots;  // background + scattered
 }
 
+// Refuses an output path that names an input file (it would be replaced) or the other
+// output (the preview would overwrite the gathers), naming both options.
+void check_outputs(const po::variables_map& vm, const std::string& shots, const std::string& preview) {
+    namespace fs = std::filesystem;
+    auto same = [](const std::string& a, const std::string& b) {
+        std::error_code ea, eb;
+        return fs::weakly_canonical(a, ea) == fs::weakly_canonical(b, eb) && !ea && !eb;
+    };
+    for (const char* in : {"model.vp", "acquisition.geometry", "wavelet.file", "model.born-dm", "model.born-reflectivity"}) {
+        if (!vm.count(in)) continue;
+        const std::string path = vm[in].as<std::string>();
+        if (same(shots, path))
+            fail("option output.shots", "'" + shots + "' is the input given as " + in + ": writing the gathers would replace it",
+                 "Choose another output.shots file");
+        if (same(preview, path))
+            fail("option output.preview", "'" + preview + "' is the input given as " + in + ": the preview would replace it",
+                 "Choose another output.preview file (or an output.shots name ending in .sgy)");
+    }
+    if (same(shots, preview))
+        fail("option output.preview", "the preview '" + preview + "' would overwrite the gathers (output.shots)",
+             "Give output.shots a name ending in .sgy, or another output.preview");
+}
+
 }  // namespace
 
 po::options_description model_command_options() {
@@ -183,6 +206,9 @@ int cmd_model(int argc, char** argv) {
     // Each gather is written as its batch finishes (the file's headers from the geometry,
     // checked before any propagation); the middle one is kept for the preview.
     const std::string out = vm["output.shots"].as<std::string>();
+    std::string png = vm["output.preview"].as<std::string>();
+    if (png.empty()) png = std::filesystem::path(out).replace_extension(".png").string();
+    check_outputs(vm, out, png);
     if (auto dir = std::filesystem::path(out).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
     io::ShotWriter writer(out, geometry);
     const std::size_t middle = geometry.size() / 2;
@@ -195,8 +221,6 @@ int cmd_model(int argc, char** argv) {
     if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) born(vm, model, geometry, wavelet, prop, write, stats);
     else model_shots(model, geometry, wavelet, prop, write, &stats);
     writer.commit();
-    std::string png = vm["output.preview"].as<std::string>();
-    if (png.empty()) png = std::filesystem::path(out).replace_extension(".png").string();
     io::write_gather_png(png, preview);
 
     const Grid& g = model.grid();

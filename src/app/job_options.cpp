@@ -1,5 +1,7 @@
 #include "app/job_options.h"
 
+#include <cmath>
+
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
@@ -89,7 +91,8 @@ Model load_model(const po::variables_map& vm) {
 Wavelet load_wavelet(const po::variables_map& vm) {
     Wavelet w;
     const double f0 = vm["wavelet.ricker-f0"].as<double>();
-    if (!(f0 > 0)) fail("option wavelet.ricker-f0", "must be positive", "Give the peak frequency in Hz");
+    if (!(f0 > 0) || !std::isfinite(f0))
+        fail("option wavelet.ricker-f0", "must be a positive, finite frequency", "Give the peak frequency in Hz");
     w.f_dominant = f0;
     w.f_max = ricker_max_frequency(f0);
     if (vm.count("wavelet.file")) {

@@ -77,6 +77,46 @@ TEST_CASE("a zero record interval with a geometry file, or two Born perturbation
     CHECK_THAT(b.output, Contains("model.born-dm") && Contains("model.born-reflectivity"));
 }
 
+TEST_CASE("outputs that would overwrite an input or each other are refused naming the options, and the input is kept") {
+    const auto dir = scratch("cli-model-outputs");
+    const auto model = dir / "vp.segy";
+    std::filesystem::copy_file(kModel, model);
+    const auto size = std::filesystem::file_size(model);
+    const std::string job = "model --model.vp " + model.string() +
+                            " --acquisition.source-x0 1000 --acquisition.receiver-x0 500 --acquisition.receiver-dx 50"
+                            " --acquisition.receiver-nx 41 --acquisition.record-length 0.3 --acquisition.record-dt 0.004"
+                            " --propagation.device cpu ";
+    SECTION("the gathers onto the model") {
+        const auto r = run_rtm(job + "--output.shots " + model.string());
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains("output.shots") && Contains("model.vp") && Contains("would replace it"));
+    }
+    SECTION("the preview onto the model") {
+        const auto r = run_rtm(job + "--output.shots " + (dir / "s.sgy").string() + " --output.preview " + model.string());
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains("output.preview") && Contains("model.vp"));
+    }
+    SECTION("a .png shots path, whose default preview is itself") {
+        const auto r = run_rtm(job + "--output.shots " + (dir / "shots.png").string());
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains("output.preview") && Contains("would overwrite the gathers"));
+    }
+    SECTION("the preview onto the gathers") {
+        const auto shots = (dir / "s.sgy").string();
+        const auto r = run_rtm(job + "--output.shots " + shots + " --output.preview " + shots);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains("would overwrite the gathers"));
+    }
+    CHECK(std::filesystem::file_size(model) == size);
+    CHECK(io::read_volume(model.string()).data == io::read_volume(kModel).data);
+}
+
+TEST_CASE("an infinite Ricker frequency is refused naming the option") {
+    const auto r = run_rtm(small_job(scratch("cli-model-f0"), "--wavelet.ricker-f0 inf"));
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("wavelet.ricker-f0") && Contains("finite"));
+}
+
 TEST_CASE("a negative shot batch is refused naming the option") {
     const auto r = run_rtm(small_job(scratch("cli-neg-batch"), "--propagation.batch -2"));
     CHECK(r.status == 1);
