@@ -186,6 +186,11 @@ int cmd_migrate(int argc, char** argv) {
     MigrationJobOptions job;
     job.folder = vm["output.job"].as<std::string>();
     job.migration = migration_from(vm);
+    // Checked before any shot (from the first gather's headers): an imaging interval
+    // beyond the record would fail every shot alike.
+    imaging_interval(job.migration, wavelet,
+                     time_axis(model, indexes[where[0].first].geometry(where[0].second), wavelet,
+                               job.migration.propagation));
     job.post.normalise = vm["migration.normalise"].as<bool>();
     job.post.laplacian = vm["migration.laplacian"].as<bool>();
     job.checkpoint_minutes = vm["migration.checkpoint-minutes"].as<double>();

@@ -79,6 +79,22 @@ std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const Time
 
 }  // namespace
 
+int imaging_interval(const MigrationOptions& opt, const Wavelet& wavelet, const TimeAxis& ta) {
+    if (opt.condition == ImagingCondition::BornAdjoint) return 1;
+    int k = opt.image_every;
+    if (k <= 0) k = std::max(1, int(std::floor(1.0 / (2.0 * wavelet.f_max * ta.dt))));
+    // Imaging steps are 0, k, 2k, ... < nt: with k >= nt only t = 0, before any wave
+    // has travelled, and the image would be zero.
+    if (k >= ta.nt)
+        fail("option migration.image-every",
+             std::to_string(k) + " steps between imaging steps is beyond the record's " + std::to_string(ta.nt) +
+                 " steps: the image would be zero",
+             "Give 0 (from the wavelet's band: " +
+                 std::to_string(std::max(1, int(std::floor(1.0 / (2.0 * wavelet.f_max * ta.dt))))) +
+                 " steps here) or fewer steps");
+    return k;
+}
+
 ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
                            const MigrationOptions& opt) {
     const auto start = std::chrono::steady_clock::now();
@@ -92,9 +108,7 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
 
     const bool born = opt.condition == ImagingCondition::BornAdjoint;
     const bool is = opt.condition == ImagingCondition::InverseScattering;
-    int k = opt.image_every;
-    if (k <= 0) k = std::max(1, int(std::floor(1.0 / (2.0 * wavelet.f_max * ta.dt))));
-    if (born) k = 1;
+    const int k = imaging_interval(opt, wavelet, ta);
     out.image_every = k;
     out.steps = N;
     // Imaging at receiver-wavefield times j (multiples of k) with the source wavefield

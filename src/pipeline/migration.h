@@ -62,6 +62,11 @@ struct ShotMigration {
     double seconds = 0;
 };
 
+// Steps between imaging steps: migration.image-every, or from the Nyquist rate of the
+// wavelet's f_max (1 for the born-adjoint condition); throws, naming the option, when
+// no imaging step would come after t = 0.
+int imaging_interval(const MigrationOptions& opt, const Wavelet& wavelet, const TimeAxis& ta);
+
 ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
                            const MigrationOptions& opt);
 

@@ -136,6 +136,8 @@ TEST_CASE("bad migration options are refused naming the option") {
                         Bad{"--migration.checkpoint-minutes -1", "migration.checkpoint-minutes"},
                         Bad{"--migration.checkpoint-minutes nan", "migration.checkpoint-minutes"},
                         Bad{"--migration.image-every -3", "migration.image-every"},
+                        // beyond the record: only t = 0 would be imaged (a zero image)
+                        Bad{"--migration.image-every 100000", "migration.image-every"},
                         Bad{"--migration.aperture nan", "migration.aperture"},
                         Bad{"--model.dx -10", "model.dx"}}) {
         const auto r = run_rtm(migrate_cmd(job, b.args));
