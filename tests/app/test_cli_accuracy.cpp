@@ -7,6 +7,7 @@
 #include "analytic.h"
 #include "io/model_io.h"
 #include "io/shot_io.h"
+#include "cli_models.h"
 #include "run_rtm.h"
 #include "support/catch.hpp"
 #include "support/test_data.h"
@@ -18,11 +19,7 @@ TEST_CASE("rtm model with default settings is within 1% of the exact Green's fun
     const auto dir = scratch("cli-accuracy");
     // 2000 m/s at 10 m, Ricker 16 Hz (5 points per shortest wavelength), 2 ms records
     // (the default) and the automatic step (2 ms here), source and receivers on nodes.
-    Volume v(Grid{});
-    v.grid.nx = 221;
-    v.grid.nz = 61;
-    v.grid.dx = v.grid.dz = 10;
-    v.data.assign(v.grid.size(), 2000.f);
+    const Volume v = constant_model(221, 61, 10, 2000.f);
     const std::string vp = (dir / "vp.sgy").string(), out = (dir / "s.sgy").string();
     io::write_volume(vp, v);
     const auto r = run_rtm("model --model.vp " + vp + " --wavelet.ricker-f0 16 --acquisition.source-x0 300"

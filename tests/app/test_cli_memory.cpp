@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "io/model_io.h"
+#include "cli_models.h"
 #include "run_rtm.h"
 #include "support/catch.hpp"
 #include "support/test_data.h"
@@ -30,11 +31,7 @@ TEST_CASE("rtm model and rtm migrate stay within docs/memory.md's bound on a sho
     const auto dir = scratch("cli-memory");
     // A 40 x 20 model at 10 m, 1500 m/s: 2 ms records are also the time step (0.8 of
     // the CFL limit is 2.96 ms), so N = n = 251 samples over 0.5 s.
-    Volume vp(Grid{});
-    vp.grid.nx = 40;
-    vp.grid.nz = 20;
-    vp.grid.dx = vp.grid.dz = 10;
-    vp.data.assign(vp.grid.size(), 1500.f);
+    const Volume vp = constant_model(40, 20, 10, 1500.f);
     const std::string model = (dir / "vp.sgy").string();
     io::write_volume(model, vp);
     const long shots = 40, receivers = 1000, n = 251;

@@ -5,6 +5,7 @@
 
 #include "io/model_io.h"
 #include "io/shot_io.h"
+#include "cli_models.h"
 #include "run_rtm.h"
 #include "support/catch.hpp"
 #include "support/test_data.h"
@@ -138,11 +139,7 @@ TEST_CASE("a missing model file is named in the error") {
 TEST_CASE("a model with NaN, zero or negative velocities is refused naming the file and node") {
     const auto dir = scratch("cli-badvel");
     for (float bad : {std::numeric_limits<float>::quiet_NaN(), 0.f, -1500.f}) {
-        Volume v(Grid{});
-        v.grid.nx = 20;
-        v.grid.nz = 10;
-        v.grid.dx = v.grid.dz = 10;
-        v.data.assign(v.grid.size(), 2000.f);
+        Volume v = constant_model(20, 10, 10, 2000.f);
         v.at(3, 0, 4) = bad;
         const auto path = (dir / "vp.sgy").string();
         io::write_volume(path, v);
@@ -216,11 +213,7 @@ TEST_CASE("rtm model with a reflectivity does Born modelling, and refuses one on
     CHECK(late > 0);
     CHECK(early < 1e-3 * late);
 
-    Volume small(Grid{});
-    small.grid.nx = 10;
-    small.grid.nz = 10;
-    small.grid.dx = small.grid.dz = 10;
-    small.data.assign(100, 0.f);
+    const Volume small = constant_model(10, 10, 10, 0.f);
     const auto bad = (dir / "small.sgy").string();
     io::write_volume(bad, small);
     const auto r2 = run_rtm(small_job(dir, "--model.born-reflectivity " + bad));
