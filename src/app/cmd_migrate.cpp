@@ -1,9 +1,10 @@
 // rtm migrate: velocity model + recorded shots -> stacked depth image.
+#include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <string_view>
 
 #include <spdlog/spdlog.h>
 
@@ -124,7 +125,12 @@ JobFingerprint settings_of(const po::variables_map& vm, const std::vector<std::s
         os << key << "=";
         const auto& v = value.value();
         if (auto s = boost::any_cast<std::string>(&v)) os << *s;
-        else if (auto d = boost::any_cast<double>(&v)) os << std::setprecision(17) << *d;
+        else if (auto d = boost::any_cast<double>(&v)) {
+            // The shortest text that reads back as the same double: distinct values stay
+            // distinct, and the error that names a changed setting reads as the user wrote it.
+            char buf[32];
+            os << std::string_view(buf, std::to_chars(buf, buf + sizeof buf, *d).ptr - buf);
+        }
         else if (auto i = boost::any_cast<int>(&v)) os << *i;
         else if (auto b = boost::any_cast<bool>(&v)) os << *b;
         else if (auto l = boost::any_cast<std::vector<std::string>>(&v))
