@@ -21,21 +21,43 @@ void Stack::add(const Grid& w, int ix0, int iy0, const std::vector<double>& img,
                  "Check the shot's data and the velocity model for huge or non-finite values");
         }
     }
+#pragma omp parallel for
     for (int iz = 0; iz < w.nz; ++iz)
         for (int iy = 0; iy < w.ny; ++iy)
             for (int ix = 0; ix < w.nx; ++ix) {
                 const std::size_t q = w.index(ix, iy, iz), p = grid.index(ix + ix0, iy + iy0, iz);
-                image[p] += img[q];
-                illumination[p] += ill[q];
+                image[p].add(img[q]);
+                illumination[p].add(ill[q]);
             }
 }
 
+void Stack::add(const Stack& o) {
+    if (o.image.size() != image.size()) fail("stack", "partial stacks of different grids", "Internal error");
+#pragma omp parallel for
+    for (std::size_t i = 0; i < image.size(); ++i) {
+        image[i].add(o.image[i]);
+        illumination[i].add(o.illumination[i]);
+    }
+}
+
+namespace {
+std::vector<double> values(const std::vector<ExactSum>& sums) {
+    std::vector<double> out(sums.size());
+    for (std::size_t i = 0; i < sums.size(); ++i) out[i] = sums[i].value();
+    return out;
+}
+}  // namespace
+
+std::vector<double> Stack::image_values() const { return values(image); }
+std::vector<double> Stack::illumination_values() const { return values(illumination); }
+
 Volume final_image(const Stack& s, const PostProcessing& pp) {
-    std::vector<double> f = s.image;
+    std::vector<double> f = s.image_values();
     if (pp.normalise) {
-        const double smax = *std::max_element(s.illumination.begin(), s.illumination.end());
+        const std::vector<double> ill = s.illumination_values();
+        const double smax = *std::max_element(ill.begin(), ill.end());
         const double eps = pp.epsilon * (smax > 0 ? smax : 1.0);
-        for (std::size_t i = 0; i < f.size(); ++i) f[i] /= s.illumination[i] + eps;
+        for (std::size_t i = 0; i < f.size(); ++i) f[i] /= ill[i] + eps;
     }
     if (pp.laplacian) {
         f = laplacian(f, s.grid);
@@ -48,7 +70,7 @@ Volume final_image(const Stack& s, const PostProcessing& pp) {
 
 Volume illumination_volume(const Stack& s) {
     Volume out(s.grid);
-    for (std::size_t i = 0; i < out.data.size(); ++i) out.data[i] = float(s.illumination[i]);
+    for (std::size_t i = 0; i < out.data.size(); ++i) out.data[i] = float(s.illumination[i].value());
     return out;
 }
 

@@ -5,15 +5,17 @@
 #include <vector>
 
 #include "core/grid.h"
+#include "imaging/exact_sum.h"
 
 namespace rtm::imaging {
 
-// Sums in double on the model's grid (x fastest, then y, then z): a survey of many
-// shots adds up in double without losing the small ones to float rounding.
+// Exact sums on the model's grid (x fastest, then y, then z; imaging/exact_sum.h): the
+// stack of a set of shots is the same bit for bit whatever the order in which they are
+// added and however they were split into partial stacks (one per rank).
 struct Stack {
     Grid grid;
-    std::vector<double> image;         // sum of shot images
-    std::vector<double> illumination;  // sum of source illuminations (integral of u_s^2)
+    std::vector<ExactSum> image;         // sum of shot images
+    std::vector<ExactSum> illumination;  // sum of source illuminations (integral of u_s^2)
 
     explicit Stack(const Grid& model) : grid(model), image(model.size()), illumination(model.size()) {}
     // Adds a shot's window (nodes ix0.., iy0.. of the model; full depth). A shot whose
@@ -21,6 +23,10 @@ struct Stack {
     // naming the window node) and nothing of it is added.
     void add(const Grid& window, int ix0, int iy0, const std::vector<double>& shot_image,
              const std::vector<double>& shot_illumination);
+    // Adds another partial stack of the same grid.
+    void add(const Stack& other);
+    std::vector<double> image_values() const;
+    std::vector<double> illumination_values() const;
 };
 
 struct PostProcessing {

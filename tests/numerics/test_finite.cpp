@@ -44,7 +44,7 @@ TEST_CASE("the stack refuses a shot image or illumination that is not finite and
         CHECK(contains(msg, "not stacked"));
     }
     double sum = 0;
-    for (std::size_t i = 0; i < g.size(); ++i) sum += stack.image[i] + stack.illumination[i];
+    for (std::size_t i = 0; i < g.size(); ++i) sum += stack.image[i].value() + stack.illumination[i].value();
     CHECK(sum == 2.0 * w.size());  // the first shot only, exactly (sums of ones)
 }
 

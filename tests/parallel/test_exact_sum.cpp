@@ -1,0 +1,93 @@
+// Order-independent exact sums (imaging/exact_sum.h), the stack's accumulator: the
+// image of a job must not depend on how many ranks shared its shots or in which order
+// they finished.
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "support/catch.hpp"
+
+#include "imaging/exact_sum.h"
+
+using rtm::imaging::ExactSum;
+
+namespace {
+
+// Values over 60 decades of magnitude, both signs: every bin boundary is crossed.
+std::vector<double> wide_values(int n, unsigned seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> mant(-1, 1), expo(-100, 100);
+    std::vector<double> v(n);
+    for (auto& x : v) x = mant(rng) * std::pow(2.0, expo(rng));
+    return v;
+}
+
+ExactSum sum_of(const std::vector<double>& v) {
+    ExactSum s;
+    for (double x : v) s.add(x);
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("exact sums are the same bit for bit for any order and any split into partial sums") {
+    const std::vector<double> v = wide_values(5000, 7);
+    const ExactSum ref = sum_of(v);
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 20; ++trial) {
+        std::vector<double> w = v;
+        std::shuffle(w.begin(), w.end(), rng);
+        // Split among `parts` partial sums (ranks), merged in a random order.
+        const int parts = 1 + trial % 7;
+        std::vector<ExactSum> partial(parts);
+        for (std::size_t i = 0; i < w.size(); ++i) partial[rng() % parts].add(w[i]);
+        std::shuffle(partial.begin(), partial.end(), rng);
+        ExactSum total;
+        for (const auto& p : partial) total.add(p);
+        INFO("trial " << trial << ", " << parts << " partial sums");
+        CHECK(total == ref);
+        CHECK(total.value() == ref.value());
+    }
+}
+
+TEST_CASE("exact sums are exact where the true sum is known") {
+    // Integers times powers of two spanning 2^-32 .. 2^50 in one sum: the dropped part is
+    // below 2^(32 (T - 2)) with the top bin T = 1 (values below 2^64), i.e. below 2^-32,
+    // so terms that are multiples of 2^-32 are all kept: the bins hold the exact sum,
+    // counted here in units of 2^-32 in a 128-bit integer.
+    ExactSum s;
+    __int128 exact = 0;
+    for (int k = 0; k < 1000; ++k) {
+        const long m = (k * 7919L) % 2001 - 1000;
+        const int e = k % 83;  // the term is m 2^(e - 32)
+        s.add(std::ldexp(double(m), e - 32));
+        exact += __int128(m) << e;
+    }
+    REQUIRE(s.top == 1);
+    const __int128 held = (__int128(s.bins[0]) << 64) + (__int128(s.bins[1]) << 32) + __int128(s.bins[2]);
+    CHECK(held == exact);
+    // value() rounds the bins once each: within 2 ulp of the exact sum.
+    const double want = std::ldexp(double(exact), -32);
+    CHECK(std::abs(s.value() - want) <= 2 * std::abs(want) * 0x1p-52);
+    // Cancellation that double summation gets wrong: 1e20 + 1 - 1e20 = 1.
+    CHECK(sum_of({1e20, 1.0, -1e20}).value() == 1.0);
+    double naive = 0;
+    for (double x : {1e20, 1.0, -1e20}) naive += x;
+    CHECK(naive == 0.0);  // what the double stack would have said
+    CHECK(sum_of({}).value() == 0.0);
+    CHECK(sum_of({-0.0, 0.0}).value() == 0.0);
+}
+
+TEST_CASE("exact sums keep the relative accuracy of their largest term to 2^-64 per term") {
+    // The dropped bits of each term are below 2^(32 (T - 2)) <= 2^-64 |largest term|
+    // (the largest term is >= 2^(32 T)): n terms lose at most n 2^-64 of it.
+    const std::vector<double> v = wide_values(2000, 3);
+    long double exact = 0;  // 64-bit mantissa; the terms are summed largest first to keep it honest
+    std::vector<double> w = v;
+    std::sort(w.begin(), w.end(), [](double a, double b) { return std::abs(a) > std::abs(b); });
+    for (double x : w) exact += x;
+    const double largest = std::abs(w.front());
+    const double bound = largest * (2000 * std::ldexp(1.0, -64) + std::ldexp(1.0, -62)) + std::abs(double(exact)) * 0x1p-52;
+    CHECK(std::abs(sum_of(v).value() - double(exact)) <= bound);
+}
