@@ -1,5 +1,8 @@
 // rtm: seismic forward modelling and reverse-time migration.
+#include <chrono>
 #include <cstring>
+#include <memory>
+#include <thread>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -11,6 +14,7 @@
 #include "bench/bench.h"
 #include "core/error.h"
 #include "core/threads.h"
+#include "parallel/world.h"
 
 namespace {
 
@@ -32,9 +36,34 @@ const char* kUsage =
 
 }  // namespace
 
+namespace {
+
+// An error on one rank of several: rank 0 reports it and ends the job; the others wait
+// a moment first, so that an error every rank meets (a bad option, a missing file) is
+// printed once, and one that only this rank meets (its GPU, its shot) still is.
+int fail_rank(const std::string& message, bool reported) {
+    const auto& world = rtm::parallel::World::get();
+    if (world.size() == 1) {
+        spdlog::error("{}", message);
+        return 1;
+    }
+    if (!world.root()) std::this_thread::sleep_for(std::chrono::seconds(2));
+    if (!reported) spdlog::get("every-rank")->error("{}", message);
+    world.abort(1);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     rtm::use_passive_openmp_wait(argv);  // first: may execute rtm again (core/threads.h)
-    rtm::app::set_up_logging();
+    rtm::flush_denormals_to_zero();      // one floating-point environment for the whole process
+    // MPI for the commands that run jobs over ranks (mpirun rtm model|migrate); the
+    // others stay one plain process.
+    std::unique_ptr<rtm::parallel::Session> mpi;
+    if (argc >= 2 && (!std::strcmp(argv[1], "model") || !std::strcmp(argv[1], "migrate")))
+        mpi = std::make_unique<rtm::parallel::Session>(argc, argv);
+    const auto& world = rtm::parallel::World::get();
+    rtm::app::set_up_logging(world.rank(), world.size());
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
         std::cout << kUsage;
         return argc < 2 ? 2 : 0;
@@ -48,11 +77,11 @@ int main(int argc, char** argv) {
         if (cmd == "bench") return rtm::run_bench(argc - 1, argv + 1);
         std::cerr << "rtm: unknown command '" << cmd << "'\n\n" << kUsage;
         return 2;
+    } catch (const rtm::ReportedError& e) {
+        return fail_rank(e.what(), true);
     } catch (const rtm::Error& e) {
-        spdlog::error("{}", e.what());
-        return 1;
+        return fail_rank(e.what(), false);
     } catch (const std::exception& e) {
-        spdlog::error("unexpected failure: {}", e.what());
-        return 1;
+        return fail_rank(std::string("unexpected failure: ") + e.what(), false);
     }
 }

@@ -1,5 +1,9 @@
 #include "core/threads.h"
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
 #include <omp.h>
 #include <sched.h>
 #include <unistd.h>
@@ -11,6 +15,13 @@
 #include "core/error.h"
 
 namespace rtm {
+
+void flush_denormals_to_zero() {
+#if defined(__SSE__)
+#pragma omp parallel
+    _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ (bit 15) and DAZ (bit 6); the calling thread is among them
+#endif
+}
 namespace {
 
 // The leading positive integer of an environment variable (Slurm writes "2(x3)"), or 0.

@@ -30,6 +30,16 @@ ThreadChoice choose_threads(int option, const std::string& option_name);
 // "CPU threads: 2 (affinity 2 CPUs, 1 rank on this node; OpenMP wait policy passive)"
 std::string describe(const ThreadChoice& c);
 
+// Flushes float denormals to zero (FTZ and DAZ) in this thread and every OpenMP thread:
+// decaying wavefields (damping layers, late times) reach float's denormal range, where
+// some CPUs run arithmetic tens of times slower (seen: a migration shot 30x slower on
+// the GPU machine's host); values below 1e-38 of a field that started near 1 change
+// nothing we compute. main calls it first, so that every computation of the process
+// (the stack's post-processing too) runs in one floating-point environment whichever
+// backend propagated: a job's image is the same bit for bit whether its rank 0 ran
+// shots on the CPU, on a GPU, or none. Threads made later inherit it.
+void flush_denormals_to_zero();
+
 // Chooses, applies (omp_set_num_threads), logs describe() at info level; returns the count.
 // Throws naming the option when it is negative.
 int set_cpu_threads(int option, const std::string& option_name);

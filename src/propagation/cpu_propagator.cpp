@@ -1,10 +1,10 @@
 // The CPU backend: padded arrays in host memory, kernels/cpu for the step.
 #include <cstdint>
-#include <xmmintrin.h>
 #include <utility>
 
 #include "core/bfloat16.h"
 #include "core/error.h"
+#include "core/threads.h"
 
 #include "imaging/field_ops.h"
 #include "kernels/cpu/inject_cpu.h"
@@ -16,20 +16,11 @@ namespace rtm {
 
 namespace {
 
-// Decaying wavefields (damping layers, late times) reach float's denormal range, where
-// some CPUs run arithmetic tens of times slower (seen: a migration shot 30x slower on
-// the GPU machine's host). Flush them to zero, in every OpenMP thread: values below
-// 1e-38 of a field that started near 1 change nothing we compute.
-void flush_denormals_to_zero() {
-#pragma omp parallel
-    _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ (bit 15) and DAZ (bit 6); the calling thread is among them
-}
-
 template <class T>
 class CpuPropagator final : public Propagator {
 public:
     CpuPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()) {
-        flush_denormals_to_zero();
+        flush_denormals_to_zero();  // (core/threads.h) set by main already; here for other callers
         const std::size_t n = box_.padded_size() * std::size_t(batch);
         u_.assign(n, T(0));
         w_.assign(n, T(0));
