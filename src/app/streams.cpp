@@ -23,17 +23,26 @@ public:
 
 }  // namespace
 
-void set_up_logging() {
+void set_up_logging(int rank, int ranks) {
     // color_mode::automatic: escape codes only when the stream is a terminal (and TERM
     // says it has colours), so pipes and log files get plain text.
-    const auto mode = spdlog::color_mode::automatic;
+    // Under mpirun a rank's stdout is a pseudo-terminal of Open MPI's, wherever mpirun's
+    // own output goes: no colour with several ranks.
+    const auto mode = ranks > 1 ? spdlog::color_mode::never : spdlog::color_mode::automatic;
     auto out = std::make_shared<BelowWarningStdoutSink>(mode);
     auto err = std::make_shared<spdlog::sinks::ansicolor_stderr_sink_mt>(mode);
     err->set_level(spdlog::level::warn);
     auto logger = std::make_shared<spdlog::logger>("rtm", spdlog::sinks_init_list{out, err});
-    logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
-    logger->set_level(spdlog::level::info);
+    auto mine = std::make_shared<spdlog::logger>("every-rank", spdlog::sinks_init_list{out, err});
+    // Under mpirun every line says its rank; the job's messages come from rank 0 only
+    // (core/log.h), a rank's own (its shots, its warnings and errors) from each.
+    const std::string who = ranks > 1 ? "[rank " + std::to_string(rank) + "] " : "";
+    logger->set_pattern("[%H:%M:%S] " + who + "%^%l%$ %v");
+    mine->set_pattern("[%H:%M:%S] " + who + "%^%l%$ %v");
+    logger->set_level(rank == 0 ? spdlog::level::info : spdlog::level::warn);
+    mine->set_level(spdlog::level::info);
     spdlog::set_default_logger(logger);
+    spdlog::register_logger(mine);
     spdlog::cfg::load_env_levels();
 }
 

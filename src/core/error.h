@@ -12,6 +12,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// An error that another rank (the root) has already reported: this rank ends with it
+// quietly (parallel::World::on_root).
+class ReportedError : public Error {
+public:
+    using Error::Error;
+};
+
 // Throws rtm::Error("<where>: <what>. <fix>").
 [[noreturn]] inline void fail(const std::string& where, const std::string& what,
                               const std::string& fix = "") {

@@ -1,0 +1,50 @@
+#pragma once
+// Items (shots) handed to ranks as they ask for them: no rank serves the others, each
+// takes the next item from shared counters (shared_counters.h) when it finishes one,
+// so fast ranks do more and a long item delays nobody else. Items go out in the order
+// given (largest first, so that the last ones to finish are short).
+//
+// An item that fails on one rank is handed once to another rank (a device's memory, a
+// node's disk, a bad GPU), and is final when it fails there too or when there is no
+// other rank. A rank that finds nothing to take waits while others are still working,
+// since one of their items may come back for a retry.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "parallel/shared_counters.h"
+
+namespace rtm::parallel {
+
+class WorkQueue {
+public:
+    // Collective. `order`: the items to hand out, first to last, the same on every rank;
+    // item ids are < `ids` (e.g. the job's shot numbers).
+    WorkQueue(const World& world, std::vector<long> order, long ids);
+
+    struct Claim {
+        long item = -1;
+        bool retry = false;  // a second try after a failure on another rank
+        explicit operator bool() const { return item >= 0; }
+    };
+    // The next item for this rank; an empty claim when every item is finished (or
+    // handed out and none can come back to this rank), or after stop().
+    Claim next();
+    // Reports a claim finished. A failure is retried on another rank (returns true) when
+    // it was a first try and there is another rank; otherwise it is final (false).
+    bool finish(const Claim& claim, bool ok);
+    // No rank takes another item (a signal on any rank stops the whole job).
+    void stop();
+    bool stopped();
+    long finished_ok();           // items done, job-wide
+    double waiting_seconds() const { return waiting_; }  // this rank's time in next() without work
+
+private:
+    const World& world_;
+    std::vector<long> order_;
+    long ids_;
+    SharedCounters c_;
+    double waiting_ = 0;
+};
+
+}  // namespace rtm::parallel

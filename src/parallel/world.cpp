@@ -1,0 +1,195 @@
+#include "parallel/world.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <exception>
+
+#include "core/error.h"
+
+#ifdef RTM_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace rtm::parallel {
+
+namespace {
+World g_world;
+}
+
+const World& World::get() { return g_world; }
+
+#ifdef RTM_HAVE_MPI
+
+namespace {
+
+bool mpi_on() {
+    int init = 0, done = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&done);
+    return init && !done;
+}
+
+// MPI counts are int: large buffers go in pieces.
+constexpr std::size_t kChunk = std::size_t(1) << 30;
+
+// MPI's user operations see elements of a datatype; ours are opaque records of
+// `bytes` bytes combined by a function chosen per call (one reduction at a time).
+World::Combine g_combine = nullptr;
+std::size_t g_bytes = 0;
+extern "C" void combine_records(void* in, void* inout, int* len, MPI_Datatype*) {
+    g_combine(in, inout, std::size_t(*len));
+}
+
+}  // namespace
+
+Session::Session(int& argc, char**& argv) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_world.rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_world.size_);
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_world.rank_, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &g_world.node_rank_);
+    MPI_Comm_size(node, &g_world.node_size_);
+    MPI_Comm_free(&node);
+    char name[MPI_MAX_PROCESSOR_NAME];
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
+    g_world.node_name_.assign(name, std::size_t(len));
+    // An error on one rank ends the job (World::abort) rather than leaving others in a
+    // collective; MPI's own errors return codes we turn into rtm::Error.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+Session::~Session() {
+    if (mpi_on()) MPI_Finalize();
+}
+
+namespace {
+void check(int rc, const char* what) {
+    if (rc == MPI_SUCCESS) return;
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    fail(std::string("MPI ") + what, std::string(text, std::size_t(len)), "Check the MPI installation and the job's ranks");
+}
+}  // namespace
+
+void World::barrier() const {
+    if (size_ > 1) check(MPI_Barrier(MPI_COMM_WORLD), "barrier");
+}
+
+void World::broadcast(void* data, std::size_t bytes) const {
+    if (size_ == 1) return;
+    for (std::size_t at = 0; at < bytes; at += kChunk)
+        check(MPI_Bcast(static_cast<char*>(data) + at, int(std::min(kChunk, bytes - at)), MPI_BYTE, 0, MPI_COMM_WORLD),
+              "broadcast");
+}
+
+std::vector<std::string> World::gather(const std::string& mine) const {
+    if (size_ == 1) return {mine};
+    if (mine.size() > INT_MAX) fail("MPI gather", "a rank's report is over 2 GB", "Internal error");
+    int n = int(mine.size());
+    std::vector<int> counts(root() ? size_ : 0), at(root() ? size_ : 0);
+    check(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "gather");
+    std::string all;
+    if (root()) {
+        long total = 0;
+        for (int r = 0; r < size_; ++r) at[r] = int(total), total += counts[r];
+        if (total > INT_MAX) fail("MPI gather", "the ranks' reports are over 2 GB", "Internal error");
+        all.resize(std::size_t(total));
+    }
+    check(MPI_Gatherv(mine.data(), n, MPI_CHAR, all.data(), counts.data(), at.data(), MPI_CHAR, 0, MPI_COMM_WORLD),
+          "gather");
+    std::vector<std::string> out;
+    if (root())
+        for (int r = 0; r < size_; ++r) out.push_back(all.substr(std::size_t(at[r]), std::size_t(counts[r])));
+    return out;
+}
+
+void World::reduce_to_root(void* data, std::size_t count, std::size_t bytes, Combine combine) const {
+    if (size_ == 1 || count == 0) return;
+    MPI_Datatype record;
+    check(MPI_Type_contiguous(int(bytes), MPI_BYTE, &record), "datatype");
+    MPI_Type_commit(&record);
+    MPI_Op op;
+    MPI_Op_create(combine_records, 1, &op);
+    g_combine = combine, g_bytes = bytes;
+    const std::size_t per = std::max<std::size_t>(1, kChunk / bytes);
+    std::vector<char> received(root() ? std::min(per, count) * bytes : 0);
+    for (std::size_t at = 0; at < count; at += per) {
+        const std::size_t n = std::min(per, count - at);
+        char* mine = static_cast<char*>(data) + at * bytes;
+        check(MPI_Reduce(mine, root() ? received.data() : nullptr, int(n), record, op, 0, MPI_COMM_WORLD), "reduce");
+        if (root()) std::copy(received.begin(), received.begin() + std::ptrdiff_t(n * bytes), mine);
+    }
+    MPI_Op_free(&op);
+    MPI_Type_free(&record);
+}
+
+void World::abort(int code) const {
+    if (size_ > 1 && mpi_on()) MPI_Abort(MPI_COMM_WORLD, code);
+    std::exit(code);
+}
+
+std::string mpi_description() {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    std::string v(version, std::size_t(len));
+    v = v.substr(0, v.find_first_of(",\n"));
+    return "MPI (" + v + ")";
+}
+
+#else  // one process: every collective is the identity
+
+Session::Session(int&, char**&) {}
+Session::~Session() = default;
+void World::barrier() const {}
+void World::broadcast(void*, std::size_t) const {}
+std::vector<std::string> World::gather(const std::string& mine) const { return {mine}; }
+void World::reduce_to_root(void*, std::size_t, std::size_t, Combine) const {}
+void World::abort(int code) const { std::exit(code); }
+std::string mpi_description() { return "no MPI (built without it: one rank)"; }
+
+#endif
+
+void World::broadcast(std::string& s) const {
+    std::uint64_t n = s.size();
+    broadcast(&n, sizeof n);
+    s.resize(n);
+    broadcast(s.data(), n);
+}
+
+void World::broadcast(std::vector<std::string>& v) const {
+    std::uint64_t n = v.size();
+    broadcast(&n, sizeof n);
+    v.resize(n);
+    for (auto& s : v) broadcast(s);
+}
+
+void World::on_root(const std::function<void()>& what) const {
+    std::string error;
+    if (root()) try {
+            what();
+        } catch (const std::exception& e) {
+            error = e.what();
+            if (size_ == 1) throw;
+        }
+    broadcast(error);
+    if (error.empty()) return;
+    if (root()) throw Error(error);
+    throw ReportedError(error);
+}
+
+std::string layout_description(int per_shot) {
+    const World& w = World::get();
+    if (w.size() == 1) return "parallel: 1 rank";
+    return "parallel: " + std::to_string(w.size()) + " ranks, " + std::to_string(per_shot) + " per shot, " +
+           std::to_string(w.size() / per_shot) + " groups";
+}
+
+}  // namespace rtm::parallel
