@@ -14,7 +14,9 @@
 #include "core/error.h"
 #include "core/host_memory.h"
 #include "io/file_hash.h"
+#include "core/progress.h"
 #include "io/shot_index.h"
+#include "parallel/world.h"
 #include "pipeline/migration_job.h"
 
 namespace rtm::app {
@@ -120,7 +122,8 @@ JobFingerprint settings_of(const po::variables_map& vm, const std::vector<std::s
     std::ostringstream os;
     for (const auto& [key, value] : vm) {
         if (key == "config" || key == "output.job" || key == "migration.max-shots" ||
-            key == "migration.checkpoint-minutes" || key == "propagation.device" || key == "propagation.threads")
+            key == "migration.checkpoint-minutes" || key == "propagation.device" || key == "propagation.threads" ||
+            key == "parallel.ranks-per-shot")
             continue;
         os << key << "=";
         const auto& v = value.value();
@@ -192,6 +195,11 @@ int cmd_migrate(int argc, char** argv) {
     MigrationJobOptions job;
     job.folder = vm["output.job"].as<std::string>();
     job.migration = migration_from(vm);
+    // A shot's work grows with its window: the largest go first, so that ranks end together.
+    for (std::size_t i = 0; i < names.size(); ++i)
+        names[i].cost = double(
+            shot_window_extent(model, indexes[where[i].first].geometry(where[i].second), job.migration.aperture)
+                .grid.size());
     // Checked before any shot (from the first gather's headers): an imaging interval
     // beyond the record would fail every shot alike.
     imaging_interval(job.migration, wavelet,
@@ -205,6 +213,14 @@ int cmd_migrate(int argc, char** argv) {
     job.max_shots = vm["migration.max-shots"].as<int>();
     const JobReport rep = run_migration_job(model, names, load_shot, wavelet, job,
                                             settings_of(vm, files, job.migration.propagation.backend));
+    for (const auto& r : rep.ranks)
+        if (rep.ranks.size() > 1)
+            spdlog::info("rank {} on {}: {} shots, busy {} ({:.0f}%), waiting for work {}", r.rank, r.node, r.shots,
+                         format_duration(r.busy), 100 * r.busy / std::max(1e-9, rep.wall),
+                         format_duration(r.waiting + rep.wall - r.wall));
+    if (rep.done_now > 0)
+        spdlog::info("{} shots in {} on {} rank(s): {:.0f} shots/hour", rep.done_now, format_duration(rep.wall),
+                     parallel::World::get().size(), rep.done_now / rep.wall * 3600);
     spdlog::info("peak host memory {:.1f} MB (VmHWM; docs/memory.md)", peak_host_bytes() / 1e6);
     for (const auto& p : rep.outputs) spdlog::info("wrote {}", p);
     for (const auto& f : rep.failed_now) spdlog::error("shot {} from {} failed: {}", f.shot.id, f.shot.file, f.reason);

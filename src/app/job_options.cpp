@@ -6,6 +6,8 @@
 
 #include "core/error.h"
 #include "core/threads.h"
+#include "core/log.h"
+#include "parallel/world.h"
 #include "io/model_io.h"
 #include "io/shot_io.h"
 #include "physics/wavelet.h"
@@ -56,7 +58,10 @@ po::options_description propagation_options() {
          "rtm model: shots propagated together in one launch (0: automatic, enough to fill a GPU; 1 on the CPU)")
         ("propagation.threads", po::value<int>()->default_value(0),
          "CPU threads (0: OMP_NUM_THREADS when set, else the CPUs this process may use divided by the ranks "
-         "on this node under mpirun or Slurm)");
+         "on this node under mpirun or Slurm)")
+        ("parallel.ranks-per-shot", po::value<int>()->default_value(1),
+         "ranks (GPUs) that propagate one shot together; under mpirun the N ranks form N / ranks-per-shot groups, "
+         "each taking the next shot as it finishes one (1: every rank its own shots)");
     return d;
 }
 
@@ -81,7 +86,19 @@ Model load_model(const po::variables_map& vm) {
     const io::GridReadOptions g = grid_read_options(vm);
     io::ModelPaths paths;
     paths.vp = vm["model.vp"].as<std::string>();
-    Model m = io::read_model(paths, g);
+    // Read once, by rank 0, and sent to the others (one file read, not one per rank).
+    const parallel::World& world = parallel::World::get();
+    Model m;
+    world.on_root([&] { m = io::read_model(paths, g); });
+    std::vector<std::string> names;
+    for (const auto& [name, v] : m.extra) names.push_back(name);
+    world.broadcast(names);
+    const auto share = [&](Volume& v) {
+        world.broadcast(&v.grid, sizeof v.grid);
+        world.broadcast(v.data);
+    };
+    share(m.vp);
+    for (const auto& name : names) share(m.extra[name]);
     const Grid& grid = m.grid();
     spdlog::info("model {}: {}D, {} x {} x {} nodes, spacing {} x {} x {} m", paths.vp, grid.ndim(), grid.nx,
                  grid.ny, grid.nz, grid.dx, grid.dy, grid.dz);
@@ -130,8 +147,17 @@ PropagationOptions propagation_from(const po::variables_map& vm) {
     p.batch = vm["propagation.batch"].as<int>();
     if (p.batch < 0) fail("option propagation.batch", "must not be negative", "Give 0 (automatic) or a number of shots");
     set_cpu_threads(vm["propagation.threads"].as<int>(), "propagation.threads");  // the host's share on a GPU too
-    p.backend = choose_backend(parse_device(vm["propagation.device"].as<std::string>()));
-    spdlog::info("device: {}", p.backend.why);
+    const parallel::World& world = parallel::World::get();
+    const int per_shot = vm["parallel.ranks-per-shot"].as<int>();
+    if (per_shot != 1)
+        fail("option parallel.ranks-per-shot", "is " + std::to_string(per_shot) +
+                 ": one shot over several ranks (z-slabs) is not built yet in this version",
+             "Use 1: each rank (one per GPU) migrates or models its own shots");
+    spdlog::info("{}", parallel::layout_description(per_shot));
+    // One GPU per rank: the node-local rank's.
+    p.backend = choose_backend(parse_device(vm["propagation.device"].as<std::string>()), world.node_rank());
+    if (world.size() > 1) every_rank().info("rank {} of {} on {}: {}", world.rank(), world.size(), world.node_name(), p.backend.why);
+    else spdlog::info("device: {}", p.backend.why);
     return p;
 }
 

@@ -15,7 +15,9 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "core/log.h"
 #include "core/progress.h"
+#include "parallel/work_queue.h"
 #include "io/model_io.h"
 #include "io/previews.h"
 
@@ -55,7 +57,8 @@ std::string settings_changed(const std::string& was, const std::string& now) {
 }
 
 const char* kStorage[] = {"auto", "snapshots", "boundary"};
-constexpr int kVersion = 2;  // 2: double stack, per-input hashes, failed shots
+constexpr int kVersion = 3;  // 2: double stack, per-input hashes, failed shots; 3: exact stack, ranks' parts
+constexpr char kPartMagic[8] = {'R', 'T', 'M', 'P', 'A', 'R', 'T', '3'};
 
 [[noreturn]] void io_failed(const fs::path& path, const char* what) {
     fail(path.string(), std::string("cannot ") + what + " (" + std::strerror(errno) + ")",
@@ -71,21 +74,29 @@ void sync_folder(const fs::path& dir) {
     if (rc != 0) io_failed(dir, "sync the folder");
 }
 
-// Writes PATH.tmp, fsyncs it and renames it to PATH: a reader, or a job resumed after a
-// crash or power loss, sees the old file or the whole new one. (The caller syncs the folder.)
-void write_durably(const fs::path& path, const void* data, std::size_t bytes) {
+struct Bytes {
+    const void* data;
+    std::size_t size;
+};
+
+// Writes the pieces to PATH.tmp, fsyncs it and renames it to PATH: a reader, or a job
+// resumed after a crash or power loss, sees the old file or the whole new one. (The
+// caller syncs the folder.)
+void write_durably(const fs::path& path, std::initializer_list<Bytes> pieces) {
     const fs::path tmp = path.string() + ".tmp";
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) io_failed(tmp, "create");
-    const char* p = static_cast<const char*>(data);
-    for (std::size_t left = bytes; left > 0;) {
-        const ssize_t n = ::write(fd, p, left);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            ::close(fd);
-            io_failed(tmp, "write");
+    for (const Bytes& piece : pieces) {
+        const char* p = static_cast<const char*>(piece.data);
+        for (std::size_t left = piece.size; left > 0;) {
+            const ssize_t n = ::write(fd, p, left);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                ::close(fd);
+                io_failed(tmp, "write");
+            }
+            p += n, left -= std::size_t(n);
         }
-        p += n, left -= std::size_t(n);
     }
     if (::fsync(fd) != 0) {
         ::close(fd);
@@ -95,13 +106,23 @@ void write_durably(const fs::path& path, const void* data, std::size_t bytes) {
     fs::rename(tmp, path);
 }
 
-void read_exactly(const fs::path& path, std::vector<double>& data) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail(path.string(), "the job's stack file is missing", "Delete the job folder to start again");
-    const auto bytes = std::streamsize(data.size() * sizeof(double));
-    in.read(reinterpret_cast<char*>(data.data()), bytes);
-    if (in.gcount() != bytes)
-        fail(path.string(), "the job's stack file is shorter than the model", "Delete the job folder to start again");
+void read_exactly(std::istream& in, const fs::path& path, void* data, std::size_t size) {
+    in.read(static_cast<char*>(data), std::streamsize(size));
+    if (in.gcount() != std::streamsize(size))
+        fail(path.string(), "the job's file is shorter than the model's stack", "Delete the job folder to start again");
+}
+
+void read_stack(std::istream& in, const fs::path& path, imaging::Stack& stack) {
+    for (auto* sums : {&stack.image, &stack.illumination})
+        read_exactly(in, path, sums->data(), sums->size() * sizeof(imaging::ExactSum));
+}
+
+Bytes bytes_of(const std::vector<imaging::ExactSum>& v) { return {v.data(), v.size() * sizeof(imaging::ExactSum)}; }
+
+void combine_sums(const void* in, void* inout, std::size_t n) {
+    const auto* a = static_cast<const imaging::ExactSum*>(in);
+    auto* b = static_cast<imaging::ExactSum*>(inout);
+    for (std::size_t i = 0; i < n; ++i) b[i].add(a[i]);
 }
 
 // SIGINT or SIGTERM (Ctrl-C, a scheduler's stop) ends the run after the shot under way,
@@ -134,23 +155,22 @@ struct State {
     fs::path folder;
 
     fs::path file() const { return folder / "state.json"; }
-    fs::path stack(int gen, const char* what) const {
-        return folder / ("stack-" + std::to_string(gen) + "-" + what + ".bin");
-    }
+    fs::path stack(int gen) const { return folder / ("stack-" + std::to_string(gen) + ".bin"); }
+    int generation() const { return j.at("generation").get<int>(); }
     void save() const {
         const std::string text = j.dump(1);
-        write_durably(file(), text.data(), text.size());
+        write_durably(file(), {{text.data(), text.size()}});
         sync_folder(folder);
     }
     // Removes every stack generation but `gen`, and unfinished tmp files: what a
     // checkpoint leaves behind, or a run killed in the middle of one.
     void remove_stale(int gen) const {
-        static const std::regex ours(R"(stack-(\d+)-(image|illumination)\.bin(\.tmp)?|state\.json\.tmp)");
+        static const std::regex ours(R"(stack-(\d+)\.bin(\.tmp)?|part-\d+\.bin\.tmp|state\.json\.tmp)");
         std::smatch m;
         for (const auto& e : fs::directory_iterator(folder)) {
             const std::string name = e.path().filename().string();
             if (!std::regex_match(name, m, ours)) continue;
-            if (m[1].matched && !m[3].matched && std::stoi(m[1].str()) == gen) continue;
+            if (m[1].matched && !m[2].matched && std::stoi(m[1].str()) == gen) continue;
             fs::remove(e.path());
         }
     }
@@ -216,91 +236,208 @@ State open_state(const std::string& folder, const std::vector<JobShot>& names, c
     return st;
 }
 
+// Commits `stack` (every shot marked done in st.j) as a new generation: the stack file,
+// then state.json naming it, then the other generations and the parts go.
+void commit(State& st, const imaging::Stack& stack) {
+    const int gen = st.generation() + 1;
+    write_durably(st.stack(gen), {bytes_of(stack.image), bytes_of(stack.illumination)});
+    sync_folder(st.folder);
+    st.j["generation"] = gen;
+    st.save();  // the commit point
+    st.remove_stale(gen);
+    for (const auto& e : fs::directory_iterator(st.folder))
+        if (std::regex_match(e.path().filename().string(), std::regex(R"(part-\d+\.bin)"))) fs::remove(e.path());
+}
+
+// A rank's checkpoint: the generation its run started from, the shots it has done in
+// this run and their stack.
+void write_part(const fs::path& folder, int rank, int base_gen, const std::vector<std::int64_t>& done,
+                const imaging::Stack& mine) {
+    const std::int64_t head[3] = {base_gen, std::int64_t(done.size()), std::int64_t(mine.image.size())};
+    write_durably(folder / ("part-" + std::to_string(rank) + ".bin"), {{kPartMagic, sizeof kPartMagic},
+                                  {head, sizeof head},
+                                  {done.data(), done.size() * sizeof(std::int64_t)},
+                                  bytes_of(mine.image),
+                                  bytes_of(mine.illumination)});
+    sync_folder(folder);
+}
+
+// Adds the parts of an interrupted run (killed before its end) to `stack` and marks
+// their shots done, then commits; parts from before the last commit are removed.
+void absorb_parts(State& st, imaging::Stack& stack) {
+    static const std::regex part_name(R"(part-\d+\.bin)");
+    int parts = 0, shots = 0;
+    for (const auto& e : fs::directory_iterator(st.folder)) {
+        if (!std::regex_match(e.path().filename().string(), part_name)) continue;
+        std::ifstream in(e.path(), std::ios::binary);
+        char magic[8];
+        std::int64_t head[3];
+        in.read(magic, sizeof magic);
+        in.read(reinterpret_cast<char*>(head), sizeof head);
+        if (!in || !std::equal(magic, magic + 8, kPartMagic) || head[2] != std::int64_t(stack.image.size()))
+            fail(e.path().string(), "is not a checkpoint of this job's ranks", "Delete the job folder to start again");
+        if (head[0] != st.generation()) continue;  // its shots are in the committed stack already
+        std::vector<std::int64_t> done(static_cast<std::size_t>(head[1]));
+        read_exactly(in, e.path(), done.data(), done.size() * sizeof(std::int64_t));
+        imaging::Stack part(stack.grid);
+        read_stack(in, e.path(), part);
+        for (const std::int64_t i : done) {
+            if (i < 0 || std::size_t(i) >= st.j["shots"].size() || st.j["shots"][std::size_t(i)]["status"] == "done")
+                fail(e.path().string(), "holds a shot that is done already (or none of this job)",
+                     "Delete the job folder to start again");
+            st.j["shots"][std::size_t(i)]["status"] = "done";
+        }
+        stack.add(part);
+        ++parts, shots += int(done.size());
+    }
+    if (parts) {
+        spdlog::info("recovered {} shots from the checkpoints of {} ranks of an interrupted run", shots, parts);
+        commit(st, stack);
+    }
+}
+
 }  // namespace
 
 JobReport run_migration_job(const Model& model, const std::vector<JobShot>& names,
                             const std::function<ShotGather(std::size_t)>& load_shot, const Wavelet& wavelet,
                             const MigrationJobOptions& opt, const JobFingerprint& fingerprint) {
-    State st = open_state(opt.folder, names, fingerprint);
-    imaging::Stack stack(model.grid());
-    JobReport rep;
-    rep.total = int(names.size());
-    const int gen0 = st.j.at("generation").get<int>();
-    if (gen0 > 0) {
-        read_exactly(st.stack(gen0, "image"), stack.image);
-        read_exactly(st.stack(gen0, "illumination"), stack.illumination);
-    }
-    st.remove_stale(gen0);
-    int failed_before = 0;
-    for (const auto& s : st.j["shots"]) {
-        rep.done_before += s["status"] == "done";
-        failed_before += s["status"] == "failed";
-    }
-    if (rep.done_before || failed_before)
-        spdlog::info("resuming job {}: {} of {} shots already done{}", opt.folder, rep.done_before, rep.total,
-                     failed_before ? ", " + std::to_string(failed_before) + " failed before (tried again)" : "");
-
-    auto checkpoint = [&]() {
-        const int gen = st.j["generation"].get<int>() + 1;
-        write_durably(st.stack(gen, "image"), stack.image.data(), stack.image.size() * sizeof(double));
-        write_durably(st.stack(gen, "illumination"), stack.illumination.data(),
-                      stack.illumination.size() * sizeof(double));
-        sync_folder(st.folder);
-        st.j["generation"] = gen;
-        st.save();  // the commit point
-        st.remove_stale(gen);
-    };
-
     using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
+    const parallel::World& world = parallel::World::get();
+    const std::size_t n = names.size();
+    State st;                                 // rank 0's
+    imaging::Stack stack(model.grid());       // rank 0: the job's stack; others: empty
+    std::vector<std::int64_t> done_before(n, 0);
+    int base_gen = 0;
+    world.on_root([&] {
+        st = open_state(opt.folder, names, fingerprint);
+        if (st.generation() > 0) {
+            std::ifstream in(st.stack(st.generation()), std::ios::binary);
+            if (!in) fail(st.stack(st.generation()).string(), "the job's stack file is missing", "Delete the job folder to start again");
+            read_stack(in, st.stack(st.generation()), stack);
+        }
+        st.remove_stale(st.generation());
+        absorb_parts(st, stack);
+        base_gen = st.generation();
+        int failed_before = 0, done = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            done_before[i] = st.j["shots"][i]["status"] == "done";
+            done += int(done_before[i]);
+            failed_before += st.j["shots"][i]["status"] == "failed";
+        }
+        if (done || failed_before)
+            spdlog::info("resuming job {}: {} of {} shots already done{}", opt.folder, done, n,
+                         failed_before ? ", " + std::to_string(failed_before) + " failed before (tried again)" : "");
+    });
+    world.broadcast(done_before);
+    world.broadcast(&base_gen, sizeof base_gen);
+
+    // The shots to do, largest first (in job order among equals), at most max_shots.
+    std::vector<long> order;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!done_before[i]) order.push_back(long(i));
+    std::stable_sort(order.begin(), order.end(), [&](long a, long b) { return names[a].cost > names[b].cost; });
+    if (opt.max_shots >= 0 && order.size() > std::size_t(opt.max_shots)) order.resize(std::size_t(opt.max_shots));
+    const long before = long(std::count(done_before.begin(), done_before.end(), 1));
+
+    parallel::WorkQueue queue(world, order, long(n));
+    imaging::Stack mine(model.grid());  // this rank's shots of this run
+    std::vector<std::int64_t> done_here;
+    json done_info = json::array(), failed_here = json::array();  // [shot, seconds, storage], [shot, reason]
+    RankReport me;
+    me.rank = world.rank();
+    me.node = world.node_name();
     auto last_checkpoint = clock::now();
     const StopOnSignal stop;
-    Progress progress("migration: shot", rep.total - rep.done_before);
-    int tried = 0, unsaved = 0;  // shots tried in this run; since the last checkpoint
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        json& s = st.j["shots"][i];
-        if (s["status"] == "done") continue;
-        if (opt.max_shots >= 0 && tried >= opt.max_shots) break;
-        if (g_stop_signal) break;
-        ++tried;
+    const auto loop_start = clock::now();
+    for (;;) {
+        if (g_stop_signal) queue.stop();
+        const parallel::WorkQueue::Claim claim = queue.next();
+        if (!claim) break;
+        ++me.shots;
+        const std::size_t i = std::size_t(claim.item);
         const std::string which = "shot " + std::to_string(names[i].id) + " from " + names[i].file;
+        std::string reason;
         try {
             const ShotGather shot = load_shot(i);
             const ShotMigration m = migrate_shot(model, shot, wavelet, opt.migration);
-            stack.add(m.window.grid, m.window.ix0, m.window.iy0, m.image, m.illumination);
-            s = {{"file", names[i].file}, {"id", names[i].id}, {"status", "done"}, {"seconds", m.seconds},
-                 {"storage", kStorage[int(m.storage)]}};
-            ++rep.done_now;
-            spdlog::info("{} ({} of {}): window {} x {} x {}, {} steps, imaging every {}, source wavefield by {} "
-                         "({:.1f} MB), {:.1f} s",
-                         which, rep.done_before + rep.done_now, rep.total, m.window.grid.nx, m.window.grid.ny,
-                         m.window.grid.nz, m.steps, m.image_every, kStorage[int(m.storage)], m.bytes_kept / 1e6,
-                         m.seconds);
+            mine.add(m.window.grid, m.window.ix0, m.window.iy0, m.image, m.illumination);
+            done_here.push_back(std::int64_t(i));
+            done_info.push_back({i, m.seconds, kStorage[int(m.storage)]});
+            me.busy += m.seconds;
+            queue.finish(claim, true);
+            // Job-wide: shots done, their rate so far, and when the rest should be done.
+            const long done = before + queue.finished_ok();
+            const double t = std::chrono::duration<double>(clock::now() - loop_start).count();
+            const double rate = double(done - before) / t;
+            every_rank().info("{} ({} of {} done, {:.0f} shots/h, ETA {}): window {} x {} x {}, {} steps, imaging "
+                              "every {}, source wavefield by {} ({:.1f} MB), {:.1f} s",
+                              which, done, n, rate * 3600, format_duration(double(long(order.size()) + before - done) / rate),
+                              m.window.grid.nx, m.window.grid.ny, m.window.grid.nz, m.steps, m.image_every,
+                              kStorage[int(m.storage)], m.bytes_kept / 1e6, m.seconds);
         } catch (const std::exception& e) {
             // Whatever stops one shot (its data, its geometry, a blow-up, its memory) stops
             // only that shot; the job's own I/O is outside this block and stops the job.
-            s = {{"file", names[i].file}, {"id", names[i].id}, {"status", "failed"}, {"reason", e.what()}};
-            rep.failed_now.push_back({names[i], e.what()});
-            spdlog::error("{} failed, not stacked (the other shots go on): {}", which, e.what());
+            if (queue.finish(claim, false)) {
+                every_rank().warn("{} failed (another rank tries it once more): {}", which, e.what());
+            } else {
+                failed_here.push_back({i, e.what()});
+                every_rank().error("{} failed, not stacked (the other shots go on): {}", which, e.what());
+            }
         }
-        progress.update(tried);
-        ++unsaved;
         if (clock::now() - last_checkpoint >= std::chrono::duration<double>(opt.checkpoint_minutes * 60)) {
-            checkpoint();
+            write_part(opt.folder, world.rank(), base_gen, done_here, mine);
             last_checkpoint = clock::now();
-            unsaved = 0;
         }
     }
-    rep.signal = g_stop_signal;
-    if (rep.signal) spdlog::warn("stopping on signal {} after {} shots in this run", rep.signal, tried);
-    if (unsaved > 0) checkpoint();  // always at the end of a run (unless one just came)
-    int done = 0;
-    for (const auto& s : st.j["shots"]) {
-        done += s["status"] == "done";
-        rep.failed += s["status"] == "failed";
-    }
-    rep.complete = done == rep.total;
-    spdlog::info("writing the image of {} of {} shots", done, rep.total);
-    rep.outputs = write_products(st.folder, stack, opt.post);
+    me.wall = std::chrono::duration<double>(clock::now() - loop_start).count();
+    me.waiting = queue.waiting_seconds();
+    if (g_stop_signal) every_rank().warn("stopping on signal {} after {} shots on this rank in this run", int(g_stop_signal), me.shots);
+
+    // The end of the run: the ranks' stacks to rank 0 in one reduction, their outcomes
+    // beside, then rank 0 commits and writes the products.
+    world.reduce_to_root(mine.image.data(), mine.image.size(), sizeof(imaging::ExactSum), combine_sums);
+    world.reduce_to_root(mine.illumination.data(), mine.illumination.size(), sizeof(imaging::ExactSum), combine_sums);
+    const json report = {{"done", done_info}, {"failed", failed_here}, {"signal", int(g_stop_signal)},
+                         {"rank", me.rank}, {"node", me.node}, {"shots", me.shots},
+                         {"busy", me.busy}, {"waiting", me.waiting}, {"wall", me.wall}};
+    const std::vector<std::string> reports = world.gather(report.dump());
+    JobReport rep;
+    rep.total = int(n);
+    rep.done_before = int(before);
+    world.on_root([&] {
+        for (const std::string& text : reports) {
+            const json r = json::parse(text);
+            rep.ranks.push_back({r["rank"], r["node"], r["shots"], r["busy"], r["waiting"], r["wall"]});
+            rep.signal = std::max(rep.signal, r["signal"].get<int>());
+            for (const auto& d : r["done"]) {
+                const std::size_t i = d[0];
+                st.j["shots"][i] = {{"file", names[i].file}, {"id", names[i].id}, {"status", "done"},
+                                    {"seconds", d[1]}, {"storage", d[2]}};
+                ++rep.done_now;
+            }
+            for (const auto& f : r["failed"]) {
+                const std::size_t i = f[0];
+                st.j["shots"][i] = {{"file", names[i].file}, {"id", names[i].id}, {"status", "failed"}, {"reason", f[1]}};
+                rep.failed_now.push_back({names[i], f[1]});
+            }
+        }
+        stack.add(mine);
+        commit(st, stack);
+        int done = 0;
+        for (const auto& s : st.j["shots"]) {
+            done += s["status"] == "done";
+            rep.failed += s["status"] == "failed";
+        }
+        rep.complete = done == rep.total;
+        spdlog::info("writing the image of {} of {} shots", done, rep.total);
+        rep.outputs = write_products(st.folder, stack, opt.post);
+    });
+    // Every rank ends with the same outcome (and exit code).
+    int shared[4] = {rep.done_now, rep.failed, rep.complete, rep.signal};
+    world.broadcast(shared, sizeof shared);
+    rep.done_now = shared[0], rep.failed = shared[1], rep.complete = shared[2], rep.signal = shared[3];
+    rep.wall = std::chrono::duration<double>(clock::now() - t0).count();
     return rep;
 }
 

@@ -8,22 +8,31 @@
 // on x86-64 and ARM64; the model's grid, x fastest, then y, then z), and the products
 // (image.sgy, illumination.sgy, PNG previews).
 //
-// A checkpoint writes the stack under a new generation, then state.json naming it (the
-// commit point), each by tmp file + fsync + rename, the folder fsynced after each, then
-// removes every other generation. Checkpoints come when `checkpoint_minutes` have passed
-// since the last one (after the shot that crosses it) and at the end of every run: a
-// job killed at any moment resumes from the last checkpoint, redoing no shot it
-// recorded as done and losing at most that much work. The products are written once,
-// at the end of each run (a partial one too: the log says how many shots they hold).
-// Shots are stacked in a fixed order into a double stack kept bit for bit, so a
-// resumed job's image is identical to an uninterrupted one's.
+// Ranks (parallel/world.h: mpirun, srun, or one process) take shots from a shared queue
+// as they finish one (parallel/work_queue.h), largest first; each rank stacks its own
+// shots. Stacks are exact sums (imaging/exact_sum.h), so the image is the same bit for
+// bit for any number of ranks and any order in which shots finish.
 //
-// SIGINT or SIGTERM stops a run after the shot under way, with a checkpoint and the
-// products (a second signal kills at once).
+// Checkpoints need no rank to wait for another: when `checkpoint_minutes` have passed
+// since its last one (after the shot that crosses it), a rank writes its own stack and
+// the shots in it to part-<rank>.bin (tmp file + fsync + rename). At the end of a run,
+// the ranks' stacks are reduced to rank 0 once, which adds them to the job's stack and
+// commits: the stack under a new generation, then state.json naming it (the commit
+// point), each durably, then removes the parts and every other generation. A part
+// records the generation its run started from; a run killed at any moment (one rank or
+// all) leaves parts of that generation, which the next run, with any number of ranks,
+// adds to the stack before it starts: no shot recorded in a part or in state.json is
+// redone, and at most `checkpoint_minutes` of work per rank is lost. Parts from before
+// a later commit are stale and removed unread. The products are written at the end of
+// each run (a partial one too: the log says how many shots they hold).
 //
-// A shot that throws (bad data, a blow-up, a geometry outside the model) is recorded
-// as failed with the error's message; the other shots go on. A later run retries the
-// failed shots (the cause may have been transient, or fixed) and never redoes done ones.
+// SIGINT or SIGTERM on any rank stops every rank after the shot under way, with the
+// commit and the products (a second signal kills at once).
+//
+// A shot that throws (bad data, a blow-up, a geometry outside the model, a device out of
+// memory) is tried once more on another rank, then recorded as failed with the error's
+// message; the other shots go on. A later run retries the failed shots (the cause may
+// have been transient, or fixed) and never redoes done ones.
 #include <functional>
 #include <string>
 #include <utility>
@@ -37,6 +46,7 @@ namespace rtm {
 struct JobShot {
     std::string file;  // the SEG-Y file it came from
     long id = 0;       // its field record number there
+    double cost = 1;   // its relative work (window points): the largest are handed out first
 };
 
 // What a job folder must have been started with to be resumed: the settings that
@@ -59,17 +69,28 @@ struct FailedShot {
     std::string reason;
 };
 
+struct RankReport {
+    int rank = 0;
+    std::string node;
+    int shots = 0;                          // shots it tried
+    double busy = 0, waiting = 0, wall = 0;  // s migrating, s waiting for work, s in the shot loop
+};
+
+// The outcome, the same on every rank; the lists (failed_now, ranks, outputs) on rank 0.
 struct JobReport {
     int total = 0, done_before = 0, done_now = 0;
     std::vector<FailedShot> failed_now;  // shots that failed in this run
     int failed = 0;                      // shots recorded as failed at the end of this run
     bool complete = false;               // every shot done
     int signal = 0;                      // SIGINT or SIGTERM that stopped the run early, else 0
+    double wall = 0;                     // s from the first shot to the products
+    std::vector<RankReport> ranks;
     std::vector<std::string> outputs;
 };
 
-// Runs (or resumes) the job over the shots `names`; load_shot(i) reads shot i of them
-// when its turn comes (one gather in memory at a time). A folder holding a job with
+// Runs (or resumes) the job over the shots `names`, on every rank of the world (all
+// call it); load_shot(i) reads shot i of them when a rank takes it (one gather in memory
+// at a time per rank). A folder holding a job with
 // another fingerprint is refused, naming the input that changed.
 JobReport run_migration_job(const Model& model, const std::vector<JobShot>& names,
                             const std::function<ShotGather(std::size_t)>& load_shot, const Wavelet& wavelet,

@@ -14,6 +14,7 @@
 #include "physics/stability.h"
 #include "physics/wavelet.h"
 #include "pipeline/blow_up.h"
+#include "parallel/work_queue.h"
 #include "pipeline/shot_window.h"
 
 namespace rtm {
@@ -154,7 +155,16 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
     const StepsToRecord to_record(ta, record_nt, record_dt, opt);
     // Counted in shot-steps, so that a batch holding every shot still shows progress.
     Progress progress("modelling: shot-steps", long(geometry.size()) * nt);
-    for (std::size_t first = 0; first < geometry.size(); first += std::size_t(batch)) {
+    // Batches go to the ranks of the job as they ask (one rank: all, in order); each
+    // batch's gathers go to this rank's sink.
+    const parallel::World& world = parallel::World::get();
+    std::vector<long> batches;
+    for (long b = 0; b * batch < long(geometry.size()); ++b) batches.push_back(b);
+    const long batch_count = long(batches.size());
+    parallel::WorkQueue queue(world, std::move(batches), batch_count);
+    long shots_here = 0;
+    while (const parallel::WorkQueue::Claim claim = queue.next()) {
+        const std::size_t first = std::size_t(claim.item) * std::size_t(batch);
         // Shots first .. first + members - 1 as the members of one batch.
         const int members = int(std::min<std::size_t>(batch, geometry.size() - first));
         if (members != prop->batch()) {
@@ -181,7 +191,7 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
                 for (int m = 0; m < members; ++m) who += (m ? ", " : " ") + std::to_string(geometry[first + m].id);
                 require_finite(*prop, who, "modelled", n, nt);
             }
-            progress.update(long(first) * nt + long(members) * (n + 1));
+            progress.update(shots_here * nt + long(members) * (n + 1));
         }
         const auto traces = prop->receiver_traces();  // the members' receivers in turn
 
@@ -195,9 +205,11 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
             r0 += shot.receivers.size();
             sink(first + m, std::move(shot));
         }
+        shots_here += members;
+        queue.finish(claim, true);
     }
     if (stats) {
-        stats->shots = long(geometry.size());
+        stats->shots = shots_here;
         stats->steps = long(nt) * stats->shots;
         stats->point_updates = double(box.points()) * nt * stats->shots;
         stats->seconds = progress.elapsed();

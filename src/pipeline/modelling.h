@@ -94,7 +94,10 @@ using GatherSink = std::function<void(std::size_t index, ShotGather&& gather)>;
 
 // Models every gather of `geometry` (receivers, nt, dt used; data replaced) and hands
 // each to `sink` when its batch is done: the caller holds one batch of gathers at a
-// time. Positions are world coordinates, mapped through the model's frame.
+// time. Positions are world coordinates, mapped through the model's frame. Under
+// several ranks (parallel/world.h; every rank calls it) the batches are shared out as
+// ranks ask for them, each rank's sink gets its own gathers, and the stats are this
+// rank's.
 void model_shots(const Model& model, const std::vector<ShotGather>& geometry, const Wavelet& wavelet,
                  const PropagationOptions& opt, const GatherSink& sink, ModellingStats* stats = nullptr);
 

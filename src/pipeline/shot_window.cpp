@@ -38,7 +38,7 @@ PointStencil stencil_of(const Domain& d, const ShotWindow& w, const Model& m, co
 
 }  // namespace
 
-ShotWindow shot_window(const Model& model, const ShotGather& shot, double aperture) {
+ShotWindow shot_window_extent(const Model& model, const ShotGather& shot, double aperture) {
     const Grid& g = model.grid();
     ShotWindow w;
     int x0 = 0, x1 = g.nx - 1, y0 = 0, y1 = g.ny - 1;
@@ -69,6 +69,13 @@ ShotWindow shot_window(const Model& model, const ShotGather& shot, double apertu
     w.grid.ny = y1 - y0 + 1;
     // The window's frame starts at its first node.
     g.frame.to_world(x0 * g.dx, y0 * g.dy, w.grid.frame.ox, w.grid.frame.oy);
+    return w;
+}
+
+ShotWindow shot_window(const Model& model, const ShotGather& shot, double aperture) {
+    ShotWindow w = shot_window_extent(model, shot, aperture);
+    const int x0 = w.ix0, y0 = w.iy0;
+    const Grid& g = model.grid();
     w.vp.resize(w.grid.size());
     for (int iz = 0; iz < g.nz; ++iz)
         for (int iy = 0; iy < w.grid.ny; ++iy)

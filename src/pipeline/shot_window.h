@@ -18,6 +18,9 @@ struct ShotWindow {
 // The model cut to the source and receivers' x (and y) extent plus `aperture` metres
 // on each side, at full depth; aperture < 0 keeps the whole model.
 ShotWindow shot_window(const Model& model, const ShotGather& shot, double aperture);
+// The same window without its velocities (vp empty): its place and size, e.g. to
+// weigh a shot's cost before reading its traces.
+ShotWindow shot_window_extent(const Model& model, const ShotGather& shot, double aperture);
 
 // Stencils of the shot's source and receivers in a domain built on the window;
 // errors name the shot and receiver that lie outside the model.

@@ -57,7 +57,7 @@ DeviceChoice parse_device(const std::string& s) {
 }
 
 #ifndef RTM_HAVE_CUDA
-bool cuda_device_available(std::string* description) {
+bool cuda_device_available(std::string* description, int) {
     if (description) *description = "this rtm was built without CUDA";
     return false;
 }
@@ -67,14 +67,14 @@ std::unique_ptr<Propagator> make_cuda_propagator(const Domain&, Precision, int) 
 }
 #endif
 
-Backend choose_backend(DeviceChoice choice) {
+Backend choose_backend(DeviceChoice choice, int node_rank) {
     Backend b;
     if (choice == DeviceChoice::Cpu) {
         b.why = "CPU requested (propagation.device = cpu)";
         return b;
     }
     std::string what;
-    const bool have = cuda_device_available(&what);
+    const bool have = cuda_device_available(&what, node_rank);
     if (choice == DeviceChoice::Gpu && !have)
         fail("option propagation.device = gpu", "no usable GPU: " + what, "Set propagation.device to cpu or auto");
     b.gpu = have;

@@ -18,15 +18,17 @@ struct Backend {
     std::string why;  // e.g. "GPU 0: NVIDIA H100 (80 GB) found" or "no CUDA device: ..."
 };
 
-// Resolves Auto; throws when Gpu is asked for but none can be used.
-Backend choose_backend(DeviceChoice choice);
+// Resolves Auto; throws when Gpu is asked for but none can be used. A GPU is chosen
+// for the process's node-local rank: GPU node_rank mod the GPUs it sees (one per rank).
+Backend choose_backend(DeviceChoice choice, int node_rank = 0);
 
 // batch: members propagated together (see Propagator).
 std::unique_ptr<Propagator> make_propagator(const Domain& domain, Precision precision,
                                             const Backend& backend, int batch = 1);
 
 // Implemented by the CUDA backend (propagation/cuda_propagator.cu) when built.
-bool cuda_device_available(std::string* description);
+// Makes GPU node_rank mod count the current device, when there is one.
+bool cuda_device_available(std::string* description, int node_rank = 0);
 std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision, int batch = 1);
 
 }  // namespace rtm

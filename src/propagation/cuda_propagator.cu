@@ -53,7 +53,7 @@ namespace rtm {
 
 namespace kc = kernels::cuda;
 
-bool cuda_device_available(std::string* description) {
+bool cuda_device_available(std::string* description, int node_rank) {
     int n = 0;
     const cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
@@ -66,17 +66,18 @@ bool cuda_device_available(std::string* description) {
         cudaGetLastError();  // clear the sticky-free error state of the failed query
         return false;
     }
-    int dev = 0;
+    int dev = node_rank % n;
     cudaDeviceProp p{};
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
+    if (cudaSetDevice(dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
         if (description) *description = "CUDA device present but its properties could not be read";
         cudaGetLastError();
         return false;
     }
     if (description) {
         char buf[256];
-        std::snprintf(buf, sizeof buf, "GPU %d: %s (%.1f GiB, %d SMs, compute capability %d.%d)", dev, p.name,
-                      p.totalGlobalMem / double(1 << 30), p.multiProcessorCount, p.major, p.minor);
+        std::snprintf(buf, sizeof buf, "GPU %d of %d: %s (%.1f GiB, %d SMs, compute capability %d.%d)%s", dev, n,
+                      p.name, p.totalGlobalMem / double(1 << 30), p.multiProcessorCount, p.major, p.minor,
+                      node_rank >= n ? ", shared with another rank of this node (more ranks than GPUs)" : "");
         *description = buf;
     }
     return true;

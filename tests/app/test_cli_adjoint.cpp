@@ -8,6 +8,7 @@
 
 #include "io/model_io.h"
 #include "io/shot_io.h"
+#include "imaging/exact_sum.h"
 #include "run_rtm.h"
 #include "support/catch.hpp"
 #include "support/test_data.h"
@@ -18,23 +19,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The job's raw stack (one generation is left when it completes), float32 or float64
-// by its size.
+// The job's raw stack (one generation is left when it completes): exact sums
+// (imaging/exact_sum.h), the image's then the illumination's, read as doubles.
 std::vector<double> raw_stack(const fs::path& job, std::size_t points) {
     for (const auto& e : fs::directory_iterator(job)) {
         const std::string name = e.path().filename().string();
-        if (name.rfind("stack-", 0) != 0 || name.find("-image.bin") == std::string::npos) continue;
-        const auto bytes = fs::file_size(e.path());
+        if (name.rfind("stack-", 0) != 0) continue;
+        REQUIRE(fs::file_size(e.path()) == 2 * points * sizeof(imaging::ExactSum));
         std::ifstream in(e.path(), std::ios::binary);
+        std::vector<imaging::ExactSum> sums(points);
+        in.read(reinterpret_cast<char*>(sums.data()), std::streamsize(points * sizeof(imaging::ExactSum)));
         std::vector<double> out(points);
-        if (bytes == points * sizeof(double)) {
-            in.read(reinterpret_cast<char*>(out.data()), std::streamsize(bytes));
-        } else {
-            REQUIRE(bytes == points * sizeof(float));
-            std::vector<float> f(points);
-            in.read(reinterpret_cast<char*>(f.data()), std::streamsize(bytes));
-            out.assign(f.begin(), f.end());
-        }
+        for (std::size_t i = 0; i < points; ++i) out[i] = sums[i].value();
         return out;
     }
     FAIL("no raw stack in " << job);

@@ -85,19 +85,19 @@ TEST_CASE("an interrupted migration job resumes to an image identical bit for bi
         const auto job = dir / "killed";
         // Checkpoints after every shot, so the kill comes after one (by default they come
         // every few minutes, and at the end of a run, which the section above tests);
-        // killed once the first shot is recorded (the job has begun its second).
-        interrupt_rtm(migrate_cmd(job, "--migration.checkpoint-minutes 0"), job / "state.json", "\"seconds\"", SIGKILL);
+        // killed once the first shot is in the rank's checkpoint (the job has begun its second).
+        interrupt_rtm(migrate_cmd(job, "--migration.checkpoint-minutes 0"), job / "part-0.bin", "RTMPART3", SIGKILL);
         const auto r = run_rtm(migrate_cmd(job));
         INFO(r.output);
         REQUIRE(r.status == 0);
-        CHECK_THAT(r.output, Contains("resuming job"));
+        CHECK_THAT(r.output, Contains("recovered") && Contains("resuming job"));
         CHECK(bytes_of(job / "image.sgy") == whole);
     }
     SECTION("stopped by SIGTERM after a shot (it checkpoints, writes the image, exits 143) and resumed") {
         const auto job = dir / "stopped";
         const auto log = dir / "stopped.log";
         // Stopped once the first shot is stacked (the second is under way).
-        const int status = interrupt_rtm(migrate_cmd(job), log, "(1 of 4)", SIGTERM, log);
+        const int status = interrupt_rtm(migrate_cmd(job), log, "(1 of 4 done", SIGTERM, log);
         INFO(bytes_of(log));
         CHECK(status == 128 + SIGTERM);
         CHECK_THAT(bytes_of(log), Contains("stopping on signal 15") && Contains("writing the image of"));
@@ -239,23 +239,25 @@ TEST_CASE("a velocity model replaced by another of the same size is refused, nam
     CHECK_THAT(state_of(dir / "job")["settings"].get<std::string>(), Contains("backend=cpu;"));
 }
 
-TEST_CASE("a job folder keeps one float64 stack generation, and stale ones are removed on resume") {
+TEST_CASE("a job folder keeps one exact stack generation, and stale ones are removed on resume") {
     const auto job = scratch("cli-migrate-generations") / "job";
     REQUIRE(run_rtm(migrate_cmd(job, "--migration.max-shots 1 --migration.checkpoint-minutes 0")).status == 0);
     const auto first = stack_files(job);
-    REQUIRE(first.size() == 2);
-    // Double precision on the model's grid (401 x 151 nodes).
-    CHECK(fs::file_size(job / first[0]) == 401u * 151u * sizeof(double));
+    REQUIRE(first.size() == 1);
+    // Exact sums (32 bytes each) of the image and the illumination on the model's grid
+    // (401 x 151 nodes); no rank's part is left once the run has committed.
+    CHECK(fs::file_size(job / first[0]) == 2 * 401u * 151u * 32u);
+    CHECK(!fs::exists(job / "part-0.bin"));
     // What a run killed in the middle of a checkpoint leaves behind.
-    for (const char* stale : {"stack-99-image.bin", "stack-99-illumination.bin.tmp", "state.json.tmp"})
+    for (const char* stale : {"stack-99.bin", "stack-98.bin.tmp", "part-3.bin.tmp", "state.json.tmp"})
         std::ofstream(job / stale) << "stale";
     const auto r = run_rtm(migrate_cmd(job, "--migration.max-shots 1"));
     INFO(r.output);
     REQUIRE(r.status == 0);
     CHECK_THAT(r.output, Contains("writing the image of 2 of 4 shots"));
     const auto now = stack_files(job);
-    CHECK(now.size() == 2);
+    CHECK(now.size() == 1);
     CHECK(now != first);
-    CHECK(!fs::exists(job / "stack-99-image.bin"));
-    CHECK(!fs::exists(job / "state.json.tmp"));
+    for (const char* stale : {"stack-99.bin", "stack-98.bin.tmp", "part-3.bin.tmp", "state.json.tmp"})
+        CHECK(!fs::exists(job / stale));
 }
