@@ -1,11 +1,14 @@
 // rtm model: velocity model + acquisition + wavelet -> synthetic shot gathers.
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <numeric>
 #include <iostream>
 
 #include <spdlog/spdlog.h>
 
 #include "app/commands.h"
+#include "parallel/work_queue.h"
 #include "app/config.h"
 #include "app/job_options.h"
 #include "core/error.h"
@@ -148,12 +151,17 @@ void born(const po::variables_map& vm, const Model& model, const std::vector<Sho
     mo.aperture = -1;
     spdlog::info("Born modelling from {} ({})", path, refl ? "reflectivity" : "slowness-squared perturbation");
     Progress progress("born: shot", long(geometry.size()));
-    for (std::size_t s = 0; s < geometry.size(); ++s) {
-        sink(s, born_shot(model, dm, geometry[s], wavelet, mo));
-        progress.update(long(s + 1));
+    std::vector<long> order(geometry.size());
+    std::iota(order.begin(), order.end(), 0L);
+    parallel::WorkQueue queue(parallel::World::get(), order, long(order.size()));  // shots to ranks as they ask
+    long here = 0;
+    while (const auto claim = queue.next()) {
+        sink(std::size_t(claim.item), born_shot(model, dm, geometry[std::size_t(claim.item)], wavelet, mo));
+        queue.finish(claim, true);
+        progress.update(++here);
     }
     const TimeAxis ta = time_axis(model, geometry.front(), wavelet, prop);
-    stats.shots = long(geometry.size());
+    stats.shots = here;
     stats.steps = long(ta.nt) * stats.shots;
     stats.dt = ta.dt;
     stats.seconds = progress.elapsed();
@@ -209,25 +217,40 @@ int cmd_model(int argc, char** argv) {
     std::string png = vm["output.preview"].as<std::string>();
     if (png.empty()) png = std::filesystem::path(out).replace_extension(".png").string();
     check_outputs(vm, out, png);
-    if (auto dir = std::filesystem::path(out).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
-    io::ShotWriter writer(out, geometry);
-    const std::size_t middle = geometry.size() / 2;
-    ShotGather preview;
+    // Under several ranks one file: rank 0 makes it (headers from the geometry), every
+    // rank writes its own gathers at their places, rank 0 commits once all have closed.
+    const parallel::World& world = parallel::World::get();
+    std::unique_ptr<io::ShotWriter> writer;
+    world.on_root([&] {
+        if (auto dir = std::filesystem::path(out).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
+        writer = std::make_unique<io::ShotWriter>(out, geometry);
+    });
+    if (!world.root()) writer = std::make_unique<io::ShotWriter>(out, geometry, io::ShotWriter::Role::Join);
+    const std::size_t middle = geometry.size() / 2;  // its rank writes the preview
     const GatherSink write = [&](std::size_t k, ShotGather&& gather) {
-        writer.write(gather);
-        if (k == middle) preview = std::move(gather);
+        writer->write(k, gather);
+        if (k == middle) io::write_gather_png(png, gather);
     };
+    const auto t0 = std::chrono::steady_clock::now();
     ModellingStats stats;
     if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) born(vm, model, geometry, wavelet, prop, write, stats);
     else model_shots(model, geometry, wavelet, prop, write, &stats);
-    writer.commit();
-    io::write_gather_png(png, preview);
+    writer->close();
+    // Every rank's count to rank 0 (the barrier of the gather: all have closed the file).
+    const auto counts = world.gather(std::to_string(stats.shots) + " " + std::to_string(stats.point_updates));
+    world.on_root([&] { writer->commit(false); });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double updates = 0;
+    for (const auto& c : counts) updates += std::stod(c.substr(c.find(' ') + 1));
+    for (std::size_t r = 0; r < counts.size() && counts.size() > 1; ++r)
+        spdlog::info("rank {}: {} shots", r, counts[r].substr(0, counts[r].find(' ')));
 
     const Grid& g = model.grid();
+    const TimeAxis ta = time_axis(model, geometry.front(), wavelet, prop);
     spdlog::info("done: {} shots, grid {} x {} x {} (+{} absorbing cells), {} steps of {:.3g} ms each, "
                  "{:.1f} s, {:.0f} Mpoints/s",
-                 stats.shots, g.nx, g.ny, g.nz, prop.pml_cells, stats.steps / std::max(1L, stats.shots),
-                 stats.dt * 1e3, stats.seconds, stats.point_updates / stats.seconds * 1e-6);
+                 geometry.size(), g.nx, g.ny, g.nz, prop.pml_cells, ta.nt, ta.dt * 1e3, seconds,
+                 updates / seconds * 1e-6);
     spdlog::info("wrote {} and {}", out, png);
     spdlog::info("peak host memory {:.1f} MB (VmHWM; docs/memory.md)", peak_host_bytes() / 1e6);
     return 0;

@@ -336,8 +336,20 @@ SegyWriter::SegyWriter(const std::string& path, const std::vector<std::string>& 
         fail(path, "unable to write the binary header to " + tmp_ + " (" + segyio_error(err) + ")", "Check the disk");
 }
 
+SegyWriter::SegyWriter(const std::string& path, int samples)
+    : path_(path), tmp_(path + ".tmp"), samples_(samples), creator_(false) {
+    trace0_ = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE;
+    trace_bytes_ = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, samples_);
+    raw_.resize(trace_bytes_);
+    errno = 0;
+    fp_.reset(segy_open(tmp_.c_str(), "r+b"));
+    if (!fp_)
+        fail(path, "unable to open " + tmp_ + ", which another rank made, to write into it: " + std::strerror(errno),
+             "Put the output on storage that every rank sees (a shared file system)");
+}
+
 SegyWriter::~SegyWriter() {
-    if (!committed_) {
+    if (!committed_ && creator_) {
         fp_.reset();
         std::error_code ec;
         fs::remove(tmp_, ec);
@@ -356,9 +368,14 @@ void SegyWriter::write(int trace, const TraceHeader& header, const float* sample
              "Check free disk space");
 }
 
-void SegyWriter::commit() {
+void SegyWriter::close() {
+    if (!fp_) return;
     if (const int err = segy_close(fp_.release()); err != SEGY_OK)
         fail(path_, "unable to finish writing " + tmp_ + " (" + segyio_error(err) + ")", "Check free disk space");
+}
+
+void SegyWriter::commit() {
+    close();
     std::error_code ec;
     fs::rename(tmp_, path_, ec);
     if (ec) fail(path_, "unable to rename " + tmp_ + " to it: " + ec.message(), "Check that the folder is writable");

@@ -125,6 +125,9 @@ public:
     // `text` is up to 40 lines of at most 80 characters (written as EBCDIC by segyio);
     // `bin` must carry the sample count (3221); the format field is set to 5 here.
     SegyWriter(const std::string& path, const std::vector<std::string>& text, BinaryHeader bin);
+    // Joins PATH.tmp made by a creating writer (another process) to write traces into it:
+    // every process writes its own traces; the creator commits once all have closed.
+    SegyWriter(const std::string& path, int samples);
     ~SegyWriter();
     SegyWriter(const SegyWriter&) = delete;
     SegyWriter& operator=(const SegyWriter&) = delete;
@@ -132,7 +135,9 @@ public:
     int samples() const { return samples_; }
     // Writes trace number `trace` (0-based): its header and samples() floats.
     void write(int trace, const TraceHeader& header, const float* samples);
-    // Flushes, closes and renames PATH.tmp to PATH.
+    // Flushes and closes PATH.tmp (a joining writer's end).
+    void close();
+    // close(), then renames PATH.tmp to PATH (the creator, after every joiner's close).
     void commit();
 
 private:
@@ -141,7 +146,7 @@ private:
     int samples_ = 0, trace_bytes_ = 0;
     long trace0_ = 0;
     std::vector<char> raw_;
-    bool committed_ = false;
+    bool committed_ = false, creator_ = true;
 };
 
 }  // namespace rtm::io::detail

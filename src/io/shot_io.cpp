@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <climits>
 #include <cstdio>
 
 #include "core/error.h"
@@ -59,17 +60,22 @@ struct ShotWriter::File {
     detail::TraceHeader h;  // the fields every trace shares, set once
 };
 
-ShotWriter::ShotWriter(const std::string& path, const std::vector<ShotGather>& geometry) : path_(path) {
+ShotWriter::ShotWriter(const std::string& path, const std::vector<ShotGather>& geometry, Role role) : path_(path) {
     if (geometry.empty()) fail(path, "no shot gathers to write", "Give at least one gather");
     first_.id = geometry.front().id;
     first_.nt = geometry.front().nt;
     first_.dt = geometry.front().dt;
-    shots_ = geometry.size();
-    std::size_t max_traces = 0;
+    written_.assign(geometry.size(), 0);
+    std::size_t max_traces = 0, traces = 0;
     for (const auto& s : geometry) {
         check_gather(path, s, first_, false);
         max_traces = std::max(max_traces, s.ntraces());
+        first_trace_.push_back(traces);
+        traces += s.ntraces();
     }
+    if (traces > std::size_t(INT_MAX))
+        fail(path, std::to_string(traces) + " traces are more than a SEG-Y file written by segyio can number",
+             "Write the shots in several files");
     const int nt = first_.nt;
     const double dt = first_.dt;
     if (nt < 1 || nt > 65535) fail(path, "nt = " + std::to_string(nt) + " does not fit SEG-Y's 16-bit sample count", "Resample");
@@ -83,7 +89,7 @@ ShotWriter::ShotWriter(const std::string& path, const std::vector<ShotGather>& g
     const std::vector<std::string> text = {
         "C 1 RTM SHOT GATHERS",
         "C 2 SEG-Y REV 1, IEEE FLOAT (FORMAT 5), BIG-ENDIAN, WRITTEN BY RTM",
-        "C 3 " + std::to_string(shots_) + " SHOTS, " + std::to_string(nt) + " SAMPLES AT " + num(dt_us) + " US",
+        "C 3 " + std::to_string(geometry.size()) + " SHOTS, " + std::to_string(nt) + " SAMPLES AT " + num(dt_us) + " US",
         "C 4 FIELD RECORD (9) = SHOT ID; CHANNEL (13); TRACE SEQUENCE (1, 5)",
         "C 5 SOURCE X/Y (73/77), GROUP X/Y (81/85), CDP X/Y (181/185) = MIDPOINT:",
         "C 6 CENTIMETRES (COORDINATE SCALAR -100 AT 71)",
@@ -104,7 +110,8 @@ ShotWriter::ShotWriter(const std::string& path, const std::vector<ShotGather>& g
     bin.set(SEGY_BIN_MEASUREMENT_SYSTEM, 1, path);  // metres
     bin.set(SEGY_BIN_SEGY_REVISION, 0x0100, path);
     bin.set(SEGY_BIN_TRACE_FLAG, 1, path);
-    file_.reset(new File{detail::SegyWriter(path, card, bin), detail::TraceHeader()});
+    file_.reset(role == Role::Create ? new File{detail::SegyWriter(path, card, bin), detail::TraceHeader()}
+                                     : new File{detail::SegyWriter(path, nt), detail::TraceHeader()});
 
     detail::TraceHeader& h = file_->h;
     h.set(SEGY_TR_TRACE_ID, 1, path);
@@ -117,10 +124,11 @@ ShotWriter::ShotWriter(const std::string& path, const std::vector<ShotGather>& g
 
 ShotWriter::~ShotWriter() = default;
 
-void ShotWriter::write(const ShotGather& s) {
+void ShotWriter::write(std::size_t index, const ShotGather& s) {
     const std::string& path = path_;
-    if (written_ == shots_)
-        fail(path, "shot " + std::to_string(s.id) + " is one more than the " + std::to_string(shots_) + " announced",
+    if (index >= written_.size() || written_[index])
+        fail(path, "shot " + std::to_string(s.id) + " is not one of the " + std::to_string(written_.size()) +
+                       " announced gathers, or is written twice",
              "Internal error: give the writer every gather's geometry up front");
     check_gather(path, s, first_, true);
     detail::TraceHeader& h = file_->h;
@@ -129,12 +137,16 @@ void ShotWriter::write(const ShotGather& s) {
     h.set(SEGY_TR_SOURCE_X, centimetres(s.source.x, path, which + " source X"), path);
     h.set(SEGY_TR_SOURCE_Y, centimetres(s.source.y, path, which + " source Y"), path);
     h.set(SEGY_TR_SOURCE_DEPTH, centimetres(s.source.z, path, which + " source depth"), path);
-    for (std::size_t r = 0; r < s.ntraces(); ++r, ++traces_) {
+    if (index + 1 < first_trace_.size() ? first_trace_[index + 1] - first_trace_[index] != s.ntraces() : false)
+        fail(path, "shot " + std::to_string(s.id) + " has " + std::to_string(s.ntraces()) + " traces, not the " +
+                       std::to_string(first_trace_[index + 1] - first_trace_[index]) + " announced",
+             "Internal error: write the gathers of the announced geometry");
+    for (std::size_t r = 0; r < s.ntraces(); ++r) {
         const Position& g = s.receivers[r];
         const double dx = g.x - s.source.x, dy = g.y - s.source.y;
         const bool behind = dx < 0 || (dx == 0 && dy < 0);
         const double offset = std::hypot(dx, dy) * (behind ? -1 : 1);
-        const int k = int(traces_);
+        const int k = int(first_trace_[index] + r);
         h.set(SEGY_TR_SEQ_LINE, k + 1, path);
         h.set(SEGY_TR_SEQ_FILE, k + 1, path);
         h.set(SEGY_TR_NUMBER_ORIG_FIELD, s.channels.empty() ? int(r) + 1 : s.channels[r], path);
@@ -146,19 +158,22 @@ void ShotWriter::write(const ShotGather& s) {
         h.set(SEGY_TR_CDP_Y, centimetres(0.5 * (g.y + s.source.y), path, which + " midpoint Y"), path);
         file_->out.write(k, h, s.trace(r));
     }
-    ++written_;
+    written_[index] = 1;
 }
 
-void ShotWriter::commit() {
-    if (written_ != shots_)
-        fail(path_, std::to_string(written_) + " of the " + std::to_string(shots_) + " announced gathers written",
+void ShotWriter::close() { file_->out.close(); }
+
+void ShotWriter::commit(bool every_gather_written_here) {
+    const auto n = std::count(written_.begin(), written_.end(), 1);
+    if (every_gather_written_here && std::size_t(n) != written_.size())
+        fail(path_, std::to_string(n) + " of the " + std::to_string(written_.size()) + " announced gathers written",
              "Internal error: write every gather before commit");
     file_->out.commit();
 }
 
 void write_shots(const std::string& path, const std::vector<ShotGather>& shots) {
     ShotWriter out(path, shots);
-    for (const auto& s : shots) out.write(s);
+    for (std::size_t i = 0; i < shots.size(); ++i) out.write(i, shots[i]);
     out.commit();
 }
 

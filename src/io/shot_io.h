@@ -22,29 +22,36 @@ std::vector<ShotGather> read_shots(const std::string& path);
 // CDP X/Y (midpoint), sample count and interval (dt must be whole microseconds) and
 // trace identification code 1. All gathers must share nt and dt.
 //
-// The gathers are written as they come (one at a time in memory) to PATH.tmp, renamed
-// to PATH by commit(); a writer destroyed before commit() removes PATH.tmp, so an
-// interrupted job leaves no half file under PATH.
+// The gathers are written as they come, in any order, each at its place (one at a time
+// in memory) to PATH.tmp, renamed to PATH by commit(); a writer destroyed before
+// commit() removes PATH.tmp, so an interrupted job leaves no half file under PATH.
+// Several processes (the ranks of a job) write one file: one creates it, the others
+// join it and write their own gathers, close(), and then the creator commits.
 class ShotWriter {
 public:
+    enum class Role { Create, Join };
     // `geometry`: every gather to be written, in order (data may be empty): the headers
     // are written from it (count, nt, dt, most traces per gather), and it is checked
     // now, before any gather is made.
-    ShotWriter(const std::string& path, const std::vector<ShotGather>& geometry);
+    ShotWriter(const std::string& path, const std::vector<ShotGather>& geometry, Role role = Role::Create);
     ~ShotWriter();
     ShotWriter(const ShotWriter&) = delete;
     ShotWriter& operator=(const ShotWriter&) = delete;
 
-    // Appends the next gather's traces (its nt, dt and channels checked again).
-    void write(const ShotGather& gather);
-    // Renames PATH.tmp to PATH once every announced gather is written.
-    void commit();
+    // Writes gather `index` of the geometry (its nt, dt and channels checked again).
+    void write(std::size_t index, const ShotGather& gather);
+    // Ends this process's writing (a joining writer's end).
+    void close();
+    // Renames PATH.tmp to PATH once every announced gather is written (by this writer,
+    // or by it and the joined writers that have closed).
+    void commit(bool every_gather_written_here = true);
 
 private:
     struct File;  // segyio's writer and the shared trace header (segy_file.h is private to io)
     std::string path_;
     ShotGather first_;  // sampling and id of the first gather (no traces)
-    std::size_t shots_ = 0, written_ = 0, traces_ = 0;
+    std::vector<std::size_t> first_trace_;  // of each gather in the file
+    std::vector<char> written_;             // gathers written by this writer
     std::unique_ptr<File> file_;
 };
 

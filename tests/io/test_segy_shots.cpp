@@ -258,7 +258,7 @@ TEST_CASE("a shot file replaced after it was indexed is refused when a gather is
     CHECK(contains(msg, "changed since it was indexed"));
 }
 
-TEST_CASE("gathers handed to the shot writer one by one make the file write_shots makes, and an unfinished one leaves none") {
+TEST_CASE("gathers handed to the shot writer one by one in any order, or by joined writers, make the file write_shots makes, and an unfinished one leaves none") {
     const auto dir = scratch("shots-writer");
     const auto shots = three_shots();
     const std::string whole = (dir / "whole.sgy").string(), streamed = (dir / "streamed.sgy").string();
@@ -268,7 +268,7 @@ TEST_CASE("gathers handed to the shot writer one by one make the file write_shot
         for (auto& g : geometry) g.data.clear();
         io::ShotWriter out(streamed, geometry);
         CHECK(std::filesystem::exists(streamed + ".tmp"));
-        for (const auto& g : shots) out.write(g);
+        for (std::size_t i = shots.size(); i-- > 0;) out.write(i, shots[i]);  // last first
         out.commit();
     }
     auto bytes = [](const std::string& p) {
@@ -276,15 +276,29 @@ TEST_CASE("gathers handed to the shot writer one by one make the file write_shot
         return std::string(std::istreambuf_iterator<char>(in), {});
     };
     CHECK(bytes(streamed) == bytes(whole));
+    // As the ranks of a job write one file: one creates it, another joins and writes its own.
+    const std::string shared = (dir / "shared.sgy").string();
+    {
+        io::ShotWriter creator(shared, shots);
+        io::ShotWriter joined(shared, shots, io::ShotWriter::Role::Join);
+        joined.write(2, shots[2]);
+        creator.write(1, shots[1]);
+        joined.write(0, shots[0]);
+        joined.close();
+        creator.close();
+        creator.commit(false);
+    }
+    CHECK(bytes(shared) == bytes(whole));
 
     const std::string cut = (dir / "cut.sgy").string();
     {
         io::ShotWriter out(cut, shots);
-        out.write(shots[0]);
+        out.write(0, shots[0]);
+        CHECK(contains(error_of([&] { out.write(0, shots[0]); }), "written twice"));
         ShotGather other = shots[1];
         other.nt = 40;
         other.data.resize(other.ntraces() * 40);
-        const std::string msg = error_of([&] { out.write(other); });
+        const std::string msg = error_of([&] { out.write(1, other); });
         CHECK(contains(msg, "shot 10 has nt 40"));
         CHECK(contains(error_of([&] { out.commit(); }), "1 of the 3 announced gathers written"));
     }
