@@ -1,0 +1,173 @@
+// `mpirun -np N rtm model|migrate`: shots shared out over ranks give the files of one
+// process, bit for bit; a job whose rank was killed resumes with another rank count to
+// the same image; a shot that fails is retried once on another rank. CPU ranks, so that
+// all of this runs in CI (one thread per rank, oversubscribed on small machines).
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "io/shot_io.h"
+#include "run_rtm.h"
+#include "support/catch.hpp"
+#include "support/test_data.h"
+
+using namespace rtm;
+using namespace rtm::test;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+#ifdef RTM_MPIEXEC
+// Root may run mpirun here (CI containers); oversubscribe: more ranks than cores.
+const std::string kMpirun = "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + std::string(RTM_MPIEXEC) +
+                            " --oversubscribe -x OMP_NUM_THREADS=1 -np ";
+#endif
+
+const std::string kVp = (source_dir() / "velocity_models" / "layers2d_vp.segy").string();
+const std::string kSmooth = (source_dir() / "velocity_models" / "layers2d_vp_smooth.segy").string();
+
+std::string model_args(const fs::path& out) {
+    return "model --model.vp " + kVp +
+           " --acquisition.source-x0 400 --acquisition.source-dx 400 --acquisition.source-nx 8"
+           " --acquisition.receiver-x0 0 --acquisition.receiver-dx 25 --acquisition.receiver-nx 161"
+           " --acquisition.record-length 0.6 --acquisition.record-dt 0.004 --wavelet.ricker-f0 10"
+           " --propagation.device cpu --propagation.threads 1 --output.shots " + out.string();
+}
+
+// Eight shots, modelled once by one process.
+const fs::path& shots_file() {
+    static const fs::path p = [] {
+        const auto dir = scratch("cli-mpi-shots");
+        const auto r = run_rtm(model_args(dir / "shots.sgy"));
+        INFO(r.output);
+        REQUIRE(r.status == 0);
+        return dir / "shots.sgy";
+    }();
+    return p;
+}
+
+std::string migrate_args(const fs::path& job, const std::string& shots = "") {
+    return "migrate --model.vp " + kSmooth + " --data.shots " + (shots.empty() ? shots_file().string() : shots) +
+           " --wavelet.ricker-f0 10 --migration.aperture 600 --propagation.device cpu --propagation.threads 1"
+           " --output.job " + job.string();
+}
+
+#ifdef RTM_MPIEXEC
+Result mpi_rtm(int ranks, const std::string& args) {
+    return run_shell(kMpirun + std::to_string(ranks) + " " + RTM_BINARY + " " + args + " 2>&1");
+}
+
+// The pid of rank `rank` of the rtm processes whose command line names `marker`, or -1.
+pid_t rank_pid(int rank, const std::string& marker) {
+    const fs::path rtm = fs::canonical(RTM_BINARY);
+    for (const auto& e : fs::directory_iterator("/proc")) {
+        const std::string name = e.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::error_code ec;
+        if (fs::read_symlink(e.path() / "exe", ec) != rtm || ec) continue;
+        const std::string cmdline = bytes_of(e.path() / "cmdline"), env = bytes_of(e.path() / "environ");
+        if (cmdline.find(marker) != std::string::npos &&
+            env.find(std::string("OMPI_COMM_WORLD_RANK=") + std::to_string(rank) + '\0') != std::string::npos)
+            return pid_t(std::stol(name));
+    }
+    return -1;
+}
+#endif
+
+}  // namespace
+
+#ifndef RTM_MPIEXEC
+TEST_CASE("mpirun runs of rtm (this build has no MPI)") { skip("rtm was built without MPI: no mpirun runs to test"); }
+#else
+
+TEST_CASE("mpirun -np 3 rtm model writes the shot file of one process, bit for bit") {
+    const auto dir = scratch("cli-mpi-model");
+    const auto r = mpi_rtm(3, model_args(dir / "three.sgy"));
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.output, Contains("parallel: 3 ranks, 1 per shot, 3 groups"));
+    CHECK_THAT(r.output, Contains("[rank 2]"));
+    CHECK(bytes_of(dir / "three.sgy") == bytes_of(shots_file()));
+    CHECK(fs::exists(dir / "three.png"));
+}
+
+TEST_CASE("mpirun -np 3 rtm migrate gives the image and stack of one process, bit for bit") {
+    const auto dir = scratch("cli-mpi-migrate");
+    const auto one = run_rtm(migrate_args(dir / "one"));
+    INFO(one.output);
+    REQUIRE(one.status == 0);
+    CHECK_THAT(one.output, Contains("parallel: 1 rank"));
+    const auto three = mpi_rtm(3, migrate_args(dir / "three"));
+    INFO(three.output);
+    REQUIRE(three.status == 0);
+    CHECK_THAT(three.output, Contains("parallel: 3 ranks, 1 per shot, 3 groups") && Contains("8 shots stacked"));
+    // The summary gives each rank's shots, busy and waiting time.
+    for (int r = 0; r < 3; ++r) CHECK_THAT(three.output, Contains("rank " + std::to_string(r) + " on "));
+    CHECK(bytes_of(dir / "three" / "image.sgy") == bytes_of(dir / "one" / "image.sgy"));
+    CHECK(bytes_of(dir / "three" / "stack-1.bin") == bytes_of(dir / "one" / "stack-1.bin"));
+}
+
+TEST_CASE("a job with a rank killed by SIGKILL resumes on another rank count to the uninterrupted image") {
+    const auto dir = scratch("cli-mpi-kill");
+    const auto whole = run_rtm(migrate_args(dir / "whole"));
+    REQUIRE(whole.status == 0);
+    const auto job = dir / "killed";
+    // Every rank checkpoints after each shot; rank 1 is killed once it has one.
+    const std::string cmd = "exec " + kMpirun + "3 " + RTM_BINARY + " " +
+                            migrate_args(job, "") + " --migration.checkpoint-minutes 0 > " +
+                            (dir / "killed.log").string() + " 2>&1";
+    const pid_t mpirun = fork();
+    REQUIRE(mpirun >= 0);
+    if (mpirun == 0) {
+        execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    pid_t victim = -1;
+    for (int i = 0; i < 3000 && victim < 0; ++i) {
+        if (bytes_of(job / "part-1.bin").find("RTMPART3") != std::string::npos) victim = rank_pid(1, job.string());
+        if (victim < 0) usleep(20000);
+    }
+    INFO(bytes_of(dir / "killed.log"));
+    REQUIRE(victim > 0);
+    kill(victim, SIGKILL);
+    int status = 0;
+    waitpid(mpirun, &status, 0);
+    CHECK(!(WIFEXITED(status) && WEXITSTATUS(status) == 0));  // the job did not end normally
+    REQUIRE(fs::exists(job / "part-1.bin"));
+    // Resumed on two ranks: the parts' shots are recovered, not redone.
+    const auto r = mpi_rtm(2, migrate_args(job));
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.output, Contains("recovered") && Contains("resuming job"));
+    CHECK(bytes_of(job / "image.sgy") == bytes_of(dir / "whole" / "image.sgy"));
+}
+
+TEST_CASE("a shot that fails on one rank is tried once on another, then recorded failed while the others are stacked") {
+    const auto dir = scratch("cli-mpi-failed");
+    // Shot 3's traces scaled to 1e38: its receiver wavefield overflows (as in the
+    // one-process test of failed shots), on any rank.
+    auto shots = io::read_shots(shots_file().string());
+    double peak = 0;
+    for (float v : shots[2].data) peak = std::max(peak, double(std::abs(v)));
+    for (float& v : shots[2].data) v = float(v * (1e38 / peak));
+    const std::string file = (dir / "shots.sgy").string();
+    io::write_shots(file, shots);
+    const auto r = mpi_rtm(2, migrate_args(dir / "job", file));
+    INFO(r.output);
+    CHECK(r.status == 3);
+    CHECK_THAT(r.output, Contains("failed (another rank tries it once more)") &&
+                             Contains("failed, not stacked") && Contains("writing the image of 7 of 8 shots"));
+}
+
+TEST_CASE("parallel.ranks-per-shot other than 1 is refused, naming the option") {
+    const auto r = run_rtm(migrate_args(scratch("cli-mpi-per-shot") / "job") + " --parallel.ranks-per-shot 2");
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("parallel.ranks-per-shot") && Contains("not built yet"));
+}
+
+#endif
