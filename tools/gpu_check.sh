@@ -74,8 +74,13 @@ compare_sgy() {
 import struct, sys, math
 def read(path):
     b = open(path, 'rb').read()
-    if path.endswith('.bin'):  # a job's raw stack: float64, native (little-endian)
-        return list(struct.unpack('<%dd' % (len(b) // 8), b))
+    if path.endswith('.bin'):  # a job's raw stack: exact sums (imaging/exact_sum.h), the image's first
+        n = len(b) // 64
+        out = []
+        for i in range(n):
+            top, _, b0, b1, b2 = struct.unpack_from('<iiqqq', b, 32 * i)
+            out.append(0.0 if top == -2**31 else math.ldexp(b2, 32 * (top - 2)) + math.ldexp(b1, 32 * (top - 1)) + math.ldexp(b0, 32 * top))
+        return out
     ns, fmt = struct.unpack('>hh', b[3220:3222] + b[3224:3226])
     ext = struct.unpack('>h', b[3504:3506])[0] if len(b) > 3506 else 0
     off = 3600 + 3200 * max(ext, 0)
@@ -130,11 +135,11 @@ if [ "$MODE" = rtm ] || [ "$MODE" = final ]; then
     cmp_rc=9
     if [ -f "$J/cpu_job/image.sgy" ]; then
         cp "$J/cpu_job/image.sgy" "$OUT/image_cpu.sgy"
-        compare_sgy "$J"/gpu_job/stack-*-image.bin "$J"/cpu_job/stack-*-image.bin; cmp_rc=$?
+        compare_sgy "$J"/gpu_job/stack-*.bin "$J"/cpu_job/stack-*.bin; cmp_rc=$?
         compare_sgy "$J/gpu_job/image.sgy" "$J/cpu_job/image.sgy"
     fi
     if [ -d "$D/ref_cpu_job" ]; then
-        compare_sgy "$J"/gpu_job/stack-*-image.bin "$D"/ref_cpu_job/stack-*-image.bin; r=$?
+        compare_sgy "$J"/gpu_job/stack-*.bin "$D"/ref_cpu_job/stack-*.bin; r=$?
         [ "$cmp_rc" = 9 ] && cmp_rc=$r
         compare_sgy "$J/gpu_job/image.sgy" "$D/ref_cpu_job/image.sgy"
     fi

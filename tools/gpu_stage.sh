@@ -19,7 +19,10 @@ grep -q "code=\[compute_90,sm_90\]" "$BUILD/build.ninja" ||
     { echo "$BUILD does not build sm_90 code" >&2; exit 1; }
 rm -rf .device
 mkdir -p .device/lib .device/build-gpu
-cp "$BUILD/rtm" .device/
+cp "$BUILD/rtm" "$BUILD/tools/make_models" .device/
+# The Marmousi model for tools/scaling_mpi.sh, when the shared data are here.
+marmousi="$SRC/../shared/data/models/marmousi_vp_nx1601_nz401_d7.5m_ms.segy"
+[ -f "$marmousi" ] && install -D -m 644 "$marmousi" .device/data/marmousi.segy
 # The build tree's test files (absolute paths into $BUILD, which gpu_check.sh links on
 # the device) and the executables of the tests labelled gpu.
 (cd "$BUILD" && find . -name 'CTestTestfile.cmake' -o -name '*_tests-*.cmake' -o -name '*_include-*.cmake') |
@@ -34,7 +37,8 @@ for t in $gpu_bins; do
     cp "$BUILD/$bin" ".device/build-gpu/$bin"
 done
 echo "staged test executables: $gpu_bins"
-for lib in $(ldd .device/rtm .device/build-gpu/tests/*/* 2>/dev/null | awk '/=> \// {print $3}' | sort -u); do
+# Open MPI (libmpi.so.40) is not staged: the device's own, of the same ABI, runs the ranks.
+for lib in $(ldd .device/rtm .device/make_models .device/build-gpu/tests/*/* 2>/dev/null | awk '/=> \// {print $3}' | sort -u); do
     case "$lib" in
         */libboost_*|*/libspdlog*|*/libfmt*|*/libsegyio*|*/libpng*|*/libgomp*|*/libxxhash*|*/libfftw3*) cp "$lib" .device/lib/ ;;
     esac
@@ -43,7 +47,7 @@ done
 # --propagation.device cpu`> stages its images for gpu_check.sh's comparison too.
 if [ -n "${REF_CPU_JOB:-}" ]; then
     mkdir -p .device/ref_cpu_job
-    cp "$REF_CPU_JOB"/image.sgy "$REF_CPU_JOB"/stack-*-image.bin .device/ref_cpu_job/
+    cp "$REF_CPU_JOB"/image.sgy "$REF_CPU_JOB"/stack-*.bin .device/ref_cpu_job/
 fi
 ls -la .device .device/lib
 du -sh .device

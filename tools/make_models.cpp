@@ -5,6 +5,8 @@
 //   dome3d_vp.segy     3D: dipping layers over a dome
 //   aniso3d_{vp,epsilon,delta,theta,phi}.segy  3D anisotropic set (angles in degrees)
 // usage: make_models OUTPUT_DIR
+//        make_models --dome NX NY NZ H OUT.segy   the dome model on another grid (benchmarks:
+//                      surveys larger than the bundled data, made where they run)
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -63,13 +65,15 @@ Volume layers2d() {
     return v;
 }
 
-Volume dome3d() {
-    Volume v(grid(81, 61, 61, 25.0, 60, 500000, 6000000));
+// The bundled one is 81 x 61 x 61 at 25 m; the dome sits at the middle of the x-y extent.
+Volume dome3d(int nx = 81, int ny = 61, int nz = 61, double h = 25.0) {
+    Volume v(grid(nx, ny, nz, h, 60, 500000, 6000000));
+    const double xc = 0.5 * (nx - 1) * h, yc = 0.5 * (ny - 1) * h;
     for (int iz = 0; iz < v.grid.nz; ++iz)
         for (int iy = 0; iy < v.grid.ny; ++iy)
             for (int ix = 0; ix < v.grid.nx; ++ix) {
-                const double x = ix * 25.0, y = iy * 25.0, z = iz * 25.0;
-                const double r2 = (x - 1000) * (x - 1000) + (y - 750) * (y - 750);
+                const double x = ix * h, y = iy * h, z = iz * h;
+                const double r2 = (x - xc) * (x - xc) + (y - yc) * (y - yc);
                 const double dome = 250 * std::exp(-r2 / (2 * 400.0 * 400.0));
                 double vel = 1600 + 0.3 * z;
                 const double base[3] = {500, 900, 1250};
@@ -115,8 +119,16 @@ void aniso3d(const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 7 && std::string(argv[1]) == "--dome") try {
+            io::write_volume(argv[6], dome3d(std::stoi(argv[2]), std::stoi(argv[3]), std::stoi(argv[4]), std::stod(argv[5])),
+                             "rtm 3D benchmark model: dipping layers over a dome; m/s");
+            return 0;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "make_models: %s\n", e.what());
+            return 1;
+        }
     if (argc != 2) {
-        std::fprintf(stderr, "usage: make_models OUTPUT_DIR\n");
+        std::fprintf(stderr, "usage: make_models OUTPUT_DIR\n       make_models --dome NX NY NZ H OUT.segy\n");
         return 2;
     }
     const std::string dir = argv[1];

@@ -62,7 +62,11 @@ double choose_time_step(const Grid& g, double v_min, double v_max, double record
     if (dt == 0) dt = record_dt / std::ceil(record_dt / (opt.courant_safety * dt_max));
     const double h_max = std::max({g.dx, g.dz, g.ndim() == 3 ? g.dy : 0.0});
     const double ppw = points_per_wavelength(v_min, f_max, h_max);
-    if (ppw < kMinPointsPerWavelength)
+    // Once per process and setting: every shot of a job asks for its time step.
+    static std::mutex mutex;
+    static std::set<std::tuple<double, double, double>> warned;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (ppw < kMinPointsPerWavelength && warned.insert({v_min, f_max, h_max}).second)
         spdlog::warn("dispersion: {:.1f} grid points per shortest wavelength (v_min {:.0f} m/s, "
                      "f_max {:.1f} Hz, h {:.1f} m); below {:.0f} the wavefield will be visibly "
                      "dispersed. Refine the grid or lower the frequency",
