@@ -60,9 +60,12 @@ po::options_description migration_options() {
         ("migration.storage", po::value<std::string>()->default_value("auto"),
          "how the source wavefield is kept for the backward pass: snapshots (every imaging step, two "
          "propagations), boundary (the window's edge band every step, rebuilt backwards: three "
-         "propagations, little memory) or auto (snapshots when they fit the memory budget)")
+         "propagations, little memory), checkpoints (whole states at a few imaging steps, the rest "
+         "recomputed: any shot that holds one state) or auto (the first of these that fits the memory budget)")
         ("migration.bf16-snapshots", po::value<bool>()->default_value(false), "keep snapshots in bfloat16 (half the memory)")
-        ("migration.memory-budget", po::value<double>()->default_value(4), "GB for the kept source wavefield of one shot")
+        ("migration.memory-budget", po::value<std::string>()->default_value("auto"),
+         "GB for the kept source wavefield of one shot, or auto: the free memory of the GPU (or the available host "
+         "memory) after the propagation's arrays, less 10%")
         ("migration.condition", po::value<std::string>()->default_value("cross-correlation"),
          "imaging condition: cross-correlation, inverse-scattering (energy norm: suppresses "
          "low-wavenumber backscatter) or born-adjoint (the exact adjoint of Born modelling)")
@@ -99,10 +102,17 @@ MigrationOptions migration_from(const po::variables_map& vm) {
     if (st == "auto") m.storage = SourceStorage::Auto;
     else if (st == "snapshots") m.storage = SourceStorage::Snapshots;
     else if (st == "boundary") m.storage = SourceStorage::Boundary;
-    else fail("option migration.storage", "unknown value '" + st + "'", "Use auto, snapshots or boundary");
+    else if (st == "checkpoints") m.storage = SourceStorage::Checkpoints;
+    else fail("option migration.storage", "unknown value '" + st + "'", "Use auto, snapshots, boundary or checkpoints");
     m.bf16_snapshots = vm["migration.bf16-snapshots"].as<bool>();
-    m.memory_budget = vm["migration.memory-budget"].as<double>() * 1e9;
-    if (!(m.memory_budget > 0)) fail("option migration.memory-budget", "must be positive", "Give gigabytes, e.g. 4");
+    const std::string budget = vm["migration.memory-budget"].as<std::string>();
+    if (budget != "auto") {
+        double gb = 0;
+        const auto [end, ec] = std::from_chars(budget.data(), budget.data() + budget.size(), gb);
+        if (ec != std::errc() || end != budget.data() + budget.size() || !(gb > 0) || !std::isfinite(gb))
+            fail("option migration.memory-budget", "'" + budget + "' is not a positive number of GB", "Give gigabytes, e.g. 4, or auto");
+        m.memory_budget = gb * 1e9;
+    }
     const std::string c = vm["migration.condition"].as<std::string>();
     if (c == "cross-correlation") m.condition = ImagingCondition::CrossCorrelation;
     else if (c == "inverse-scattering") m.condition = ImagingCondition::InverseScattering;

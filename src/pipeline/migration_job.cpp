@@ -54,7 +54,7 @@ std::string settings_changed(const std::string& was, const std::string& now) {
     return out.empty() ? "the options differ" : out;
 }
 
-const char* kStorage[] = {"auto", "snapshots", "boundary"};
+const char* kStorage[] = {"auto", "snapshots", "boundary", "checkpoints"};
 constexpr int kVersion = 2;  // 2: double stack, per-input hashes, failed shots
 
 [[noreturn]] void io_failed(const fs::path& path, const char* what) {

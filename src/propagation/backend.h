@@ -27,6 +27,8 @@ std::unique_ptr<Propagator> make_propagator(const Domain& domain, Precision prec
 
 // Implemented by the CUDA backend (propagation/cuda_propagator.cu) when built.
 bool cuda_device_available(std::string* description);
+// Free memory of the current CUDA device in bytes (0 without CUDA).
+double device_free_bytes();
 std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision, int batch = 1);
 
 }  // namespace rtm
