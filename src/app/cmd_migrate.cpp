@@ -13,6 +13,7 @@
 #include "app/job_options.h"
 #include "core/error.h"
 #include "core/host_memory.h"
+#include "core/progress.h"
 #include "io/file_hash.h"
 #include "io/shot_index.h"
 #include "pipeline/migration_job.h"
@@ -215,6 +216,8 @@ int cmd_migrate(int argc, char** argv) {
     job.max_shots = vm["migration.max-shots"].as<int>();
     const JobReport rep = run_migration_job(model, names, load_shot, wavelet, job,
                                             settings_of(vm, files, job.migration.propagation.backend));
+    spdlog::info("migrated {} shots in this run: {}", rep.done_now,
+                 throughput_summary(rep.seconds, rep.busy_seconds, rep.point_updates, job.migration.propagation.backend.gpu));
     spdlog::info("peak host memory {:.1f} MB (VmHWM; docs/memory.md)", peak_host_bytes() / 1e6);
     for (const auto& p : rep.outputs) spdlog::info("wrote {}", p);
     for (const auto& f : rep.failed_now) spdlog::error("shot {} from {} failed: {}", f.shot.id, f.shot.file, f.reason);

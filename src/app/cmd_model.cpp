@@ -149,7 +149,9 @@ void born(const po::variables_map& vm, const Model& model, const std::vector<Sho
     spdlog::info("Born modelling from {} ({})", path, refl ? "reflectivity" : "slowness-squared perturbation");
     Progress progress("born: shot", long(geometry.size()));
     for (std::size_t s = 0; s < geometry.size(); ++s) {
-        sink(s, born_shot(model, dm, geometry[s], wavelet, mo));
+        double busy = 0;
+        sink(s, born_shot(model, dm, geometry[s], wavelet, mo, &busy));
+        stats.busy_seconds += busy;
         progress.update(long(s + 1));
     }
     const TimeAxis ta = time_axis(model, geometry.front(), wavelet, prop);
@@ -224,10 +226,10 @@ int cmd_model(int argc, char** argv) {
     io::write_gather_png(png, preview);
 
     const Grid& g = model.grid();
-    spdlog::info("done: {} shots, grid {} x {} x {} (+{} absorbing cells), {} steps of {:.3g} ms each, "
-                 "{:.1f} s, {:.0f} Mpoints/s",
+    spdlog::info("done: {} shots, grid {} x {} x {} (+{} absorbing cells), {} steps of {:.3g} ms each, {}",
                  stats.shots, g.nx, g.ny, g.nz, prop.pml_cells, stats.steps / std::max(1L, stats.shots),
-                 stats.dt * 1e3, stats.seconds, stats.point_updates / stats.seconds * 1e-6);
+                 stats.dt * 1e3,
+                 throughput_summary(stats.seconds, stats.busy_seconds, stats.point_updates, prop.backend.gpu));
     spdlog::info("wrote {} and {}", out, png);
     spdlog::info("peak host memory {:.1f} MB (VmHWM; docs/memory.md)", peak_host_bytes() / 1e6);
     return 0;

@@ -282,7 +282,7 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
 }
 
 ShotGather born_shot(const Model& model, const Volume& dm, const ShotGather& shot, const Wavelet& wavelet,
-                     const MigrationOptions& opt) {
+                     const MigrationOptions& opt, double* busy_seconds) {
     const TimeAxis ta = time_axis(model, shot, wavelet, opt.propagation);
     const int N = ta.nt;
     const ShotWindow win = shot_window(model, shot, opt.aperture);
@@ -319,6 +319,7 @@ ShotGather born_shot(const Model& model, const Volume& dm, const ShotGather& sho
         }
     }
     const auto traces = du->receiver_traces();
+    if (busy_seconds) *busy_seconds = u0->busy_seconds() + du->busy_seconds();
     ShotGather out = shot;
     out.data.assign(shot.ntraces() * std::size_t(shot.nt), 0.f);
     const StepsToRecord to_record(ta, shot.nt, shot.dt, opt.propagation);

@@ -85,8 +85,9 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
 // sampling: m0 du_tt - Lap du = -dm (v^2 Lap u0), u0 the background wavefield. Uses
 // the same windows, boundaries and steps as migrate_shot, so BornAdjoint migration is
 // its exact adjoint.
+// busy_seconds, when given, gets the seconds its propagation steps took.
 ShotGather born_shot(const Model& model, const Volume& dm, const ShotGather& shot,
-                     const Wavelet& wavelet, const MigrationOptions& opt);
+                     const Wavelet& wavelet, const MigrationOptions& opt, double* busy_seconds = nullptr);
 
 // dm from a reflectivity r (normal incidence, constant density: r = dv / 2v, so
 // dm = d(1/v^2) = -2 dv / v^3 = -4 r / v^2).

@@ -270,6 +270,8 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             s = {{"file", names[i].file}, {"id", names[i].id}, {"status", "done"}, {"seconds", m.seconds},
                  {"storage", kStorage[int(m.storage)]}};
             ++rep.done_now;
+            rep.busy_seconds += m.busy_seconds;
+            rep.point_updates += m.point_updates;
             spdlog::info("{} ({} of {}): window {} x {} x {}, {} steps, imaging every {}, source wavefield by {} "
                          "({:.1f} MB), {:.1f} s",
                          which, rep.done_before + rep.done_now, rep.total, m.window.grid.nx, m.window.grid.ny,
@@ -301,6 +303,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     rep.complete = done == rep.total;
     spdlog::info("writing the image of {} of {} shots", done, rep.total);
     rep.outputs = write_products(st.folder, stack, opt.post);
+    rep.seconds = progress.elapsed();
     return rep;
 }
 

@@ -66,6 +66,9 @@ struct JobReport {
     bool complete = false;               // every shot done
     int signal = 0;                      // SIGINT or SIGTERM that stopped the run early, else 0
     std::vector<std::string> outputs;
+    // This run's shots done: wall time of the run, their propagation steps' time and
+    // grid-point updates (ShotMigration).
+    double seconds = 0, busy_seconds = 0, point_updates = 0;
 };
 
 // Runs (or resumes) the job over the shots `names`; load_shot(i) reads shot i of them

@@ -154,10 +154,12 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
     const StepsToRecord to_record(ta, record_nt, record_dt, opt);
     // Counted in shot-steps, so that a batch holding every shot still shows progress.
     Progress progress("modelling: shot-steps", long(geometry.size()) * nt);
+    double busy = 0;  // of the propagators replaced
     for (std::size_t first = 0; first < geometry.size(); first += std::size_t(batch)) {
         // Shots first .. first + members - 1 as the members of one batch.
         const int members = int(std::min<std::size_t>(batch, geometry.size() - first));
         if (members != prop->batch()) {
+            busy += prop->busy_seconds();
             prop.reset();  // the old batch's device memory is freed before the new one is allocated
             prop = make_propagator(domain, opt.precision, opt.backend, members);
         }
@@ -201,6 +203,7 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
         stats->steps = long(nt) * stats->shots;
         stats->point_updates = double(box.points()) * nt * stats->shots;
         stats->seconds = progress.elapsed();
+        stats->busy_seconds = busy + prop->busy_seconds();
         stats->dt = dt;
     }
 }
