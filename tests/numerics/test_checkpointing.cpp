@@ -139,3 +139,40 @@ TEST_CASE("a budget below one checkpoint is refused naming migration.memory-budg
     CHECK(contains(err, "one checkpoint"));
     CHECK(contains(err, "snapshots would take"));
 }
+
+TEST_CASE("the memory plan takes snapshots, then the band, then checkpoints as the budget shrinks") {
+    MemoryNeeds n;
+    n.window_points = 1000 * 500;   // 2D window
+    n.padded_points = 1048 * 548;
+    n.band_points = 2 * 4 * 1500;   // R = 4 nodes deep along the edge (approximately)
+    n.steps = 4000;
+    n.states = 400;                 // k = 10
+    n.state_every = 10;
+    n.value_bytes = 4;
+    // Snapshots 400 x 0.5 M x 4 B = 0.8 GB; band 4001 x 12000 x 4 B = 0.19 GB; one
+    // state 2 x 0.574 M x 4 B = 4.59 MB.
+    const MemoryPlan a = plan_memory(n, SourceStorage::Auto, 1e9, "shot 1");
+    CHECK(a.storage == SourceStorage::Snapshots);
+    CHECK(a.bytes_kept == 400.0 * 500000 * 4);
+    CHECK(a.recompute == 1);
+    const MemoryPlan b = plan_memory(n, SourceStorage::Auto, 0.5e9, "shot 1");
+    CHECK(b.storage == SourceStorage::Boundary);
+    CHECK(b.bytes_kept == 4001.0 * 12000 * 4);
+    CHECK(b.forward_steps == 2 * 4000 - 1);
+    const MemoryPlan c = plan_memory(n, SourceStorage::Auto, 0.1e9, "shot 1");
+    CHECK(c.storage == SourceStorage::Checkpoints);
+    CHECK(c.state_bytes == 2.0 * 1048 * 548 * 4);
+    CHECK(c.checkpoints == int(0.1e9 / c.state_bytes));  // 21
+    CHECK(c.bytes_kept <= 0.1e9);
+    CHECK(c.forward_steps == 10 * checkpoint_forward_steps(400, c.checkpoints));
+    CHECK(c.recompute == double(c.forward_steps) / 4000);
+    // A generous budget with checkpoints asked for: one per state, one sweep.
+    const MemoryPlan d = plan_memory(n, SourceStorage::Checkpoints, 1e12, "shot 1");
+    CHECK(d.checkpoints == 400);
+    CHECK(d.forward_steps == 10 * 399);
+    // Snapshots asked for over the budget: refused, naming the option and the sizes.
+    const std::string err = error_of([&] { plan_memory(n, SourceStorage::Snapshots, 0.1e9, "shot 1"); });
+    CHECK(contains(err, "migration.memory-budget"));
+    CHECK(contains(err, "shot 1"));
+    CHECK(contains(err, "snapshots would take 0.8 GB"));
+}
