@@ -66,15 +66,24 @@ MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double bud
             p.forward_steps = 2L * n.steps - 1;  // forward, then rebuilt backwards to u[0]
             break;
         default: {
-            // As many checkpoints as the budget holds, no more than states (one each).
-            p.checkpoints = int(std::min<double>(std::max(n.states, 1), std::floor(budget / p.state_bytes)));
-            p.bytes_kept = p.checkpoints * p.state_bytes;
-            if (p.checkpoints >= 1)
-                p.forward_steps = n.first_state + long(n.state_every) * checkpoint_forward_steps(n.states, p.checkpoints);
+            // As many states as the budget holds, and the first, not stored; no more
+            // checkpoints than states. Rebuilding the first costs first_state steps
+            // every time the schedule restores it.
+            const double stored = std::floor(budget / p.state_bytes);
+            p.checkpoints = int(std::min<double>(std::max(n.states, 1), stored + 1));
+            p.bytes_kept = (p.checkpoints - 1) * p.state_bytes;
+            if (stored >= 1) {
+                long rebuilds = 0;
+                if (n.first_state > 0)
+                    for (const auto& a : checkpoint_schedule(n.states, p.checkpoints))
+                        rebuilds += a.kind == CheckpointAction::Restore && a.slot == 0;
+                p.forward_steps = n.first_state * (1 + rebuilds) +
+                                  long(n.state_every) * checkpoint_forward_steps(n.states, p.checkpoints);
+            }
         }
     }
     p.recompute = n.steps > 0 ? double(p.forward_steps) / n.steps : 1;
-    if (p.bytes_kept > budget || (p.storage == SourceStorage::Checkpoints && p.checkpoints < 1)) {
+    if (p.bytes_kept > budget || (p.storage == SourceStorage::Checkpoints && !(budget >= p.state_bytes))) {
         std::ostringstream os;
         os.precision(3);
         os << shot << " cannot keep its source wavefield in the budget of " << budget / 1e9 << " GB by "

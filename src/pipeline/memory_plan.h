@@ -6,7 +6,9 @@
 //   checkpoints: the whole propagation state (both time levels on the padded grid) at
 //                a few imaging steps, the states between recomputed from them by
 //                Griewank's schedule (checkpoint_schedule.h): any shot fits that can
-//                hold one state.
+//                hold one state. The schedule's first checkpoint is not stored: it
+//                is the state at rest stepped to the first imaging step, rebuilt so
+//                whenever the schedule restores it; k states stored give k + 1.
 // Auto takes the first that fits the budget, in that order (fewest propagations first).
 // The budget "auto" (0) is what the machine can give: on a GPU the free device memory,
 // on the CPU the available host memory, after the propagation's own arrays and a margin.
@@ -50,15 +52,15 @@ struct MemoryPlan {
     double budget = 0;                            // bytes allowed for it
     double snapshot_bytes = 0, band_bytes = 0;    // what each way would hold
     double state_bytes = 0;                       // one checkpoint
-    int checkpoints = 0;                          // checkpoints (storage == Checkpoints)
-    long forward_steps = 0;  // source time steps run forward, first sweep and recomputation
+    int checkpoints = 0;   // the schedule's checkpoints (storage == Checkpoints): stored + the first
+    long forward_steps = 0;  // source time steps run forward: first sweep, recomputation, rebuilding the first state
     double recompute = 1;    // forward_steps over one forward sweep (1 for snapshots)
     double bytes_kept = 0;   // memory the chosen way holds
 };
 
 // The plan for `requested` (Auto: the first that fits) within `budget` bytes; throws,
 // naming migration.memory-budget and every way's size, when it does not fit (with
-// checkpoints: not even one state).
+// checkpoints: not one state stored).
 MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget, const std::string& shot);
 
 // What the machine can give to the kept source wavefield now: on a GPU its free

@@ -139,7 +139,9 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     spdlog::info("{}: source wavefield by {}{} ({:.3g} GB of a budget of {:.3g} GB{}; snapshots {:.3g} GB, boundary "
                  "band {:.3g} GB), recomputation factor {:.2f} ({} source steps for {})",
                  who, storage_name(storage),
-                 storage == SourceStorage::Checkpoints ? " (" + std::to_string(plan.checkpoints) + " states)" : "",
+                 storage == SourceStorage::Checkpoints
+                     ? " (" + std::to_string(plan.checkpoints - 1) + " states stored, the first rebuilt from rest)"
+                     : "",
                  plan.bytes_kept / 1e9, budget / 1e9, opt.memory_budget > 0 ? "" : ", auto", plan.snapshot_bytes / 1e9,
                  plan.band_bytes / 1e9, plan.recompute, plan.forward_steps, N);
 
@@ -176,10 +178,20 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
                 case CheckpointAction::Advance:
                     while (t < e + a.index * k) source_step();
                     break;
-                case CheckpointAction::Store: src->store_state(std::size_t(a.slot)); break;
+                // Slot 0 holds state 0, which is not stored but rebuilt from rest
+                // (memory_plan.h); slot i > 0 is stored state slot i - 1.
+                case CheckpointAction::Store:
+                    if (a.slot > 0) src->store_state(std::size_t(a.slot - 1));
+                    break;
                 case CheckpointAction::Restore:
-                    src->load_state(std::size_t(a.slot));
-                    t = e + a.index * k;
+                    if (a.slot > 0) {
+                        src->load_state(std::size_t(a.slot - 1));
+                        t = e + a.index * k;
+                    } else {
+                        src->reset();
+                        t = 0;
+                        while (t < e) source_step();
+                    }
                     break;
                 case CheckpointAction::Use: return a.index;
             }
@@ -189,7 +201,7 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
 
     // Forward pass.
     if (storage == SourceStorage::Checkpoints) {
-        src->reserve_states(std::size_t(plan.checkpoints));
+        src->reserve_states(std::size_t(plan.checkpoints - 1));
         schedule = checkpoint_schedule(M, plan.checkpoints);
         while (t < e) source_step();  // to state 0
         pending_use = advance_to_use();
