@@ -13,8 +13,8 @@
 #include "app/job_options.h"
 #include "core/error.h"
 #include "core/host_memory.h"
-#include "io/file_hash.h"
 #include "core/progress.h"
+#include "io/file_hash.h"
 #include "io/shot_index.h"
 #include "parallel/world.h"
 #include "pipeline/migration_job.h"
@@ -62,9 +62,12 @@ po::options_description migration_options() {
         ("migration.storage", po::value<std::string>()->default_value("auto"),
          "how the source wavefield is kept for the backward pass: snapshots (every imaging step, two "
          "propagations), boundary (the window's edge band every step, rebuilt backwards: three "
-         "propagations, little memory) or auto (snapshots when they fit the memory budget)")
+         "propagations, little memory), checkpoints (whole states at a few imaging steps, the rest "
+         "recomputed: any shot that holds one state) or auto (the first of these that fits the memory budget)")
         ("migration.bf16-snapshots", po::value<bool>()->default_value(false), "keep snapshots in bfloat16 (half the memory)")
-        ("migration.memory-budget", po::value<double>()->default_value(4), "GB for the kept source wavefield of one shot")
+        ("migration.memory-budget", po::value<std::string>()->default_value("auto"),
+         "GB for the kept source wavefield of one shot, or auto: the free memory of the GPU (or the available host "
+         "memory) after the propagation's arrays, less 10%")
         ("migration.condition", po::value<std::string>()->default_value("cross-correlation"),
          "imaging condition: cross-correlation, inverse-scattering (energy norm: suppresses "
          "low-wavenumber backscatter) or born-adjoint (the exact adjoint of Born modelling)")
@@ -101,10 +104,17 @@ MigrationOptions migration_from(const po::variables_map& vm) {
     if (st == "auto") m.storage = SourceStorage::Auto;
     else if (st == "snapshots") m.storage = SourceStorage::Snapshots;
     else if (st == "boundary") m.storage = SourceStorage::Boundary;
-    else fail("option migration.storage", "unknown value '" + st + "'", "Use auto, snapshots or boundary");
+    else if (st == "checkpoints") m.storage = SourceStorage::Checkpoints;
+    else fail("option migration.storage", "unknown value '" + st + "'", "Use auto, snapshots, boundary or checkpoints");
     m.bf16_snapshots = vm["migration.bf16-snapshots"].as<bool>();
-    m.memory_budget = vm["migration.memory-budget"].as<double>() * 1e9;
-    if (!(m.memory_budget > 0)) fail("option migration.memory-budget", "must be positive", "Give gigabytes, e.g. 4");
+    const std::string budget = vm["migration.memory-budget"].as<std::string>();
+    if (budget != "auto") {
+        double gb = 0;
+        const auto [end, ec] = std::from_chars(budget.data(), budget.data() + budget.size(), gb);
+        if (ec != std::errc() || end != budget.data() + budget.size() || !(gb > 0) || !std::isfinite(gb))
+            fail("option migration.memory-budget", "'" + budget + "' is not a positive number of GB", "Give gigabytes, e.g. 4, or auto");
+        m.memory_budget = gb * 1e9;
+    }
     const std::string c = vm["migration.condition"].as<std::string>();
     if (c == "cross-correlation") m.condition = ImagingCondition::CrossCorrelation;
     else if (c == "inverse-scattering") m.condition = ImagingCondition::InverseScattering;
@@ -213,14 +223,16 @@ int cmd_migrate(int argc, char** argv) {
     job.max_shots = vm["migration.max-shots"].as<int>();
     const JobReport rep = run_migration_job(model, names, load_shot, wavelet, job,
                                             settings_of(vm, files, job.migration.propagation.backend));
+    const int ranks = parallel::World::get().size();
     for (const auto& r : rep.ranks)
-        if (rep.ranks.size() > 1)
-            spdlog::info("rank {} on {}: {} shots, busy {} ({:.0f}%), waiting for work {}", r.rank, r.node, r.shots,
-                         format_duration(r.busy), 100 * r.busy / std::max(1e-9, rep.wall),
-                         format_duration(r.waiting + rep.wall - r.wall));
-    if (rep.done_now > 0)
-        spdlog::info("{} shots in {} on {} rank(s): {:.0f} shots/hour", rep.done_now, format_duration(rep.wall),
-                     parallel::World::get().size(), rep.done_now / rep.wall * 3600);
+        if (ranks > 1)
+            spdlog::info("rank {} on {}: {} shots, migrating {} ({:.0f}%, propagation steps {}), waiting for work {}",
+                         r.rank, r.node, r.shots, format_duration(r.busy), 100 * r.busy / std::max(1e-9, rep.seconds),
+                         format_duration(r.propagation), format_duration(r.waiting + rep.seconds - r.wall));
+    spdlog::info("migrated {} shots in this run on {} rank(s) ({:.0f} shots/hour): {}", rep.done_now, ranks,
+                 rep.done_now / std::max(1e-9, rep.seconds) * 3600,
+                 throughput_summary(rep.seconds, rep.busy_seconds, rep.point_updates,
+                                    job.migration.propagation.backend.gpu, ranks));
     spdlog::info("peak host memory {:.1f} MB (VmHWM; docs/memory.md)", peak_host_bytes() / 1e6);
     for (const auto& p : rep.outputs) spdlog::info("wrote {}", p);
     for (const auto& f : rep.failed_now) spdlog::error("shot {} from {} failed: {}", f.shot.id, f.shot.file, f.reason);

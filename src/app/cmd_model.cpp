@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <numeric>
+#include <sstream>
 #include <iostream>
 
 #include <spdlog/spdlog.h>
@@ -156,7 +157,9 @@ void born(const po::variables_map& vm, const Model& model, const std::vector<Sho
     parallel::WorkQueue queue(parallel::World::get(), order, long(order.size()));  // shots to ranks as they ask
     long here = 0;
     while (const auto claim = queue.next()) {
-        sink(std::size_t(claim.item), born_shot(model, dm, geometry[std::size_t(claim.item)], wavelet, mo));
+        double busy = 0;
+        sink(std::size_t(claim.item), born_shot(model, dm, geometry[std::size_t(claim.item)], wavelet, mo, &busy));
+        stats.busy_seconds += busy;
         queue.finish(claim, true);
         progress.update(++here);
     }
@@ -236,21 +239,25 @@ int cmd_model(int argc, char** argv) {
     if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) born(vm, model, geometry, wavelet, prop, write, stats);
     else model_shots(model, geometry, wavelet, prop, write, &stats);
     writer->close();
-    // Every rank's count to rank 0 (the barrier of the gather: all have closed the file).
-    const auto counts = world.gather(std::to_string(stats.shots) + " " + std::to_string(stats.point_updates));
+    // Every rank's counts to rank 0 (the barrier of the gather: all have closed the file).
+    const auto counts = world.gather(std::to_string(stats.shots) + " " + std::to_string(stats.point_updates) + " " +
+                                     std::to_string(stats.busy_seconds));
     world.on_root([&] { writer->commit(false); });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    double updates = 0;
-    for (const auto& c : counts) updates += std::stod(c.substr(c.find(' ') + 1));
-    for (std::size_t r = 0; r < counts.size() && counts.size() > 1; ++r)
-        spdlog::info("rank {}: {} shots", r, counts[r].substr(0, counts[r].find(' ')));
+    double updates = 0, busy = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+        long shots = 0;
+        double u = 0, b = 0;
+        std::istringstream(counts[r]) >> shots >> u >> b;
+        updates += u, busy += b;
+        if (counts.size() > 1) spdlog::info("rank {}: {} shots, propagation steps {}", r, shots, format_duration(b));
+    }
 
     const Grid& g = model.grid();
     const TimeAxis ta = time_axis(model, geometry.front(), wavelet, prop);
-    spdlog::info("done: {} shots, grid {} x {} x {} (+{} absorbing cells), {} steps of {:.3g} ms each, "
-                 "{:.1f} s, {:.0f} Mpoints/s",
-                 geometry.size(), g.nx, g.ny, g.nz, prop.pml_cells, ta.nt, ta.dt * 1e3, seconds,
-                 updates / seconds * 1e-6);
+    spdlog::info("done: {} shots, grid {} x {} x {} (+{} absorbing cells), {} steps of {:.3g} ms each, {}",
+                 geometry.size(), g.nx, g.ny, g.nz, prop.pml_cells, ta.nt, ta.dt * 1e3,
+                 throughput_summary(seconds, busy, updates, prop.backend.gpu, world.size()));
     spdlog::info("wrote {} and {}", out, png);
     spdlog::info("peak host memory {:.1f} MB (VmHWM; docs/memory.md)", peak_host_bytes() / 1e6);
     return 0;

@@ -8,4 +8,8 @@ namespace rtm {
 // or 0 where the system does not report it.
 double peak_host_bytes();
 
+// Memory the system can give this process now without swapping (MemAvailable of
+// /proc/meminfo) in bytes, or 0 where the system does not report it.
+double available_host_bytes();
+
 }  // namespace rtm

@@ -14,6 +14,14 @@ std::string format_duration(double s) {
     return buf;
 }
 
+std::string throughput_summary(double wall, double busy, double points, bool gpu, int devices) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%.1f s, %.1f s in propagation steps (%s %.0f%%), %.0f Mpoints/s", wall, busy,
+                  gpu ? "GPU busy" : "propagation share", wall > 0 ? 100 * busy / (wall * devices) : 0.0,
+                  wall > 0 ? points / wall * 1e-6 : 0.0);
+    return buf;
+}
+
 Progress::Progress(std::string label, long total, double every_seconds)
     : label_(std::move(label)), total_(total), every_(every_seconds),
       start_(std::chrono::steady_clock::now()), last_(start_) {}

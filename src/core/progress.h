@@ -24,4 +24,12 @@ private:
 
 std::string format_duration(double seconds);
 
+// A command's summary of its work: "W s, P s in propagation steps (GPU busy R%),
+// X Mpoints/s" (on the CPU "propagation share R%"): wall time, the time propagation
+// steps took (Propagator::busy_seconds), their ratio, and grid-point updates per
+// second of wall time. Over several ranks (one device each), busy_seconds is their sum
+// and the ratio is over `devices` x the wall time.
+std::string throughput_summary(double wall_seconds, double busy_seconds, double point_updates, bool gpu,
+                               int devices = 1);
+
 }  // namespace rtm

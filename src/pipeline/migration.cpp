@@ -8,9 +8,11 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "imaging/field_ops.h"
 #include "physics/wavelet.h"
 #include "pipeline/blow_up.h"
+#include "pipeline/checkpoint_schedule.h"
 
 namespace rtm {
 
@@ -104,7 +106,7 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     out.window = shot_window(model, shot, opt.aperture);
     const Grid& wg = out.window.grid;
     const Domain domain(wg, out.window.vp, damping_domain(opt, ta.dt, wavelet));
-    const std::size_t npts = wg.size();
+    const std::string who = "shot " + std::to_string(shot.id);
 
     const bool born = opt.condition == ImagingCondition::BornAdjoint;
     const bool is = opt.condition == ImagingCondition::InverseScattering;
@@ -112,57 +114,114 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     out.image_every = k;
     out.steps = N;
     // Imaging at receiver-wavefield times j (multiples of k) with the source wavefield
-    // at s(j) = j, or j - 1 for the Born adjoint (Born injects at step n into u[n+1]).
+    // at s(j) = j, or j - 1 for the Born adjoint (Born injects at step n into u[n+1]):
+    // s = 0, k, 2k, ... (source_times, ascending).
     const int shift = born ? 1 : 0;
-    std::vector<int> source_times;  // ascending
+    std::vector<int> source_times;
     for (int j = 0; j < N; j += k)
         if (j - shift >= 0) source_times.push_back(j - shift);
+    const int M = int(source_times.size());
+    // Checkpointed states: state i is the source propagator after e + i k steps, e = 1
+    // for inverse scattering (current u[s+1], previous u[s]: reversed in time, the
+    // current u[s] and previous u[s+1] it images with), else 0 (current u[s]).
+    const int e = is ? 1 : 0;
 
-    // Choose how to keep the source wavefield.
-    auto src = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
-    // Snapshots are kept by the propagator in its precision or bf16; inverse scattering
-    // keeps u[s] and u[s+1] (for the time derivative).
-    const double bytes_per_value = opt.bf16_snapshots ? 2 : opt.propagation.precision == Precision::Double ? 8 : 4;
-    const double snap_bytes = double(source_times.size()) * npts * bytes_per_value * (is ? 2 : 1);
-    const double band_bytes = double(N + 1) * src->band_size() * 4;
-    SourceStorage storage = opt.storage;
-    if (storage == SourceStorage::Auto)
-        storage = snap_bytes <= opt.memory_budget ? SourceStorage::Snapshots : SourceStorage::Boundary;
-    const double need = storage == SourceStorage::Snapshots ? snap_bytes : band_bytes;
-    if (need > opt.memory_budget) {
-        std::ostringstream os;
-        os << "shot " << shot.id << " needs " << need / 1e9 << " GB to keep its source wavefield ("
-           << (storage == SourceStorage::Snapshots ? "snapshots" : "boundary band") << "; snapshots would take "
-           << snap_bytes / 1e9 << " GB, the boundary band " << band_bytes / 1e9 << " GB), over the budget of "
-           << opt.memory_budget / 1e9 << " GB";
-        fail("option migration.memory-budget", os.str(),
-             "Raise the budget, image less often (migration.image-every), use bf16 snapshots, or a smaller aperture");
-    }
+    // How to keep the source wavefield (memory_plan.h); the budget "auto" (0) from the
+    // memory free before this shot's propagators are made.
+    const MemoryNeeds needs = memory_needs(domain, N, M, k, e, opt.propagation.precision, opt.bf16_snapshots, is);
+    const double budget = opt.memory_budget > 0 ? opt.memory_budget
+                                                : auto_memory_budget(opt.propagation.backend, propagation_bytes(needs));
+    const MemoryPlan plan = plan_memory(needs, opt.storage, budget, who);
+    const SourceStorage storage = plan.storage;
     out.storage = storage;
-    out.bytes_kept = need;
+    out.bytes_kept = plan.bytes_kept;
+    out.checkpoints = plan.checkpoints;
+    spdlog::info("{}: source wavefield by {}{} ({:.3g} GB of a budget of {:.3g} GB{}; snapshots {:.3g} GB, boundary "
+                 "band {:.3g} GB), recomputation factor {:.2f} ({} source steps for {})",
+                 who, storage_name(storage),
+                 storage == SourceStorage::Checkpoints
+                     ? " (" + std::to_string(plan.checkpoints - 1) + " states stored, the first rebuilt from rest)"
+                     : "",
+                 plan.bytes_kept / 1e9, budget / 1e9, opt.memory_budget > 0 ? "" : ", auto", plan.snapshot_bytes / 1e9,
+                 plan.band_bytes / 1e9, plan.recompute, plan.forward_steps, N);
 
+    auto src = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
     const auto src_trace = source_trace(wavelet, ta, opt.propagation);
     src->set_sources({source_stencil(domain, out.window, model, shot)}, {src_trace});
     src->set_receivers({}, N);
+    src->reset();
+
+    // Source steps: time t is the source propagator's (step(t) comes next); steps past
+    // the furthest reached are new and checked for a blow-up, recomputed ones are not.
+    int t = 0, reached = 0;
+    long source_steps = 0;
+    Progress forward(who + ": forward steps", storage == SourceStorage::Checkpoints ? e + long(k) * (M - 1) : N);
+    auto source_step = [&]() {
+        src->step(t++);
+        ++source_steps;
+        if (t > reached) {
+            reached = t;
+            if (finite_check_due(t - 1, N)) require_finite(*src, who, "source (forward)", t - 1, N);
+            forward.update(t);
+        }
+    };
+
+    // Checkpoints: the schedule runs up to each state the backward pass takes; the
+    // first sweep (to the last state) runs before the backward pass starts.
+    std::vector<CheckpointAction> schedule;
+    std::size_t next_action = 0;
+    auto advance_to_use = [&]() {
+        for (;;) {
+            if (next_action >= schedule.size()) fail(who, "the checkpoint schedule ended before the backward pass");
+            const CheckpointAction& a = schedule[next_action++];
+            switch (a.kind) {
+                case CheckpointAction::Advance:
+                    while (t < e + a.index * k) source_step();
+                    break;
+                // Slot 0 holds state 0, which is not stored but rebuilt from rest
+                // (memory_plan.h); slot i > 0 is stored state slot i - 1.
+                case CheckpointAction::Store:
+                    if (a.slot > 0) src->store_state(std::size_t(a.slot - 1));
+                    break;
+                case CheckpointAction::Restore:
+                    if (a.slot > 0) {
+                        src->load_state(std::size_t(a.slot - 1));
+                        t = e + a.index * k;
+                    } else {
+                        src->reset();
+                        t = 0;
+                        while (t < e) source_step();
+                    }
+                    break;
+                case CheckpointAction::Use: return a.index;
+            }
+        }
+    };
+    int pending_use = -1;  // the state the first sweep reached, taken by the first imaging step
 
     // Forward pass.
-    const std::string who = "shot " + std::to_string(shot.id);
-    std::size_t next_snap = 0;
-    src->reset();
-    if (storage == SourceStorage::Boundary) {
-        src->reserve_bands(std::size_t(N) + 1);  // slot n: the band of u[n]
-        src->store_band(0);
-    }
-    for (int n = 0; n < N; ++n) {
-        const bool snap_time = storage == SourceStorage::Snapshots && next_snap < source_times.size() &&
-                               source_times[next_snap] == n;
-        if (snap_time) src->keep(opt.bf16_snapshots);  // u[n]: slot next_snap (2 next_snap for IS)
-        src->step(n);                                   // now u[n+1] current, u[n] previous
-        if (storage == SourceStorage::Boundary) src->store_band(std::size_t(n) + 1);
-        if (finite_check_due(n, N)) require_finite(*src, who, "source (forward)", n, N);
-        if (snap_time) {
-            if (is) src->keep(opt.bf16_snapshots);  // u[n+1]: slot 2 next_snap + 1
-            ++next_snap;
+    if (storage == SourceStorage::Checkpoints) {
+        src->reserve_states(std::size_t(plan.checkpoints - 1));
+        schedule = checkpoint_schedule(M, plan.checkpoints);
+        while (t < e) source_step();  // to state 0
+        pending_use = advance_to_use();
+        require_finite(*src, who, "source (forward)", t - 1, N);  // the sweep ends before step N
+    } else {
+        std::size_t next_snap = 0;
+        if (storage == SourceStorage::Boundary) {
+            src->reserve_bands(std::size_t(N) + 1);  // slot n: the band of u[n]
+            src->store_band(0);
+        }
+        for (int n = 0; n < N; ++n) {
+            const bool snap_time = storage == SourceStorage::Snapshots && next_snap < source_times.size() &&
+                                   source_times[next_snap] == n;
+            if (snap_time) src->keep(opt.bf16_snapshots);  // u[n]: slot next_snap (2 next_snap for IS)
+            source_step();                                  // now u[n+1] current, u[n] previous
+            if (storage == SourceStorage::Boundary) src->store_band(std::size_t(n) + 1);
+            if (snap_time) {
+                if (is) src->keep(opt.bf16_snapshots);  // u[n+1]: slot 2 next_snap + 1
+                ++next_snap;
+            }
         }
     }
     int cs = N - 1;  // the source time held by src (boundary strategy)
@@ -189,11 +248,13 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     // Time-integral weight of one imaging step: k dt; the born-adjoint condition is a
     // plain sum.
     const double w = born ? 1.0 : k * ta.dt;
-    int snap = int(source_times.size()) - 1;
+    int snap = M - 1;
     rec->reset();
+    Progress backward(who + ": backward steps", N);
     for (int m = 0; m < N; ++m) {
         rec->step(m);  // current: l[j]
         if (finite_check_due(m, N)) require_finite(*rec, who, "receiver (backward)", m, N);
+        backward.update(m + 1);
         const int j = N - 1 - m;
         if (j % k != 0 || j - shift < 0) continue;
         const int s = j - shift;
@@ -202,26 +263,38 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
         if (storage == SourceStorage::Boundary) {
             while (cs > s) {
                 src->step(cs);  // backwards: current becomes u[cs-1], previous u[cs]
+                ++source_steps;
                 --cs;
                 src->load_band(std::size_t(cs));
             }
+        } else if (storage == SourceStorage::Checkpoints) {
+            const int i = pending_use >= 0 ? pending_use : advance_to_use();
+            pending_use = -1;
+            if (i != snap) fail(who, "the checkpoint schedule gave state " + std::to_string(i) + " for " + std::to_string(snap));
+            if (is) src->reverse_time();  // current u[s], previous u[s+1]
         } else if (is) {
             src->recall(std::size_t(2 * snap + 1), true);
-            src->recall(std::size_t(2 * snap--));
+            src->recall(std::size_t(2 * snap));
         } else {
-            src->recall(std::size_t(snap--));
+            src->recall(std::size_t(snap));
         }
+        --snap;
         // On the propagators (device memory on a GPU): nothing goes to the host per step.
         rec->correlate(*src, w, opt.condition);
+        if (storage == SourceStorage::Checkpoints && is) src->reverse_time();  // back to the state stepped from
     }
     out.image = rec->correlation(false);
     out.illumination = rec->correlation(true);
+    out.source_steps = source_steps;
+    out.recompute = double(source_steps) / N;
+    out.busy_seconds = src->busy_seconds() + rec->busy_seconds();
+    out.point_updates = double(domain.box().points()) * double(source_steps + N);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
 }
 
 ShotGather born_shot(const Model& model, const Volume& dm, const ShotGather& shot, const Wavelet& wavelet,
-                     const MigrationOptions& opt) {
+                     const MigrationOptions& opt, double* busy_seconds) {
     const TimeAxis ta = time_axis(model, shot, wavelet, opt.propagation);
     const int N = ta.nt;
     const ShotWindow win = shot_window(model, shot, opt.aperture);
@@ -258,6 +331,7 @@ ShotGather born_shot(const Model& model, const Volume& dm, const ShotGather& sho
         }
     }
     const auto traces = du->receiver_traces();
+    if (busy_seconds) *busy_seconds = u0->busy_seconds() + du->busy_seconds();
     ShotGather out = shot;
     out.data.assign(shot.ntraces() * std::size_t(shot.nt), 0.f);
     const StepsToRecord to_record(ta, shot.nt, shot.dt, opt.propagation);

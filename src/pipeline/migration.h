@@ -6,10 +6,16 @@
 // step run backwards in time). The source wavefield u runs forward; the receiver
 // wavefield l runs backward in time from the time-reversed traces, injected with the
 // stencils that recorded them; every k steps the imaging condition combines them.
-// The backward pass needs u backwards in time, kept one of two ways:
-//   snapshots: u on the window every k steps (optionally bfloat16): two propagations;
-//   boundary:  the window's edge band every step, u rebuilt backwards in step with l
-//              (u[n-1] = 2u[n] - u[n+1] + (v dt)^2 Lap u[n] inside the band): three.
+// The backward pass needs u backwards in time, kept one of three ways (memory_plan.h
+// chooses within migration.memory-budget):
+//   snapshots:   u on the window every k steps (optionally bfloat16): two propagations;
+//   boundary:    the window's edge band every step, u rebuilt backwards in step with l
+//                (u[n-1] = 2u[n] - u[n+1] + (v dt)^2 Lap u[n] inside the band): three;
+//   checkpoints: the source propagator's whole state at a few imaging steps, the
+//                states between recomputed forward from them (Griewank's schedule,
+//                checkpoint_schedule.h): 1 + the recomputation factor propagations,
+//                and the same image as snapshots bit for bit (states are kept in the
+//                propagation's precision and the steps repeat exactly).
 //
 // Conditions (sums over imaging steps, times k dt):
 //   cross-correlation   I = sum u l
@@ -29,12 +35,11 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/memory_plan.h"
 #include "pipeline/modelling.h"
 #include "pipeline/shot_window.h"
 
 namespace rtm {
-
-enum class SourceStorage { Auto, Snapshots, Boundary };
 
 struct MigrationOptions {
     PropagationOptions propagation;   // its boundary is replaced by Damping
@@ -42,7 +47,7 @@ struct MigrationOptions {
     int image_every = 0;              // k, steps between imaging steps; 0: Nyquist of f_max
     SourceStorage storage = SourceStorage::Auto;
     bool bf16_snapshots = false;      // snapshots in bfloat16 (half the memory)
-    double memory_budget = 4e9;       // bytes for the kept source wavefield
+    double memory_budget = 0;         // bytes for the kept source wavefield; 0: auto (memory_plan.h)
     ImagingCondition condition = ImagingCondition::CrossCorrelation;
     bool mute_direct = false;         // zero the data before the direct arrival + wavelet
     // -d/dt on the data: receivers injected as monopoles over the spread integrate the
@@ -58,8 +63,13 @@ struct ShotMigration {
     std::vector<double> image, illumination;   // on the window
     SourceStorage storage = SourceStorage::Auto;  // the one used
     double bytes_kept = 0;                        // memory it took
+    int checkpoints = 0;                          // states held (checkpoints)
     int steps = 0, image_every = 0;
-    double seconds = 0;
+    long source_steps = 0;   // source propagator steps: forward, rebuilt or recomputed
+    double recompute = 1;    // source_steps / steps
+    double seconds = 0;      // wall time of the shot
+    double busy_seconds = 0; // of which in propagation steps (Propagator::busy_seconds)
+    double point_updates = 0;  // grid points x steps of both propagators
 };
 
 // Steps between imaging steps: migration.image-every, or from the Nyquist rate of the
@@ -75,8 +85,9 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
 // sampling: m0 du_tt - Lap du = -dm (v^2 Lap u0), u0 the background wavefield. Uses
 // the same windows, boundaries and steps as migrate_shot, so BornAdjoint migration is
 // its exact adjoint.
+// busy_seconds, when given, gets the seconds its propagation steps took.
 ShotGather born_shot(const Model& model, const Volume& dm, const ShotGather& shot,
-                     const Wavelet& wavelet, const MigrationOptions& opt);
+                     const Wavelet& wavelet, const MigrationOptions& opt, double* busy_seconds = nullptr);
 
 // dm from a reflectivity r (normal incidence, constant density: r = dv / 2v, so
 // dm = d(1/v^2) = -2 dv / v^3 = -4 r / v^2).

@@ -56,7 +56,7 @@ std::string settings_changed(const std::string& was, const std::string& now) {
     return out.empty() ? "the options differ" : out;
 }
 
-const char* kStorage[] = {"auto", "snapshots", "boundary"};
+const char* kStorage[] = {"auto", "snapshots", "boundary", "checkpoints"};
 constexpr int kVersion = 3;  // 2: double stack, per-input hashes, failed shots; 3: exact stack, ranks' parts
 constexpr char kPartMagic[8] = {'R', 'T', 'M', 'P', 'A', 'R', 'T', '3'};
 
@@ -365,6 +365,8 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             done_here.push_back(std::int64_t(i));
             done_info.push_back({i, m.seconds, kStorage[int(m.storage)]});
             me.busy += m.seconds;
+            me.propagation += m.busy_seconds;
+            me.points += m.point_updates;
             queue.finish(claim, true);
             // Job-wide: shots done, their rate so far, and when the rest should be done.
             const long done = before + queue.finished_ok();
@@ -400,7 +402,8 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     world.reduce_to_root(mine.illumination.data(), mine.illumination.size(), sizeof(imaging::ExactSum), combine_sums);
     const json report = {{"done", done_info}, {"failed", failed_here}, {"signal", int(g_stop_signal)},
                          {"rank", me.rank}, {"node", me.node}, {"shots", me.shots},
-                         {"busy", me.busy}, {"waiting", me.waiting}, {"wall", me.wall}};
+                         {"busy", me.busy}, {"propagation", me.propagation}, {"points", me.points},
+                         {"waiting", me.waiting}, {"wall", me.wall}};
     const std::vector<std::string> reports = world.gather(report.dump());
     JobReport rep;
     rep.total = int(n);
@@ -408,7 +411,10 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     world.on_root([&] {
         for (const std::string& text : reports) {
             const json r = json::parse(text);
-            rep.ranks.push_back({r["rank"], r["node"], r["shots"], r["busy"], r["waiting"], r["wall"]});
+            rep.ranks.push_back({r["rank"], r["node"], r["shots"], r["busy"], r["propagation"], r["points"],
+                                 r["waiting"], r["wall"]});
+            rep.busy_seconds += r["propagation"].get<double>();
+            rep.point_updates += r["points"].get<double>();
             rep.signal = std::max(rep.signal, r["signal"].get<int>());
             for (const auto& d : r["done"]) {
                 const std::size_t i = d[0];
@@ -437,7 +443,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     int shared[4] = {rep.done_now, rep.failed, rep.complete, rep.signal};
     world.broadcast(shared, sizeof shared);
     rep.done_now = shared[0], rep.failed = shared[1], rep.complete = shared[2], rep.signal = shared[3];
-    rep.wall = std::chrono::duration<double>(clock::now() - t0).count();
+    rep.seconds = std::chrono::duration<double>(clock::now() - t0).count();
     return rep;
 }
 

@@ -72,8 +72,11 @@ struct FailedShot {
 struct RankReport {
     int rank = 0;
     std::string node;
-    int shots = 0;                          // shots it tried
-    double busy = 0, waiting = 0, wall = 0;  // s migrating, s waiting for work, s in the shot loop
+    int shots = 0;                 // shots it tried
+    double busy = 0;               // s migrating its shots
+    double propagation = 0;        // of which s in propagation steps (Propagator::busy_seconds)
+    double points = 0;             // grid points x steps it propagated
+    double waiting = 0, wall = 0;  // s waiting for work, s in the shot loop
 };
 
 // The outcome, the same on every rank; the lists (failed_now, ranks, outputs) on rank 0.
@@ -83,9 +86,11 @@ struct JobReport {
     int failed = 0;                      // shots recorded as failed at the end of this run
     bool complete = false;               // every shot done
     int signal = 0;                      // SIGINT or SIGTERM that stopped the run early, else 0
-    double wall = 0;                     // s from the first shot to the products
     std::vector<RankReport> ranks;
     std::vector<std::string> outputs;
+    // This run: its wall time (on rank 0, from the job folder's opening to the products),
+    // and its shots' propagation steps' time and grid-point updates, summed over ranks.
+    double seconds = 0, busy_seconds = 0, point_updates = 0;
 };
 
 // Runs (or resumes) the job over the shots `names`, on every rank of the world (all

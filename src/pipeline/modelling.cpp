@@ -167,11 +167,13 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
     const long batch_count = long(batches.size());
     parallel::WorkQueue queue(world, std::move(batches), batch_count);
     long shots_here = 0;
+    double busy = 0;  // of the propagators replaced
     while (const parallel::WorkQueue::Claim claim = queue.next()) {
         const std::size_t first = std::size_t(claim.item) * std::size_t(batch);
         // Shots first .. first + members - 1 as the members of one batch.
         const int members = int(std::min<std::size_t>(batch, geometry.size() - first));
         if (members != prop->batch()) {
+            busy += prop->busy_seconds();
             prop.reset();  // the old batch's device memory is freed before the new one is allocated
             prop = make_propagator(domain, opt.precision, opt.backend, members);
         }
@@ -217,6 +219,7 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
         stats->steps = long(nt) * stats->shots;
         stats->point_updates = double(box.points()) * nt * stats->shots;
         stats->seconds = progress.elapsed();
+        stats->busy_seconds = busy + prop->busy_seconds();
         stats->dt = dt;
     }
 }

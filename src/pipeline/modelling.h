@@ -86,6 +86,7 @@ private:
 struct ModellingStats {
     long shots = 0, steps = 0;
     double point_updates = 0, seconds = 0;
+    double busy_seconds = 0;  // of seconds, in propagation steps (Propagator::busy_seconds)
     double dt = 0;
 };
 

@@ -29,6 +29,8 @@ std::unique_ptr<Propagator> make_propagator(const Domain& domain, Precision prec
 // Implemented by the CUDA backend (propagation/cuda_propagator.cu) when built.
 // Makes GPU node_rank mod count the current device, when there is one.
 bool cuda_device_available(std::string* description, int node_rank = 0);
+// Free memory of the current CUDA device in bytes (0 without CUDA).
+double device_free_bytes();
 std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision, int batch = 1);
 
 }  // namespace rtm

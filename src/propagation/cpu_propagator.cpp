@@ -1,4 +1,5 @@
 // The CPU backend: padded arrays in host memory, kernels/cpu for the step.
+#include <chrono>
 #include <cstdint>
 #include <utility>
 
@@ -75,6 +76,7 @@ public:
     }
 
     void step(int n) override {
+        const auto start = std::chrono::steady_clock::now();
         for (std::size_t r = 0; r < rec_.size(); ++r) {
             double s = 0;
             for (std::size_t k = 0; k < rec_[r].index.size(); ++k)
@@ -90,7 +92,9 @@ public:
         kernels::step_cpu(args_);
         kernels::inject_cpu(inj_, n, w_.data());
         std::swap(u_, w_);
+        busy_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
+    double busy_seconds() const override { return busy_; }
 
     std::vector<double> receiver_traces() const override { return rec_traces_; }
 
@@ -150,6 +154,41 @@ public:
         single_member("restore_band");
         const auto& b = d_.band();
         for (std::size_t i = 0; i < b.size(); ++i) u_[b[i]] = T(src[i]);
+    }
+
+    // A state: u, u_prev and the C-PML memory, one after another in a slot.
+    std::vector<std::vector<T>*> state_arrays() {
+        std::vector<std::vector<T>*> a{&u_, &w_};
+        for (int ax = 0; ax < 3; ++ax)
+            if (!psi_[ax].empty()) {
+                a.push_back(&psi_[ax]);
+                a.push_back(&zeta_[ax]);
+            }
+        return a;
+    }
+    std::size_t state_values() const {
+        std::size_t arrays = 2;
+        for (int ax = 0; ax < 3; ++ax) arrays += psi_[ax].empty() ? 0 : 2;
+        return arrays * u_.size();
+    }
+    std::size_t state_bytes() const override { return state_values() * sizeof(T); }
+    void reserve_states(std::size_t count) override {
+        single_member("reserve_states");
+        states_.resize(count * state_values());
+        state_slots_ = count;
+    }
+    void store_state(std::size_t slot) override { move_state(slot, true); }
+    void load_state(std::size_t slot) override { move_state(slot, false); }
+    void move_state(std::size_t slot, bool store) {
+        if (slot >= state_slots_)
+            fail(store ? "store_state" : "load_state",
+                 "slot " + std::to_string(slot) + " beyond the " + std::to_string(state_slots_) + " reserved");
+        T* p = states_.data() + slot * state_values();
+        for (auto* a : state_arrays()) {
+            if (store) std::copy(a->begin(), a->end(), p);
+            else std::copy(p, p + a->size(), a->begin());
+            p += a->size();
+        }
     }
 
     std::size_t keep(bool bf16) override {
@@ -239,6 +278,9 @@ private:
     std::vector<std::uint16_t> kept16_;   // or in bfloat16
     std::vector<double> image_, illum_;   // cross-correlation accumulators (window)
     mutable std::vector<long> window_idx_;
+    std::vector<T> states_;  // checkpoints, state after state
+    std::size_t state_slots_ = 0;
+    double busy_ = 0;        // seconds in step()
 };
 
 }  // namespace

@@ -31,6 +31,14 @@
 //   load_band scatters from that staging buffer (uploading the slot first unless the
 //   buffer already holds it) and prefetches the kBandStages - 1 slots below on copy_
 //   (migration loads in descending order; the last slots stored are still staged).
+// States (reserve_states / store_state / load_state, checkpointing migration): slots of
+//   u, u_prev and the C-PML memory, in device memory when RTM_KEEP_HEADROOM_GB stays free
+//   after them, else in pinned host memory; stored and loaded by copies on the stream
+//   (device to device, or over the bus: then the steps wait for them, a checkpoint being
+//   rare next to the steps that recompute from it).
+// Busy time: a pair of timing events around each step's launches (a ring of kTimed;
+// a pair is read when its slot comes round again, kTimed steps later, or by
+// busy_seconds()), summed: the device time in propagation kernels.
 // Every staging buffer is guarded by two events (last compute use on stream_, last
 // copy on copy_) that the other stream waits on before touching it.
 #include <cuda_runtime_api.h>
@@ -52,6 +60,15 @@
 namespace rtm {
 
 namespace kc = kernels::cuda;
+
+double device_free_bytes() {
+    std::size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return double(free_b);
+}
 
 bool cuda_device_available(std::string* description, int node_rank) {
     int n = 0;
@@ -152,6 +169,10 @@ public:
             if (st.copy_done) cudaEventDestroy(st.copy_done);
         }
         if (handoff_) cudaEventDestroy(handoff_);
+        for (auto& tm : timing_) {
+            if (tm.start) cudaEventDestroy(tm.start);
+            if (tm.stop) cudaEventDestroy(tm.stop);
+        }
         if (copy_) cudaStreamDestroy(copy_);
         if (stream_) cudaStreamDestroy(stream_);
     }
@@ -204,6 +225,14 @@ public:
     }
 
     void step(int n) override {
+        Timing& tm = timing_[timing_next_];
+        timing_next_ = (timing_next_ + 1) % kTimed;
+        if (tm.pending) collect(tm);
+        if (!tm.start) {
+            RTM_CUDA_CHECK(cudaEventCreate(&tm.start));
+            RTM_CUDA_CHECK(cudaEventCreate(&tm.stop));
+        }
+        RTM_CUDA_CHECK(cudaEventRecord(tm.start, stream_));
         if (nrec_ > 0 && n >= 0 && n < nt_)
             kc::sample_cuda(u_.data(), nrec_, rec_off_.data(), rec_idx_.data(), rec_w_.data(), rec_tr_.data(), n,
                             stream_);
@@ -216,7 +245,63 @@ public:
         kc::inject_cuda(w_.data(), int(inj_target_.size()), inj_target_.data(), inj_offset_.data(),
                         inj_source_.data(), inj_coef_.data(), src_tr_.data(), src_nt_, inv_vol_, n, stream_);
         std::swap(u_, w_);
+        RTM_CUDA_CHECK(cudaEventRecord(tm.stop, stream_));
+        tm.pending = true;
     }
+
+    double busy_seconds() const override {
+        for (auto& tm : timing_)
+            if (tm.pending) collect(tm);
+        return busy_;
+    }
+
+    // --- States (see the file's header) ---
+    std::vector<T*> state_arrays() {
+        std::vector<T*> a{u_.data(), w_.data()};
+        for (int ax = 0; ax < 3; ++ax)
+            if (!psi_[ax].empty()) {
+                a.push_back(psi_[ax].data());
+                a.push_back(zeta_[ax].data());
+            }
+        return a;
+    }
+    std::size_t state_values() const {
+        std::size_t arrays = 2;
+        for (int ax = 0; ax < 3; ++ax) arrays += psi_[ax].empty() ? 0 : 2;
+        return arrays * u_.size();
+    }
+    std::size_t state_bytes() const override { return state_values() * sizeof(T); }
+    void reserve_states(std::size_t count) override {
+        single_member("reserve_states");
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // queued copies may use the old slots
+        states_dev_.resize(0);
+        states_host_ = kc::PinnedBuffer();
+        const double bytes = double(count) * state_bytes();
+        std::size_t free_b = 0, total_b = 0;
+        RTM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        if (double(free_b) - headroom_bytes() >= bytes) states_dev_.resize(count * state_values());
+        else states_host_ = kc::PinnedBuffer(count * state_bytes());
+        state_slots_ = count;
+    }
+    void store_state(std::size_t slot) override { move_state(slot, true); }
+    void load_state(std::size_t slot) override { move_state(slot, false); }
+    void move_state(std::size_t slot, bool store) {
+        if (slot >= state_slots_)
+            fail(store ? "store_state" : "load_state",
+                 "slot " + std::to_string(slot) + " beyond the " + std::to_string(state_slots_) + " reserved");
+        const bool dev = !states_dev_.empty();
+        T* p = (dev ? states_dev_.data() : static_cast<T*>(states_host_.data())) + slot * state_values();
+        const std::size_t bytes = u_.size() * sizeof(T);
+        for (T* a : state_arrays()) {
+            RTM_CUDA_CHECK(cudaMemcpyAsync(store ? p : a, store ? a : p, bytes,
+                                           dev ? cudaMemcpyDeviceToDevice
+                                               : store ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice,
+                                           stream_));
+            p += u_.size();
+        }
+    }
+    // Where the states are (for the tests): 0 none, 1 device memory, 2 pinned host memory.
+    int states_where() const { return !states_dev_.empty() ? 1 : states_host_.bytes() ? 2 : 0; }
 
     std::vector<double> receiver_traces() const override {
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -630,6 +715,19 @@ private:
         st.slot = long(slot);
     }
 
+    // Busy time of a step whose events are recorded (waits for its stop event).
+    struct Timing {
+        cudaEvent_t start = nullptr, stop = nullptr;
+        bool pending = false;
+    };
+    void collect(Timing& tm) const {
+        RTM_CUDA_CHECK(cudaEventSynchronize(tm.stop));
+        float ms = 0;
+        RTM_CUDA_CHECK(cudaEventElapsedTime(&ms, tm.start, tm.stop));
+        busy_ += ms * 1e-3;
+        tm.pending = false;
+    }
+
     // A clear error, with the sizes, when an allocation would not fit.
     void require_memory(std::size_t bytes, const char* what) const {
         std::size_t free_b = 0, total_b = 0;
@@ -690,6 +788,13 @@ private:
     int src_nt_ = 0, nrec_ = 0, nt_ = 0;
     double inv_vol_ = 1;
     mutable kc::DeviceBuffer<int> nonfinite_;  // finite()'s flag
+    kc::DeviceBuffer<T> states_dev_;  // checkpoints: device memory or pinned host memory
+    kc::PinnedBuffer states_host_;
+    std::size_t state_slots_ = 0;
+    static constexpr int kTimed = 128;
+    mutable Timing timing_[kTimed];
+    int timing_next_ = 0;
+    mutable double busy_ = 0;  // seconds of collected steps
 };
 
 }  // namespace
@@ -698,6 +803,12 @@ std::pair<std::size_t, std::size_t> cuda_kept_where(const Propagator& p) {
     if (const auto* f = dynamic_cast<const CudaPropagator<float>*>(&p)) return f->kept_where();
     if (const auto* d = dynamic_cast<const CudaPropagator<double>*>(&p)) return d->kept_where();
     return {0, 0};
+}
+
+int cuda_states_where(const Propagator& p) {
+    if (const auto* f = dynamic_cast<const CudaPropagator<float>*>(&p)) return f->states_where();
+    if (const auto* d = dynamic_cast<const CudaPropagator<double>*>(&p)) return d->states_where();
+    return 0;
 }
 
 std::pair<int, const void*> cuda_bands_where(const Propagator& p) {

@@ -74,6 +74,22 @@ public:
     virtual void store_band(std::size_t slot);
     virtual void load_band(std::size_t slot);
 
+    // Checkpoints of the whole state, for checkpointing migration (memory_plan.h):
+    // reserve_states(count) makes slots 0..count-1 of state_bytes() each (contents
+    // undefined until stored); store_state(slot) copies the current state there (both
+    // time levels on the padded grid, and any C-PML memory); load_state(slot) makes it
+    // the current state again, bit for bit, so the steps after it repeat exactly the
+    // ones that followed store_state.
+    virtual std::size_t state_bytes() const { unsupported("state_bytes"); }
+    virtual void reserve_states(std::size_t count) { unsupported("reserve_states"); }
+    virtual void store_state(std::size_t slot) { unsupported("store_state"); }
+    virtual void load_state(std::size_t slot) { unsupported("load_state"); }
+
+    // Seconds spent in time steps since construction: on the CPU the steps' wall time,
+    // on a GPU the device time between events around each step's launches (the
+    // "propagation time" of the commands' summaries; waits for the queued steps).
+    virtual double busy_seconds() const = 0;
+
     virtual std::string name() const = 0;
 
     // Snapshots and cross-correlation kept where the wavefields live (device memory on

@@ -261,3 +261,24 @@ TEST_CASE("a job folder keeps one exact stack generation, and stale ones are rem
     for (const char* stale : {"stack-99.bin", "stack-98.bin.tmp", "part-3.bin.tmp", "state.json.tmp"})
         CHECK(!fs::exists(job / stale));
 }
+
+TEST_CASE("rtm migrate under a memory budget far below the snapshots checkpoints every shot, records it, and gives the "
+          "unconstrained image bit for bit") {
+    const auto dir = scratch("cli-migrate-checkpoints");
+    // The window (401 x 151 nodes, 20 damping cells) keeps 42 snapshots of 242 kB
+    // (10.4 MB) or a band of 14.8 MB; one checkpoint (both time levels on the 448 x 199
+    // padded grid, fp32) is 0.73 MB: 2.5 MB holds 3.
+    const auto free = run_rtm(migrate_cmd(dir / "free"));
+    const auto tight = run_rtm(migrate_cmd(dir / "tight", "--migration.memory-budget 0.0025"));
+    INFO(tight.output);
+    REQUIRE(free.status == 0);
+    REQUIRE(tight.status == 0);
+    CHECK_THAT(tight.output, Contains("source wavefield by checkpoints (3 states stored"));
+    CHECK_THAT(tight.output, Contains("recomputation factor"));
+    CHECK_THAT(tight.output, Contains("in propagation steps (propagation share"));
+    CHECK_THAT(free.output, Contains("source wavefield by snapshots"));
+    std::ifstream in(dir / "tight" / "state.json");
+    const auto state = nlohmann::json::parse(in);
+    for (const auto& s : state["shots"]) CHECK(s["storage"] == "checkpoints");
+    CHECK(bytes_of(dir / "tight" / "image.sgy") == bytes_of(dir / "free" / "image.sgy"));
+}

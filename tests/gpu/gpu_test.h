@@ -20,6 +20,8 @@ std::pair<std::size_t, std::size_t> cuda_kept_where(const Propagator& p);
 // Where a CUDA propagator's band history is (0 none, 1 device memory, 2 pinned host
 // memory) and the allocation's address.
 std::pair<int, const void*> cuda_bands_where(const Propagator& p);
+// Where a CUDA propagator's checkpoint states are (0 none, 1 device memory, 2 pinned host memory).
+int cuda_states_where(const Propagator& p);
 }  // namespace rtm
 
 namespace rtm::test {

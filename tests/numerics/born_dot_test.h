@@ -33,8 +33,9 @@ struct DotTest {
 // 37.5 Hz, 4.8 points per wavelength), receivers every 20 m; 3D: 17 x 17 x 15 at 20 m,
 // Ricker 8 Hz (4.5 points), receivers every 40 m in x and y. Records of 0.35 s at
 // record_dt; the step is propagation.dt (the caller's).
+// memory_budget: MigrationOptions::memory_budget (0: auto).
 inline DotTest born_dot_test(int ndim, double record_dt, const PropagationOptions& p, SourceStorage storage,
-                             bool d_is_Fdm = false) {
+                             bool d_is_Fdm = false, double memory_budget = 0) {
     const bool is3d = ndim == 3;
     const Model m = is3d ? make_model(17, 17, 15, 20, [](double x, double y, double z) {
         return 1800 + 0.6 * z + 100 * std::sin(x / 80) + 60 * std::cos(y / 70);
@@ -48,6 +49,7 @@ inline DotTest born_dot_test(int ndim, double record_dt, const PropagationOption
     opt.propagation.pml_cells = 15;
     opt.condition = ImagingCondition::BornAdjoint;
     opt.storage = storage;
+    opt.memory_budget = memory_budget;
     const Wavelet w = ricker_wavelet(is3d ? 8 : 15);
     const ShotGather geo = is3d ? shot_geometry(m, 163.7, 147.1, 40, 0.35, record_dt)
                                 : shot_geometry(m, 303.7, 0, 20, 0.35, record_dt);

@@ -1,0 +1,109 @@
+#include "pipeline/memory_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/host_memory.h"
+#include "pipeline/checkpoint_schedule.h"
+
+namespace rtm {
+
+const char* storage_name(SourceStorage s) {
+    switch (s) {
+        case SourceStorage::Snapshots: return "snapshots";
+        case SourceStorage::Boundary: return "boundary";
+        case SourceStorage::Checkpoints: return "checkpoints";
+        default: return "auto";
+    }
+}
+
+MemoryNeeds memory_needs(const Domain& d, int steps, int states, int every, int first, Precision precision,
+                         bool bf16_snapshots, bool two_snapshots) {
+    MemoryNeeds n;
+    n.window_points = double(d.window().size());
+    n.padded_points = double(d.box().padded_size());
+    n.band_points = double(d.band().size());
+    n.steps = steps;
+    n.states = states;
+    n.state_every = every;
+    n.first_state = first;
+    n.value_bytes = precision == Precision::Double ? 8 : 4;
+    n.bf16_snapshots = bf16_snapshots;
+    n.two_snapshots = two_snapshots;
+    const kernels::Box& b = d.box();
+    for (int ax = 0; ax < 3; ++ax)
+        if (d.options().boundary == Boundary::Cpml && (b.pml_lo[ax] || b.pml_hi[ax])) n.state_arrays += 2;
+    return n;
+}
+
+double propagation_bytes(const MemoryNeeds& n) {
+    // Per propagator: the state arrays, (v dt)^2 and the damping; then 3 window arrays
+    // in double for the imaging.
+    return 2 * n.padded_points * n.value_bytes * (n.state_arrays + 2) + 3 * 8 * n.window_points;
+}
+
+MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget, const std::string& shot) {
+    MemoryPlan p;
+    p.budget = budget;
+    p.snapshot_bytes = double(n.states) * n.window_points * (n.bf16_snapshots ? 2 : n.value_bytes) *
+                       (n.two_snapshots ? 2 : 1);
+    p.band_bytes = double(n.steps + 1) * n.band_points * 4;
+    p.state_bytes = n.padded_points * n.value_bytes * n.state_arrays;
+    p.storage = requested;
+    if (p.storage == SourceStorage::Auto)
+        p.storage = p.snapshot_bytes <= budget ? SourceStorage::Snapshots
+                    : p.band_bytes <= budget   ? SourceStorage::Boundary
+                                               : SourceStorage::Checkpoints;
+    switch (p.storage) {
+        case SourceStorage::Snapshots:
+            p.bytes_kept = p.snapshot_bytes;
+            p.forward_steps = n.steps;
+            break;
+        case SourceStorage::Boundary:
+            p.bytes_kept = p.band_bytes;
+            p.forward_steps = 2L * n.steps - 1;  // forward, then rebuilt backwards to u[0]
+            break;
+        default: {
+            // As many states as the budget holds, and the first, not stored; no more
+            // checkpoints than states. Rebuilding the first costs first_state steps
+            // every time the schedule restores it.
+            const double stored = std::floor(budget / p.state_bytes);
+            p.checkpoints = int(std::min<double>(std::max(n.states, 1), stored + 1));
+            p.bytes_kept = (p.checkpoints - 1) * p.state_bytes;
+            if (stored >= 1) {
+                long rebuilds = 0;
+                if (n.first_state > 0)
+                    for (const auto& a : checkpoint_schedule(n.states, p.checkpoints))
+                        rebuilds += a.kind == CheckpointAction::Restore && a.slot == 0;
+                p.forward_steps = n.first_state * (1 + rebuilds) +
+                                  long(n.state_every) * checkpoint_forward_steps(n.states, p.checkpoints);
+            }
+        }
+    }
+    p.recompute = n.steps > 0 ? double(p.forward_steps) / n.steps : 1;
+    if (p.bytes_kept > budget || (p.storage == SourceStorage::Checkpoints && !(budget >= p.state_bytes))) {
+        std::ostringstream os;
+        os.precision(3);
+        os << shot << " cannot keep its source wavefield in the budget of " << budget / 1e9 << " GB by "
+           << storage_name(p.storage) << ": snapshots would take " << p.snapshot_bytes / 1e9 << " GB, the boundary band "
+           << p.band_bytes / 1e9 << " GB, one checkpoint " << p.state_bytes / 1e9 << " GB";
+        fail("option migration.memory-budget", os.str(),
+             "Raise the budget (auto: what the machine has free), use migration.storage auto or checkpoints, or a "
+             "smaller aperture");
+    }
+    return p;
+}
+
+double auto_memory_budget(const Backend& backend, double not_yet_allocated) {
+    const double free = backend.gpu ? device_free_bytes() : available_host_bytes();
+    if (!(free > 0))
+        fail("option migration.memory-budget = auto",
+             std::string("the free memory of the ") + (backend.gpu ? "GPU" : "host (MemAvailable in /proc/meminfo)") +
+                 " could not be read",
+             "Give the budget in GB, e.g. --migration.memory-budget 4");
+    return std::max(0.0, 0.9 * free - not_yet_allocated);
+}
+
+}  // namespace rtm

@@ -1,0 +1,71 @@
+#pragma once
+// How a migration shot keeps its source wavefield for the backward pass, within a
+// memory budget:
+//   snapshots:   the window every imaging step (two for inverse scattering: u[s], u[s+1]);
+//   boundary:    the window's edge band every time step (fp32), u rebuilt backwards;
+//   checkpoints: the whole propagation state (both time levels on the padded grid) at
+//                a few imaging steps, the states between recomputed from them by
+//                Griewank's schedule (checkpoint_schedule.h): any shot fits that can
+//                hold one state. The schedule's first checkpoint is not stored: it
+//                is the state at rest stepped to the first imaging step, rebuilt so
+//                whenever the schedule restores it; k states stored give k + 1.
+// Auto takes the first that fits the budget, in that order (fewest propagations first).
+// The budget "auto" (0) is what the machine can give: on a GPU the free device memory,
+// on the CPU the available host memory, after the propagation's own arrays and a margin.
+#include <string>
+
+#include "propagation/backend.h"
+
+namespace rtm {
+
+enum class SourceStorage { Auto, Snapshots, Boundary, Checkpoints };
+
+const char* storage_name(SourceStorage s);  // "auto", "snapshots", "boundary", "checkpoints"
+
+// What one shot's propagation holds, in values and bytes.
+struct MemoryNeeds {
+    double window_points = 0;   // window nodes (what a snapshot holds)
+    double padded_points = 0;   // computed points with layers and halos (one wavefield array)
+    double band_points = 0;     // edge-band nodes saved per step
+    int steps = 0;              // time steps N
+    int states = 0;             // imaging steps: the source states the backward pass takes
+    int state_every = 1;        // time steps between them (k)
+    int first_state = 0;        // time step of the first (its state: after that many steps)
+    int value_bytes = 4;        // the propagation's precision (4 or 8)
+    bool bf16_snapshots = false;
+    bool two_snapshots = false;  // inverse scattering keeps u[s] and u[s+1]
+    int state_arrays = 2;        // padded arrays in one state: u, u_prev (+2 per C-PML axis)
+};
+
+// A migration shot's needs on domain d: `states` imaging steps `every` time steps
+// apart from time step `first`, in `precision`.
+MemoryNeeds memory_needs(const Domain& d, int steps, int states, int every, int first, Precision precision,
+                         bool bf16_snapshots, bool two_snapshots);
+
+// The propagation's own arrays (both propagators, receiver traces aside): per
+// propagator the two wavefields, (v dt)^2, the damping and the C-PML memory, and the
+// image, illumination and v^2 on the window in double.
+double propagation_bytes(const MemoryNeeds& n);
+
+struct MemoryPlan {
+    SourceStorage storage = SourceStorage::Auto;  // the one chosen
+    double budget = 0;                            // bytes allowed for it
+    double snapshot_bytes = 0, band_bytes = 0;    // what each way would hold
+    double state_bytes = 0;                       // one checkpoint
+    int checkpoints = 0;   // the schedule's checkpoints (storage == Checkpoints): stored + the first
+    long forward_steps = 0;  // source time steps run forward: first sweep, recomputation, rebuilding the first state
+    double recompute = 1;    // forward_steps over one forward sweep (1 for snapshots)
+    double bytes_kept = 0;   // memory the chosen way holds
+};
+
+// The plan for `requested` (Auto: the first that fits) within `budget` bytes; throws,
+// naming migration.memory-budget and every way's size, when it does not fit (with
+// checkpoints: not one state stored).
+MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget, const std::string& shot);
+
+// What the machine can give to the kept source wavefield now: on a GPU its free
+// memory, on the CPU the available host memory (MemAvailable), less `not_yet_allocated`
+// bytes still to come and a margin of 10% of it (other processes, allocator slack).
+double auto_memory_budget(const Backend& backend, double not_yet_allocated);
+
+}  // namespace rtm
