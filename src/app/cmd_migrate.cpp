@@ -11,6 +11,7 @@
 #include "app/commands.h"
 #include "app/config.h"
 #include "app/job_options.h"
+#include "app/preflight.h"
 #include "core/error.h"
 #include "core/host_memory.h"
 #include "io/file_hash.h"
@@ -120,7 +121,8 @@ JobFingerprint settings_of(const po::variables_map& vm, const std::vector<std::s
     std::ostringstream os;
     for (const auto& [key, value] : vm) {
         if (key == "config" || key == "output.job" || key == "migration.max-shots" ||
-            key == "migration.checkpoint-minutes" || key == "propagation.device" || key == "propagation.threads")
+            key == "migration.checkpoint-minutes" || key == "propagation.device" || key == "propagation.threads" ||
+            key == "dry-run")
             continue;
         os << key << "=";
         const auto& v = value.value();
@@ -154,7 +156,7 @@ JobFingerprint settings_of(const po::variables_map& vm, const std::vector<std::s
 po::options_description migrate_command_options() {
     po::options_description desc;
     desc.add(model_options()).add(data_options()).add(wavelet_options()).add(propagation_options())
-        .add(migration_options()).add(output_options());
+        .add(migration_options()).add(output_options()).add(plan_options());
     return desc;
 }
 
@@ -192,11 +194,11 @@ int cmd_migrate(int argc, char** argv) {
     MigrationJobOptions job;
     job.folder = vm["output.job"].as<std::string>();
     job.migration = migration_from(vm);
-    // Checked before any shot (from the first gather's headers): an imaging interval
-    // beyond the record would fail every shot alike.
-    imaging_interval(job.migration, wavelet,
-                     time_axis(model, indexes[where[0].first].geometry(where[0].second), wavelet,
-                               job.migration.propagation));
+    // The plan, every shot's geometry and the job folder, checked before any shot; --dry-run stops.
+    const PlanShots plan_shots{names.size(), [&](std::size_t i) -> const ShotGather& {
+                                   return indexes[where[i].first].geometry(where[i].second);
+                               }, [&](std::size_t i) { return names[i].file; }};
+    if (preflight_migrate(vm, model, plan_shots, wavelet, job.migration, job.folder)) return 0;
     job.post.normalise = vm["migration.normalise"].as<bool>();
     job.post.laplacian = vm["migration.laplacian"].as<bool>();
     job.checkpoint_minutes = vm["migration.checkpoint-minutes"].as<double>();

@@ -8,6 +8,7 @@
 #include "app/commands.h"
 #include "app/config.h"
 #include "app/job_options.h"
+#include "app/preflight.h"
 #include "core/error.h"
 #include "core/host_memory.h"
 #include "io/previews.h"
@@ -16,6 +17,7 @@
 #include "pipeline/acquisition.h"
 #include "pipeline/migration.h"
 #include "pipeline/modelling.h"
+#include "pipeline/plan.h"
 #include "core/progress.h"
 #include "io/model_io.h"
 
@@ -104,7 +106,7 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
             // A new interval keeps the file's record length unless record-length says otherwise.
             const double length = vm.count("acquisition.record-length") ? record_length(vm) : (s.nt - 1) * s.dt;
             if (vm.count("acquisition.record-dt")) s.dt = record_dt(vm);
-            s.nt = int(std::lround(length / s.dt)) + 1;
+            s.nt = record_samples(length, s.dt, "option acquisition.record-length");
         }
         return shots;
     }
@@ -121,7 +123,7 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
     acq.dt = vm.count("acquisition.record-dt") ? record_dt(vm) : 0.002;
     if (!vm.count("acquisition.record-length"))
         fail("option acquisition.record-length", "is required with a regular spread", "Give the record length in seconds, e.g. 2.0");
-    acq.nt = int(std::lround(record_length(vm) / acq.dt)) + 1;
+    acq.nt = record_samples(record_length(vm), acq.dt, "option acquisition.record-length");
     return regular_geometry(acq, model.grid());
 }
 
@@ -188,7 +190,7 @@ void check_outputs(const po::variables_map& vm, const std::string& shots, const 
 po::options_description model_command_options() {
     po::options_description desc;
     desc.add(model_options()).add(born_options()).add(acquisition_options()).add(wavelet_options())
-        .add(propagation_options()).add(output_options());
+        .add(propagation_options()).add(output_options()).add(plan_options());
     return desc;
 }
 
@@ -209,6 +211,7 @@ int cmd_model(int argc, char** argv) {
     std::string png = vm["output.preview"].as<std::string>();
     if (png.empty()) png = std::filesystem::path(out).replace_extension(".png").string();
     check_outputs(vm, out, png);
+    if (preflight_model(vm, model, geometry, wavelet, prop, out, png)) return 0;  // the plan; --dry-run stops
     if (auto dir = std::filesystem::path(out).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
     io::ShotWriter writer(out, geometry);
     const std::size_t middle = geometry.size() / 2;

@@ -11,6 +11,7 @@
 #include "imaging/field_ops.h"
 #include "physics/wavelet.h"
 #include "pipeline/blow_up.h"
+#include "pipeline/plan.h"
 
 namespace rtm {
 
@@ -121,13 +122,10 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     // Choose how to keep the source wavefield.
     auto src = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
     // Snapshots are kept by the propagator in its precision or bf16; inverse scattering
-    // keeps u[s] and u[s+1] (for the time derivative).
-    const double bytes_per_value = opt.bf16_snapshots ? 2 : opt.propagation.precision == Precision::Double ? 8 : 4;
-    const double snap_bytes = double(source_times.size()) * npts * bytes_per_value * (is ? 2 : 1);
-    const double band_bytes = double(N + 1) * src->band_size() * 4;
-    SourceStorage storage = opt.storage;
-    if (storage == SourceStorage::Auto)
-        storage = snap_bytes <= opt.memory_budget ? SourceStorage::Snapshots : SourceStorage::Boundary;
+    // keeps u[s] and u[s+1] (for the time derivative). (pipeline/plan.h; the plan uses it too.)
+    const SourceKeepBytes keep = source_keep_bytes(opt, double(source_times.size()), N, double(npts), double(src->band_size()));
+    const double snap_bytes = keep.snapshots, band_bytes = keep.band;
+    const SourceStorage storage = storage_for(opt, keep);
     const double need = storage == SourceStorage::Snapshots ? snap_bytes : band_bytes;
     if (need > opt.memory_budget) {
         std::ostringstream os;
