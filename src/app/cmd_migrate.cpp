@@ -1,5 +1,6 @@
 // rtm migrate: velocity model + recorded shots -> stacked depth image.
 #include <charconv>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -67,8 +68,14 @@ po::options_description migration_options() {
         ("migration.condition", po::value<std::string>()->default_value("cross-correlation"),
          "imaging condition: cross-correlation, inverse-scattering (energy norm: suppresses "
          "low-wavenumber backscatter) or born-adjoint (the exact adjoint of Born modelling)")
-        ("migration.mute-direct", po::value<bool>()->default_value(false),
-         "zero the data before the direct arrival (at the source's velocity) plus the wavelet's length")
+        ("migration.mute-direct", po::value<std::string>()->default_value("false"),
+         "zero the data until the direct wave's onset (offset / the velocity at the source) plus a window, then "
+         "a cosine taper of one dominant period: a window in seconds (e.g. 0.1), true (the wavelet's length, "
+         "3 / ricker-f0) or false")
+        ("migration.top-mute", po::value<double>()->default_value(0),
+         "zero the image above this depth, m (e.g. a little below the receivers: the source imprint); 0: none")
+        ("migration.top-mute-taper", po::value<double>()->default_value(50),
+         "metres below migration.top-mute over which the image rises to full strength (half cosine)")
         ("migration.rho-filter", po::value<bool>()->default_value(true),
          "-d/dt on the data, so reflectors image zero-phase at their depth with positive polarity "
          "where impedance increases downward")
@@ -109,7 +116,15 @@ MigrationOptions migration_from(const po::variables_map& vm) {
     else if (c == "inverse-scattering") m.condition = ImagingCondition::InverseScattering;
     else if (c == "born-adjoint") m.condition = ImagingCondition::BornAdjoint;
     else fail("option migration.condition", "unknown value '" + c + "'", "Use cross-correlation, inverse-scattering or born-adjoint");
-    m.mute_direct = vm["migration.mute-direct"].as<bool>();
+    const std::string mute = vm["migration.mute-direct"].as<std::string>();
+    m.mute_direct = mute != "false";
+    if (mute != "true" && mute != "false") {
+        char* end = nullptr;
+        m.mute_after = std::strtod(mute.c_str(), &end);
+        if (mute.empty() || *end || !(m.mute_after >= 0) || !std::isfinite(m.mute_after))
+            fail("option migration.mute-direct", "'" + mute + "' is not a window in seconds, true or false",
+                 "Give the seconds kept muted after the direct wave's onset (e.g. 0.1), true or false");
+    }
     m.rho_filter = vm["migration.rho-filter"].as<bool>();
     return m;
 }
@@ -201,6 +216,11 @@ int cmd_migrate(int argc, char** argv) {
     if (preflight_migrate(vm, model, plan_shots, wavelet, job.migration, job.folder)) return 0;
     job.post.normalise = vm["migration.normalise"].as<bool>();
     job.post.laplacian = vm["migration.laplacian"].as<bool>();
+    job.post.top_mute = vm["migration.top-mute"].as<double>();
+    job.post.top_taper = vm["migration.top-mute-taper"].as<double>();
+    if (!(job.post.top_mute >= 0) || !(job.post.top_taper >= 0))
+        fail("option migration.top-mute", "the depth and its taper must be 0 or more metres",
+             "Give the depth above which the image is zeroed, e.g. 50");
     job.checkpoint_minutes = vm["migration.checkpoint-minutes"].as<double>();
     if (!(job.checkpoint_minutes >= 0))
         fail("option migration.checkpoint-minutes", "must be 0 or more minutes", "Give minutes, e.g. 5 (0: after every shot)");
