@@ -162,7 +162,7 @@ SampleDomain sample_domain(std::string text, const Values& v, bool shots) {
                           : signed_values ? "; the values change sign, as seismic amplitudes do"
                                           : "; the values do not look like velocities");
     }
-    if (!set_aside.empty()) why += "; " + set_aside + " describes the survey, not the samples";
+    if (!set_aside.empty()) why += "; " + set_aside + ": about the survey, not the samples";
     return {depth, why};
 }
 

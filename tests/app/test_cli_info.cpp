@@ -46,20 +46,20 @@ TEST_CASE("rtm info calls a stack whose header gives a water depth a time sectio
     const auto dir = scratch("cli-info-domain");
     // As USGS marine lines describe themselves: the survey's water depth, nothing on the samples.
     const auto usgs = section(dir / "usgs.sgy", {"C 1 USGS MARINE SEISMIC LINE 12, MIGRATED STACK",
-                                                 "C 2 WATER DEPTH 20-120 M, SOURCE DEPTH 3 M"}, 1);
+                                                 "C 2 WATER DEPTH 20-120 M, SOURCE DEPTH 3 M"}, 256);
     auto r = run_rtm("info " + usgs);
     INFO(r.output);
     CHECK(r.status == 0);
     CHECK_THAT(r.output, Contains("sample interval: 2 ms (2000 us"));
     CHECK_THAT(r.output, Contains("time:            0..198 ms"));
     CHECK_THAT(r.output, Contains("samples along:   time: the textual header says neither; the values change sign") &&
-                             Contains("'WATER DEPTH' (card 2)") && Contains("describes the survey, not the samples"));
+                             Contains("'WATER DEPTH' (card 2)") && Contains(": about the survey, not the samples"));
     // One that says its axis: two-way time, beside a water depth.
-    const auto twt = section(dir / "twt.sgy", {"C 1 WATER DEPTH 85 M", "C 2 SAMPLES: TWO-WAY TIME, 2 MS"}, 1);
+    const auto twt = section(dir / "twt.sgy", {"C 1 WATER DEPTH 85 M", "C 2 SAMPLES: TWO-WAY TIME, 2 MS"}, 256);
     r = run_rtm("info " + twt);
     CHECK_THAT(r.output, Contains("samples along:   time: the textual header says 'TWO-WAY' (card 2)"));
     // A depth section says so.
-    const auto depth = section(dir / "depth.sgy", {"C 1 DEPTH MIGRATED SECTION, DZ 2 M"}, 1);
+    const auto depth = section(dir / "depth.sgy", {"C 1 DEPTH MIGRATED SECTION, DZ 2 M"}, 256);
     r = run_rtm("info " + depth);
     CHECK_THAT(r.output, Contains("samples along:   depth: the textual header says DEPTH (card 1)"));
 }
