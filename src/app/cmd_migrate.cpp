@@ -84,6 +84,8 @@ po::options_description migration_options() {
         ("migration.checkpoint-minutes", po::value<double>()->default_value(5),
          "minutes between checkpoints of the job folder (raw stack and state, after the shot that "
          "crosses the time; 0: after every shot); a run always checkpoints at its end")
+        ("migration.keep-shot-images", po::value<bool>()->default_value(false),
+         "also write each shot's raw image as a PNG in the job folder's shots/ (for QC)")
         ("migration.max-shots", po::value<int>()->default_value(-1), "migrate at most this many shots in this run, then stop (resume later)");
     return d;
 }
@@ -137,7 +139,7 @@ JobFingerprint settings_of(const po::variables_map& vm, const std::vector<std::s
     for (const auto& [key, value] : vm) {
         if (key == "config" || key == "output.job" || key == "migration.max-shots" ||
             key == "migration.checkpoint-minutes" || key == "propagation.device" || key == "propagation.threads" ||
-            key == "dry-run")
+            key == "dry-run" || key == "migration.keep-shot-images")
             continue;
         os << key << "=";
         const auto& v = value.value();
@@ -225,6 +227,7 @@ int cmd_migrate(int argc, char** argv) {
     if (!(job.checkpoint_minutes >= 0))
         fail("option migration.checkpoint-minutes", "must be 0 or more minutes", "Give minutes, e.g. 5 (0: after every shot)");
     job.max_shots = vm["migration.max-shots"].as<int>();
+    job.keep_shot_images = vm["migration.keep-shot-images"].as<bool>();
     const JobReport rep = run_migration_job(model, names, load_shot, wavelet, job,
                                             settings_of(vm, files, job.migration.propagation.backend));
     spdlog::info("peak host memory {:.1f} MB (VmHWM; docs/memory.md)", peak_host_bytes() / 1e6);

@@ -224,7 +224,8 @@ int cmd_model(int argc, char** argv) {
     if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) born(vm, model, geometry, wavelet, prop, write, stats);
     else model_shots(model, geometry, wavelet, prop, write, &stats);
     writer.commit();
-    io::write_gather_png(png, preview);
+    io::write_gather_png(png, preview, out + ": shot " + std::to_string(preview.id) + " (the middle of " +
+                                           std::to_string(geometry.size()) + "), modelled");
 
     const Grid& g = model.grid();
     spdlog::info("done: {} shots, grid {} x {} x {} (+{} absorbing cells), {} steps of {:.3g} ms each, "
