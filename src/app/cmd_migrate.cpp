@@ -211,11 +211,6 @@ int cmd_migrate(int argc, char** argv) {
     MigrationJobOptions job;
     job.folder = vm["output.job"].as<std::string>();
     job.migration = migration_from(vm);
-    // The plan, every shot's geometry and the job folder, checked before any shot; --dry-run stops.
-    const PlanShots plan_shots{names.size(), [&](std::size_t i) -> const ShotGather& {
-                                   return indexes[where[i].first].geometry(where[i].second);
-                               }, [&](std::size_t i) { return names[i].file; }};
-    if (preflight_migrate(vm, model, plan_shots, wavelet, job.migration, job.folder)) return 0;
     job.post.normalise = vm["migration.normalise"].as<bool>();
     job.post.laplacian = vm["migration.laplacian"].as<bool>();
     job.post.top_mute = vm["migration.top-mute"].as<double>();
@@ -228,6 +223,11 @@ int cmd_migrate(int argc, char** argv) {
         fail("option migration.checkpoint-minutes", "must be 0 or more minutes", "Give minutes, e.g. 5 (0: after every shot)");
     job.max_shots = vm["migration.max-shots"].as<int>();
     job.keep_shot_images = vm["migration.keep-shot-images"].as<bool>();
+    // The plan, every shot's geometry and the job folder, checked before any shot; --dry-run stops.
+    const PlanShots plan_shots{names.size(), [&](std::size_t i) -> const ShotGather& {
+                                   return indexes[where[i].first].geometry(where[i].second);
+                               }, [&](std::size_t i) { return names[i].file; }};
+    if (preflight_migrate(vm, model, plan_shots, wavelet, job.migration, job.folder)) return 0;
     const JobReport rep = run_migration_job(model, names, load_shot, wavelet, job,
                                             settings_of(vm, files, job.migration.propagation.backend));
     spdlog::info("peak host memory {:.1f} MB (VmHWM; docs/memory.md)", peak_host_bytes() / 1e6);

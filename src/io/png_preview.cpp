@@ -175,10 +175,11 @@ void write_png(const std::string& path, const std::vector<float>& values, int wi
     }
 
     // Pixel replication up to min_size on the shorter side, keeping the longer side
-    // within 16384 pixels so a thin array does not make a huge image.
+    // within 16384 pixels so a thin array does not make a huge image (2048 for a labelled
+    // preview: a picture to look at, framed in a second canvas of its size).
     const int shorter = std::min(width, height), longer = std::max(width, height);
     int scale = std::max(1, (style.min_size + shorter - 1) / shorter);
-    scale = std::max(1, std::min(scale, 16384 / longer));
+    scale = std::max(1, std::min(scale, (labels ? 2048 : 16384) / longer));
     const int W = width * scale, H = height * scale;
 
     std::vector<unsigned char> rgb(std::size_t(W) * H * 3);

@@ -10,7 +10,7 @@ namespace rtm::io {
 // `clip_percentile` of |values|.
 // Field style (symmetric = false): a perceptual colour ramp from min to max (velocities).
 // The image is scaled by pixel replication to at least min_size pixels on its
-// shorter side when small (the longer side is kept within 16384 pixels). NaN and
+// shorter side when small (the longer side is kept within 16384 pixels, 2048 with labels). NaN and
 // infinite values are drawn black. Row 0 is the top of the image (depth 0 of a
 // section: pass values with x fastest, z slowest). Written to PATH.tmp and renamed.
 struct PngStyle {

@@ -67,22 +67,18 @@ const Need& largest(const std::vector<Need>& n) {
     return *std::max_element(n.begin(), n.end(), [](const Need& a, const Need& b) { return a.bytes < b.bytes; });
 }
 
-// single_trace_gathers: every gather of the job is one trace (a velocity model or a
-// stacked section read as shots: each trace a "gather" of one zero-offset trace).
+// single_trace_gathers: every gather of the job (more than one) is one trace.
 void check_shot(const Model& model, const ShotGather& s, const std::string& source, const Wavelet& wavelet,
                 bool single_trace_gathers) {
     const std::string who = source + ": shot " + std::to_string(s.id);
     if (s.receivers.empty()) fail(who, "has no receivers", "Give every shot at least one trace");
-    // Traces that all sit at one point, the source's: no acquisition geometry.
-    const bool one_point = std::all_of(s.receivers.begin(), s.receivers.end(), [&](const Position& r) {
-                               return r.x == s.source.x && r.y == s.source.y;
-                           });
-    if (one_point && (s.receivers.size() > 1 || single_trace_gathers))
-        fail(who, (s.receivers.size() > 1 ? "all " + std::to_string(s.receivers.size()) + " traces have their receiver"
-                                           : std::string("like every gather of the job, it is one trace with its receiver")) +
-                      " at the source (X " +
-                      fmt(s.source.x, 10) + ", Y " + fmt(s.source.y, 10) +
-                      "): no acquisition geometry. A velocity model given as the shots file looks like this",
+    // Every gather one trace recorded at its own source: a velocity model (rtm writes a
+    // model's node positions as source, group and CDP X/Y) or a stacked section, not
+    // shots. (Several receivers at the source are a zero-offset experiment, and allowed.)
+    if (single_trace_gathers && s.receivers[0].x == s.source.x && s.receivers[0].y == s.source.y)
+        fail(who,
+             "like every gather here, it is one trace with its receiver at its source (X " + fmt(s.source.x, 10) + ", Y " +
+                 fmt(s.source.y, 10) + "): no acquisition geometry. A velocity model given as the shots file looks like this",
              "Give the recorded shot gathers here (source X/Y bytes 73/77 and group X/Y bytes 81/85 set), and the "
              "velocity model as model.vp");
     // A record shorter than one period of the wavelet's highest frequency holds no
@@ -161,7 +157,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     Grid window = g;
     for (std::size_t k = 0; k < shots.count; ++k) {
         const ShotGather& s = shots.geometry(k);
-        check_shot(model, s, shots.source(k), wavelet, most_receivers == 1);
+        check_shot(model, s, shots.source(k), wavelet, most_receivers == 1 && shots.count > 1);
         const ShotGather& first = shots.geometry(0);
         if (!migration && (s.dt != first.dt || s.nt != first.nt))
             fail(shots.source(k) + ": shot " + std::to_string(s.id),

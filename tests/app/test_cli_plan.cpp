@@ -145,7 +145,7 @@ TEST_CASE("a record length that overflows the sample count is refused naming acq
     CHECK_THAT(r.output, !Contains("-2147483647"));
 }
 
-TEST_CASE("velocities outside a plausible m/s range are refused naming the file and node; km/s gets a hint", "[plan]") {
+TEST_CASE("velocities outside a plausible m/s range are refused naming the file and node, km/s with a hint", "[plan]") {
     const auto dir = scratch("cli-plan-velocity");
     Volume fast = constant_model(60, 30, 10, 2000.f);
     fast.at(30, 0, 15) = 1e9f;

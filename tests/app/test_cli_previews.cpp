@@ -84,7 +84,7 @@ TEST_CASE("rtm model's gather preview has a title, time and offset axes, the cli
     if (have_font()) CHECK(dark(p, 0, 30) > 50);  // the title drawn above the plot
 }
 
-TEST_CASE("a partial migration's image says how many shots it holds; keep-shot-images writes each shot's", "[previews]") {
+TEST_CASE("a partial migration's image says how many shots it holds, and keep-shot-images writes each shot's", "[previews]") {
     const auto dir = scratch("cli-preview-image");
     const auto model = (source_dir() / "velocity_models" / "layers2d_vp_smooth.segy").string();
     std::vector<ShotGather> shots(2);
