@@ -40,7 +40,7 @@ echo "staged test executables: $gpu_bins"
 # Open MPI (libmpi.so.40) is not staged: the device's own, of the same ABI, runs the ranks.
 for lib in $(ldd .device/rtm .device/make_models .device/build-gpu/tests/*/* 2>/dev/null | awk '/=> \// {print $3}' | sort -u); do
     case "$lib" in
-        */libboost_*|*/libspdlog*|*/libfmt*|*/libsegyio*|*/libpng*|*/libgomp*|*/libxxhash*|*/libfftw3*) cp "$lib" .device/lib/ ;;
+        */libboost_*|*/libspdlog*|*/libfmt*|*/libsegyio*|*/libpng*|*/libgomp*|*/libxxhash*|*/libfftw3*|*/libfreetype*|*/libbrotli*|*/libbz2*) cp "$lib" .device/lib/ ;;
     esac
 done
 # REF_CPU_JOB=<job folder of `rtm migrate --config shots/layers2d_migrate.ini

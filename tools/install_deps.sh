@@ -10,6 +10,7 @@ packages=(
   libspdlog-dev libfmt-dev            # logging
   nlohmann-json3-dev                  # job state and benchmark reports
   libpng-dev                          # PNG previews
+  libfreetype-dev fonts-dejavu-core   # the previews' labels (text through FreeType, DejaVu Sans)
   libxxhash-dev                       # content hashes of a job's inputs (resume fingerprint)
   libfftw3-dev                        # time-dispersion transforms
   catch2                              # tests

@@ -13,4 +13,4 @@ build/rtm info shots/layers2d.sgy
 build/rtm migrate --config shots/layers2d_migrate.ini
 echo
 echo "Done: out/layers2d_migration/image.sgy and image.png (the stacked RTM image),"
-echo "      shots/layers2d.png (a modelled gather)."
+echo "      the plan at the top of the log (build/rtm migrate --config shots/layers2d_migrate.ini --dry-run prints it alone)."

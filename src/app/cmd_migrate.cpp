@@ -1,5 +1,6 @@
 // rtm migrate: velocity model + recorded shots -> stacked depth image.
 #include <charconv>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "app/commands.h"
 #include "app/config.h"
 #include "app/job_options.h"
+#include "app/preflight.h"
 #include "core/error.h"
 #include "core/host_memory.h"
 #include "core/progress.h"
@@ -71,8 +73,14 @@ po::options_description migration_options() {
         ("migration.condition", po::value<std::string>()->default_value("cross-correlation"),
          "imaging condition: cross-correlation, inverse-scattering (energy norm: suppresses "
          "low-wavenumber backscatter) or born-adjoint (the exact adjoint of Born modelling)")
-        ("migration.mute-direct", po::value<bool>()->default_value(false),
-         "zero the data before the direct arrival (at the source's velocity) plus the wavelet's length")
+        ("migration.mute-direct", po::value<std::string>()->default_value("false"),
+         "zero the data until the direct wave's onset (offset / the velocity at the source) plus a window, then "
+         "a cosine taper of one dominant period: a window in seconds (e.g. 0.1), true (the wavelet's length, "
+         "3 / ricker-f0) or false")
+        ("migration.top-mute", po::value<double>()->default_value(0),
+         "zero the image above this depth, m (e.g. a little below the receivers: the source imprint); 0: none")
+        ("migration.top-mute-taper", po::value<double>()->default_value(50),
+         "metres below migration.top-mute over which the image rises to full strength (half cosine)")
         ("migration.rho-filter", po::value<bool>()->default_value(true),
          "-d/dt on the data, so reflectors image zero-phase at their depth with positive polarity "
          "where impedance increases downward")
@@ -81,6 +89,8 @@ po::options_description migration_options() {
         ("migration.checkpoint-minutes", po::value<double>()->default_value(5),
          "minutes between checkpoints of the job folder (raw stack and state, after the shot that "
          "crosses the time; 0: after every shot); a run always checkpoints at its end")
+        ("migration.keep-shot-images", po::value<bool>()->default_value(false),
+         "also write each shot's raw image as a PNG in the job folder's shots/ (for QC)")
         ("migration.max-shots", po::value<int>()->default_value(-1), "migrate at most this many shots in this run, then stop (resume later)");
     return d;
 }
@@ -120,7 +130,15 @@ MigrationOptions migration_from(const po::variables_map& vm) {
     else if (c == "inverse-scattering") m.condition = ImagingCondition::InverseScattering;
     else if (c == "born-adjoint") m.condition = ImagingCondition::BornAdjoint;
     else fail("option migration.condition", "unknown value '" + c + "'", "Use cross-correlation, inverse-scattering or born-adjoint");
-    m.mute_direct = vm["migration.mute-direct"].as<bool>();
+    const std::string mute = vm["migration.mute-direct"].as<std::string>();
+    m.mute_direct = mute != "false";
+    if (mute != "true" && mute != "false") {
+        char* end = nullptr;
+        m.mute_after = std::strtod(mute.c_str(), &end);
+        if (mute.empty() || *end || !(m.mute_after >= 0) || !std::isfinite(m.mute_after))
+            fail("option migration.mute-direct", "'" + mute + "' is not a window in seconds, true or false",
+                 "Give the seconds kept muted after the direct wave's onset (e.g. 0.1), true or false");
+    }
     m.rho_filter = vm["migration.rho-filter"].as<bool>();
     return m;
 }
@@ -133,7 +151,7 @@ JobFingerprint settings_of(const po::variables_map& vm, const std::vector<std::s
     for (const auto& [key, value] : vm) {
         if (key == "config" || key == "output.job" || key == "migration.max-shots" ||
             key == "migration.checkpoint-minutes" || key == "propagation.device" || key == "propagation.threads" ||
-            key == "parallel.ranks-per-shot")
+            key == "parallel.ranks-per-shot" || key == "dry-run" || key == "migration.keep-shot-images")
             continue;
         os << key << "=";
         const auto& v = value.value();
@@ -167,7 +185,7 @@ JobFingerprint settings_of(const po::variables_map& vm, const std::vector<std::s
 po::options_description migrate_command_options() {
     po::options_description desc;
     desc.add(model_options()).add(data_options()).add(wavelet_options()).add(propagation_options())
-        .add(migration_options()).add(output_options());
+        .add(migration_options()).add(output_options()).add(plan_options());
     return desc;
 }
 
@@ -208,19 +226,25 @@ int cmd_migrate(int argc, char** argv) {
     // A shot's work grows with its window: the largest go first, so that ranks end together.
     for (std::size_t i = 0; i < names.size(); ++i)
         names[i].cost = double(
-            shot_window_extent(model, indexes[where[i].first].geometry(where[i].second), job.migration.aperture)
+            window_extent(model, indexes[where[i].first].geometry(where[i].second), job.migration.aperture)
                 .grid.size());
-    // Checked before any shot (from the first gather's headers): an imaging interval
-    // beyond the record would fail every shot alike.
-    imaging_interval(job.migration, wavelet,
-                     time_axis(model, indexes[where[0].first].geometry(where[0].second), wavelet,
-                               job.migration.propagation));
     job.post.normalise = vm["migration.normalise"].as<bool>();
     job.post.laplacian = vm["migration.laplacian"].as<bool>();
+    job.post.top_mute = vm["migration.top-mute"].as<double>();
+    job.post.top_taper = vm["migration.top-mute-taper"].as<double>();
+    if (!(job.post.top_mute >= 0) || !(job.post.top_taper >= 0))
+        fail("option migration.top-mute", "the depth and its taper must be 0 or more metres",
+             "Give the depth above which the image is zeroed, e.g. 50");
     job.checkpoint_minutes = vm["migration.checkpoint-minutes"].as<double>();
     if (!(job.checkpoint_minutes >= 0))
         fail("option migration.checkpoint-minutes", "must be 0 or more minutes", "Give minutes, e.g. 5 (0: after every shot)");
     job.max_shots = vm["migration.max-shots"].as<int>();
+    job.keep_shot_images = vm["migration.keep-shot-images"].as<bool>();
+    // The plan, every shot's geometry and the job folder, checked before any shot; --dry-run stops.
+    const PlanShots plan_shots{names.size(), [&](std::size_t i) -> const ShotGather& {
+                                   return indexes[where[i].first].geometry(where[i].second);
+                               }, [&](std::size_t i) { return names[i].file; }};
+    if (preflight_migrate(vm, model, plan_shots, wavelet, job.migration, job.folder)) return 0;
     const JobReport rep = run_migration_job(model, names, load_shot, wavelet, job,
                                             settings_of(vm, files, job.migration.propagation.backend));
     const int ranks = parallel::World::get().size();

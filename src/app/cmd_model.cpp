@@ -12,6 +12,7 @@
 #include "parallel/work_queue.h"
 #include "app/config.h"
 #include "app/job_options.h"
+#include "app/preflight.h"
 #include "core/error.h"
 #include "core/host_memory.h"
 #include "io/previews.h"
@@ -20,6 +21,7 @@
 #include "pipeline/acquisition.h"
 #include "pipeline/migration.h"
 #include "pipeline/modelling.h"
+#include "pipeline/plan.h"
 #include "core/progress.h"
 #include "io/model_io.h"
 
@@ -108,7 +110,7 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
             // A new interval keeps the file's record length unless record-length says otherwise.
             const double length = vm.count("acquisition.record-length") ? record_length(vm) : (s.nt - 1) * s.dt;
             if (vm.count("acquisition.record-dt")) s.dt = record_dt(vm);
-            s.nt = int(std::lround(length / s.dt)) + 1;
+            s.nt = record_samples(length, s.dt, "option acquisition.record-length");
         }
         return shots;
     }
@@ -125,7 +127,7 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
     acq.dt = vm.count("acquisition.record-dt") ? record_dt(vm) : 0.002;
     if (!vm.count("acquisition.record-length"))
         fail("option acquisition.record-length", "is required with a regular spread", "Give the record length in seconds, e.g. 2.0");
-    acq.nt = int(std::lround(record_length(vm) / acq.dt)) + 1;
+    acq.nt = record_samples(record_length(vm), acq.dt, "option acquisition.record-length");
     return regular_geometry(acq, model.grid());
 }
 
@@ -199,7 +201,7 @@ void check_outputs(const po::variables_map& vm, const std::string& shots, const 
 po::options_description model_command_options() {
     po::options_description desc;
     desc.add(model_options()).add(born_options()).add(acquisition_options()).add(wavelet_options())
-        .add(propagation_options()).add(output_options());
+        .add(propagation_options()).add(output_options()).add(plan_options());
     return desc;
 }
 
@@ -222,6 +224,7 @@ int cmd_model(int argc, char** argv) {
     check_outputs(vm, out, png);
     // Under several ranks one file: rank 0 makes it (headers from the geometry), every
     // rank writes its own gathers at their places, rank 0 commits once all have closed.
+    if (preflight_model(vm, model, geometry, wavelet, prop, out, png)) return 0;  // the plan; --dry-run stops
     const parallel::World& world = parallel::World::get();
     std::unique_ptr<io::ShotWriter> writer;
     world.on_root([&] {
@@ -232,7 +235,9 @@ int cmd_model(int argc, char** argv) {
     const std::size_t middle = geometry.size() / 2;  // its rank writes the preview
     const GatherSink write = [&](std::size_t k, ShotGather&& gather) {
         writer->write(k, gather);
-        if (k == middle) io::write_gather_png(png, gather);
+        if (k == middle)
+            io::write_gather_png(png, gather, out + ": shot " + std::to_string(gather.id) + " (the middle of " +
+                                                  std::to_string(geometry.size()) + "), modelled");
     };
     const auto t0 = std::chrono::steady_clock::now();
     ModellingStats stats;

@@ -110,6 +110,12 @@ Wavelet load_wavelet(const po::variables_map& vm) {
     const double f0 = vm["wavelet.ricker-f0"].as<double>();
     if (!(f0 > 0) || !std::isfinite(f0))
         fail("option wavelet.ricker-f0", "must be a positive, finite frequency", "Give the peak frequency in Hz");
+    // The Ricker is sampled at 0.1 ms over 3 / f0: 100 s (1e6 samples) is longer than any
+    // seismic record; a lower peak frequency is a unit slip, not a wavelet.
+    if (3.0 / f0 > 100)
+        fail("option wavelet.ricker-f0", "a Ricker peaking at " + std::to_string(f0) + " Hz lasts " + std::to_string(3.0 / f0) +
+                 " s (3 / f0), longer than any seismic record",
+             "Give the peak frequency in Hz, at least 0.03 (typically 5 to 50)");
     w.f_dominant = f0;
     w.f_max = ricker_max_frequency(f0);
     if (vm.count("wavelet.file")) {

@@ -65,6 +65,14 @@ Volume final_image(const Stack& s, const PostProcessing& pp) {
     }
     Volume out(s.grid);
     for (std::size_t i = 0; i < f.size(); ++i) out.data[i] = float(f[i]);
+    if (pp.top_mute > 0 || pp.top_taper > 0) {
+        const std::size_t layer = std::size_t(s.grid.nx) * s.grid.ny;
+        for (int iz = 0; iz < s.grid.nz; ++iz) {
+            const double z = s.grid.z0 + iz * s.grid.dz - pp.top_mute;
+            const double w = z < 0 ? 0 : z >= pp.top_taper ? 1 : 0.5 - 0.5 * std::cos(M_PI * z / pp.top_taper);
+            for (std::size_t i = iz * layer; i < (iz + 1) * layer; ++i) out.data[i] = float(out.data[i] * w);
+        }
+    }
     return out;
 }
 

@@ -33,6 +33,11 @@ struct PostProcessing {
     bool normalise = true;      // divide by illumination + eps * max(illumination)
     double epsilon = 1e-3;
     bool laplacian = true;      // -Lap of the image: removes low-wavenumber backscatter
+    // Top mute, last: the image is zeroed above depth top_mute (m) and rises as a
+    // half cosine over the next top_taper m, where the source's and the receivers'
+    // own wavefields correlate with each other (the source imprint) rather than with
+    // reflections. 0: none.
+    double top_mute = 0, top_taper = 0;
 };
 
 // The image users look at, from a raw stack.

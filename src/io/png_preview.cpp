@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "io/text_drawing.h"
 
 namespace rtm::io {
 
@@ -41,7 +42,8 @@ Rgb seismic(double t) {
 
 // Writes rows of RGB with libpng; returns an error text, empty on success. libpng
 // reports errors by longjmp, so nothing here owns resources that need destructors.
-std::string write_rgb(std::FILE* fp, const unsigned char* rgb, int width, int height) {
+std::string write_rgb(std::FILE* fp, const unsigned char* rgb, int width, int height,
+                      const std::vector<std::pair<std::string, std::string>>& text) {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
     if (!png) return "libpng could not start";
     png_infop info = png_create_info_struct(png);
@@ -56,6 +58,13 @@ std::string write_rgb(std::FILE* fp, const unsigned char* rgb, int width, int he
     png_init_io(png, fp);
     png_set_IHDR(png, info, png_uint_32(width), png_uint_32(height), 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    std::vector<png_text> chunks(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        chunks[i].compression = PNG_TEXT_COMPRESSION_NONE;
+        chunks[i].key = const_cast<char*>(text[i].first.c_str());
+        chunks[i].text = const_cast<char*>(text[i].second.c_str());
+    }
+    if (!chunks.empty()) png_set_text(png, info, chunks.data(), int(chunks.size()));
     png_write_info(png, info);
     for (int r = 0; r < height; ++r) png_write_row(png, rgb + std::size_t(r) * width * 3);
     png_write_end(png, nullptr);
@@ -63,9 +72,84 @@ std::string write_rgb(std::FILE* fp, const unsigned char* rgb, int width, int he
     return {};
 }
 
+
+std::string number(double v, int digits = 3) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
+}
+
+// Ticks at 1, 2 or 5 x 10^k, about one per `every` pixels of an axis of `pixels`
+// pixels running from a to b.
+std::vector<double> ticks(double a, double b, int pixels, int every) {
+    const double span = std::abs(b - a);
+    if (!(span > 0)) return {a};
+    const double raw = span / std::max(1, pixels / every);
+    const double p10 = std::pow(10.0, std::floor(std::log10(raw)));
+    const double step = raw <= p10 ? p10 : raw <= 2 * p10 ? 2 * p10 : raw <= 5 * p10 ? 5 * p10 : 10 * p10;
+    std::vector<double> t;
+    for (double v = std::ceil(std::min(a, b) / step) * step; v <= std::max(a, b) + 1e-9 * step; v += step)
+        t.push_back(std::abs(v) < 1e-12 * step ? 0.0 : v);
+    return t;
+}
+
+// The plot (W x H RGB) framed: title, axes, colour bar (`bar` maps t in [0, 1] bottom to
+// top; its ends are labelled lo and hi), note.
+std::vector<unsigned char> framed(const std::vector<unsigned char>& plot, int W, int H, int scale, const PngLabels& l,
+                                  Rgb (*bar)(double), double lo, double hi, int& CW, int& CH) {
+    static bool warned = false;
+    const TextDrawing font(13);
+    if (!font.ready() && !warned) {
+        warned = true;
+        std::fprintf(stderr, "rtm: no font for the previews' labels (install fonts-dejavu-core or set RTM_FONT); "
+                             "they are in the PNG's text chunks only\n");
+    }
+    const int left = 70, right = 100, top = 42, bottom = 58;
+    CW = std::max({left + W + right, left + font.width(l.title) + 10, left + font.width(l.note) + 10});
+    CH = top + H + bottom;
+    std::vector<unsigned char> rgb(std::size_t(CW) * CH * 3, 255);
+    for (int r = 0; r < H; ++r) std::memcpy(&rgb[(std::size_t(r + top) * CW + left) * 3], &plot[std::size_t(r) * W * 3], std::size_t(W) * 3);
+    auto dot = [&](int x, int y) {
+        if (x >= 0 && y >= 0 && x < CW && y < CH) std::memset(&rgb[(std::size_t(y) * CW + x) * 3], 0, 3);
+    };
+    // Frame and ticks: columns carry x0 + dx * (pixel / scale), rows y0 + dy * (pixel / scale).
+    for (int x = left - 1; x <= left + W; ++x) dot(x, top - 1), dot(x, top + H);
+    for (int y = top - 1; y <= top + H; ++y) dot(left - 1, y), dot(left + W, y);
+    const double xa = l.x0, xb = l.x0 + l.dx * (W / scale - 1), ya = l.y0, yb = l.y0 + l.dy * (H / scale - 1);
+    for (double v : ticks(xa, xb, W, 90)) {
+        const int x = left + int(std::lround((v - l.x0) / l.dx * scale + scale / 2.0));
+        for (int k = 1; k <= 5; ++k) dot(x, top + H + k);
+        const std::string t = number(v, 6);
+        font.draw(rgb, CW, CH, x - font.width(t) / 2, top + H + 19, t);
+    }
+    for (double v : ticks(ya, yb, H, 60)) {
+        const int y = top + int(std::lround((v - l.y0) / l.dy * scale + scale / 2.0));
+        for (int k = 1; k <= 5; ++k) dot(left - 1 - k, y);
+        const std::string t = number(v, 6);
+        font.draw(rgb, CW, CH, left - 8 - font.width(t), y + 5, t);
+    }
+    font.draw(rgb, CW, CH, left + W / 2 - font.width(l.x_label) / 2, top + H + 36, l.x_label);
+    font.draw(rgb, CW, CH, 4, top - 6, l.y_label);
+    font.draw(rgb, CW, CH, left, 18, l.title);
+    font.draw(rgb, CW, CH, left, top + H + 53, l.note);
+    // Colour bar: 16 px wide, the plot's height (at most 300 px), labelled at its ends and middle.
+    const int bx = left + W + 14, bh = std::min(H, 300);
+    for (int r = 0; r < bh; ++r) {
+        const Rgb c = bar(1.0 - double(r) / std::max(1, bh - 1));
+        for (int k = 0; k < 16; ++k) std::memcpy(&rgb[(std::size_t(top + r) * CW + bx + k) * 3], c.data(), 3);
+    }
+    font.draw(rgb, CW, CH, bx + 20, top + 10, number(hi));
+    font.draw(rgb, CW, CH, bx + 20, top + bh / 2 + 5, number((lo + hi) / 2));
+    font.draw(rgb, CW, CH, bx + 20, top + bh, number(lo));
+    return rgb;
+}
+
+Rgb seismic_bar(double t) { return seismic(2 * t - 1); }
+
 }  // namespace
 
-void write_png(const std::string& path, const std::vector<float>& values, int width, int height, const PngStyle& style) {
+void write_png(const std::string& path, const std::vector<float>& values, int width, int height, const PngStyle& style,
+               const PngLabels* labels) {
     if (width < 1 || height < 1 || values.size() != std::size_t(width) * height)
         fail(path, "cannot draw " + std::to_string(values.size()) + " values as a " + std::to_string(width) + " x " +
                        std::to_string(height) + " image",
@@ -91,10 +175,11 @@ void write_png(const std::string& path, const std::vector<float>& values, int wi
     }
 
     // Pixel replication up to min_size on the shorter side, keeping the longer side
-    // within 16384 pixels so a thin array does not make a huge image.
+    // within 16384 pixels so a thin array does not make a huge image (2048 for a labelled
+    // preview: a picture to look at, framed in a second canvas of its size).
     const int shorter = std::min(width, height), longer = std::max(width, height);
     int scale = std::max(1, (style.min_size + shorter - 1) / shorter);
-    scale = std::max(1, std::min(scale, 16384 / longer));
+    scale = std::max(1, std::min(scale, (labels ? 2048 : 16384) / longer));
     const int W = width * scale, H = height * scale;
 
     std::vector<unsigned char> rgb(std::size_t(W) * H * 3);
@@ -106,11 +191,30 @@ void write_png(const std::string& path, const std::vector<float>& values, int wi
             std::memcpy(&rgb[(std::size_t(r) * W + c) * 3], px.data(), 3);
         }
 
+    // The labels around it, and in the file's text chunks.
+    std::vector<std::pair<std::string, std::string>> text;
+    int CW = W, CH = H;
+    if (labels) {
+        const double lo_bar = style.symmetric ? -clip : lo, hi_bar = style.symmetric ? clip : hi;
+        PngLabels shown = *labels;
+        shown.note += std::string(shown.note.empty() ? "" : "; ") +
+                      (style.symmetric ? "colour clipped at +-" + number(clip) + " (the " + number(style.clip_percentile) +
+                                             "th percentile of |values|)"
+                                       : "colour from " + number(lo) + " to " + number(hi));
+        rgb = framed(rgb, W, H, scale, shown, style.symmetric ? seismic_bar : ramp, lo_bar, hi_bar, CW, CH);
+        text = {{"Title", labels->title},
+                {"Description", shown.note + "; axes: " + labels->x_label + " " + number(labels->x0) + ".." +
+                                    number(labels->x0 + labels->dx * (width - 1)) + ", " + labels->y_label + " " +
+                                    number(labels->y0) + ".." + number(labels->y0 + labels->dy * (height - 1)) +
+                                    "; colour bar " + number(style.symmetric ? -clip : lo) + " to " +
+                                    number(style.symmetric ? clip : hi)}};
+    }
+
     const std::string tmp = path + ".tmp";
     errno = 0;
     std::FILE* fp = std::fopen(tmp.c_str(), "wb");
     if (!fp) fail(path, "unable to create " + tmp + ": " + std::strerror(errno), "Check that the folder exists and is writable");
-    std::string err = write_rgb(fp, rgb.data(), W, H);
+    std::string err = write_rgb(fp, rgb.data(), CW, CH, text);
     if (std::fclose(fp) != 0 && err.empty()) err = std::string("unable to finish writing: ") + std::strerror(errno);
     std::error_code ec;
     if (err.empty()) {

@@ -1,10 +1,21 @@
 #include "io/previews.h"
 
+#include <cstdio>
 #include <filesystem>
 
 namespace rtm::io {
 
-void write_gather_png(const std::string& path, const ShotGather& shot) {
+namespace {
+
+std::string metres(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+}  // namespace
+
+void write_gather_png(const std::string& path, const ShotGather& shot, const std::string& title) {
     // A t^2 gain (spherical divergence, for display only) so late reflections show
     // beside the direct wave.
     const int w = int(shot.ntraces()), h = shot.nt;
@@ -13,14 +24,31 @@ void write_gather_png(const std::string& path, const ShotGather& shot) {
         const float gain = float((t * shot.dt) * (t * shot.dt));
         for (int r = 0; r < w; ++r) img[std::size_t(t) * w + r] = shot.trace(r)[t] * gain;
     }
-    write_png(path, img, w, h, PngStyle{});
+    PngLabels l;
+    l.title = title;
+    l.note = "display gain t^2 (t in s)";
+    l.x_label = "offset along X (m)";
+    l.y_label = "time (s)";
+    l.x0 = shot.receivers.front().x - shot.source.x;
+    l.dx = w > 1 ? (shot.receivers.back().x - shot.source.x - l.x0) / (w - 1) : 1;
+    if (l.dx == 0) l.dx = 1;  // a spread along Y: channels
+    l.dy = shot.dt;
+    write_png(path, img, w, h, PngStyle{}, &l);
 }
 
 std::vector<std::string> write_volume_png(const std::string& path, const Volume& v, const PngStyle& style,
-                                          int ix, int iy, int iz) {
+                                          const std::string& title, const std::string& note, int ix, int iy, int iz) {
     const Grid& g = v.grid;
+    PngLabels l;
+    l.title = title;
+    l.note = note;
+    l.x_label = "x (m)";
+    l.y_label = "depth (m)";
+    l.dx = g.dx;
+    l.y0 = g.z0;
+    l.dy = g.dz;
     if (g.ny == 1) {
-        write_png(path, v.data, g.nx, g.nz, style);
+        write_png(path, v.data, g.nx, g.nz, style, &l);
         return {path};
     }
     if (ix < 0) ix = g.nx / 2;
@@ -37,19 +65,29 @@ std::vector<std::string> write_volume_png(const std::string& path, const Volume&
     for (int z = 0; z < g.nz; ++z)
         for (int x = 0; x < g.nx; ++x) img[std::size_t(z) * g.nx + x] = v.at(x, iy, z);
     out.push_back(named("inline"));
-    write_png(out.back(), img, g.nx, g.nz, style);
+    l.title = title + ", inline at y " + metres(iy * g.dy) + " m";
+    write_png(out.back(), img, g.nx, g.nz, style, &l);
     // Crossline section (constant x): y across, depth down.
     img.resize(std::size_t(g.ny) * g.nz);
     for (int z = 0; z < g.nz; ++z)
         for (int y = 0; y < g.ny; ++y) img[std::size_t(z) * g.ny + y] = v.at(ix, y, z);
     out.push_back(named("crossline"));
-    write_png(out.back(), img, g.ny, g.nz, style);
+    l.title = title + ", crossline at x " + metres(ix * g.dx) + " m";
+    l.x_label = "y (m)";
+    l.dx = g.dy;
+    write_png(out.back(), img, g.ny, g.nz, style, &l);
     // Depth slice: x across, y down.
     img.resize(std::size_t(g.nx) * g.ny);
     for (int y = 0; y < g.ny; ++y)
         for (int x = 0; x < g.nx; ++x) img[std::size_t(y) * g.nx + x] = v.at(x, y, iz);
     out.push_back(named("depth"));
-    write_png(out.back(), img, g.nx, g.ny, style);
+    l.title = title + ", depth slice at " + metres(g.z0 + iz * g.dz) + " m";
+    l.x_label = "x (m)";
+    l.dx = g.dx;
+    l.y_label = "y (m)";
+    l.y0 = 0;
+    l.dy = g.dy;
+    write_png(out.back(), img, g.nx, g.ny, style, &l);
     return out;
 }
 

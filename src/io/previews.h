@@ -10,13 +10,16 @@
 
 namespace rtm::io {
 
-// Traces across, time down, with a t^2 display gain.
-void write_gather_png(const std::string& path, const ShotGather& shot);
+// Traces across (offset from the source along X, m), time down (s), with a t^2 display
+// gain (stated below the picture); `title` above it.
+void write_gather_png(const std::string& path, const ShotGather& shot, const std::string& title);
 
 // 2D: one PNG at `path`. 3D: three PNGs, PATH with "_inline", "_crossline" and
 // "_depth" before the extension, through the middle of the cube (or through the
-// given node when ix/iy/iz >= 0). Returns the files written.
+// given node when ix/iy/iz >= 0). Axes in metres from the first node (depth from the
+// surface); `title` above (each slice says where it is), `note` below. Returns the files written.
 std::vector<std::string> write_volume_png(const std::string& path, const Volume& v, const PngStyle& style,
+                                          const std::string& title, const std::string& note,
                                           int ix = -1, int iy = -1, int iz = -1);
 
 }  // namespace rtm::io

@@ -110,6 +110,77 @@ struct Values {
     std::size_t finite = 0, bad = 0;
 };
 
+// Time or depth along the samples, and the evidence, in words.
+struct SampleDomain {
+    bool depth = false;
+    std::string why;
+};
+
+// The textual header's card (1-based) holding `word` (upper case), or 0.
+int card_of(const std::string& text, const std::string& word) {
+    const std::size_t at = text.find(word);
+    return at == std::string::npos ? 0 : int(at / 80) + 1;
+}
+
+// Shot gathers are recorded in time. Otherwise the textual header is read for DEPTH
+// and for TIME, TWT or MS once the phrases that describe the survey rather than the
+// samples (a water depth, as USGS-style headers give, a source or cable depth) are set
+// aside; the values settle what the text leaves open: velocities (100..20000, never
+// negative) make a depth model, values that change sign are seismic amplitudes.
+SampleDomain sample_domain(std::string text, const Values& v, bool shots) {
+    if (shots) return {false, "shot gathers are recorded in time"};
+    std::string set_aside;
+    for (const char* phrase : {"WATER DEPTH", "DEPTH OF WATER", "WATER-DEPTH", "SOURCE DEPTH", "GUN DEPTH", "CABLE DEPTH",
+                               "STREAMER DEPTH", "RECEIVER DEPTH", "HYDROPHONE DEPTH", "SHOT DEPTH", "DEPTH OF SOURCE"})
+        for (std::size_t at; (at = text.find(phrase)) != std::string::npos;) {
+            if (set_aside.find(phrase) == std::string::npos)
+                set_aside += std::string(set_aside.empty() ? "" : ", ") + "'" + phrase + "' (card " +
+                             std::to_string(at / 80 + 1) + ")";
+            text.replace(at, std::string(phrase).size(), std::string(std::string(phrase).size(), ' '));
+        }
+    const int depth_card = card_of(text, "DEPTH");
+    int time_card = 0;
+    std::string time_word;
+    for (const char* w : {"TWO-WAY", "TWT", "TIME", " MSEC", " MS "})
+        if (int c = card_of(text, w); c && (!time_card || c < time_card)) time_card = c, time_word = w;
+    const bool velocities = v.finite > 0 && v.lo >= 100 && v.hi <= 20000;
+    const bool signed_values = v.finite > 0 && v.lo < 0 && v.hi > 0;
+    std::string why;
+    bool depth;
+    if (depth_card && !time_card) {
+        depth = true;
+        why = "the textual header says DEPTH (card " + std::to_string(depth_card) + ")";
+    } else if (time_card && !depth_card) {
+        depth = false;
+        why = "the textual header says '" + time_word.substr(time_word.find_first_not_of(' '),
+                                                               time_word.find_last_not_of(' ') - time_word.find_first_not_of(' ') + 1) +
+              "' (card " + std::to_string(time_card) + ")";
+    } else {
+        depth = velocities;
+        why = std::string(depth_card ? "the textual header says both DEPTH and time" : "the textual header says neither") +
+              (velocities ? "; the values look like velocities in m/s (100..20000, none negative)"
+                          : signed_values ? "; the values change sign, as seismic amplitudes do"
+                                          : "; the values do not look like velocities");
+    }
+    if (!set_aside.empty()) why += "; " + set_aside + ": about the survey, not the samples";
+    return {depth, why};
+}
+
+// Revision 0 leaves bytes 181-240 unassigned; revision 1 gave 181/185 to CDP X/Y.
+// What a revision-0 file holds there, said as it is.
+std::string revision0_cdp(const std::vector<detail::TraceHeader>& headers) {
+    MinMax x, y;
+    for (const auto& h : headers) {
+        const auto scalar = h.get(SEGY_TR_SOURCE_GROUP_SCALAR);
+        x.add(detail::apply_scalar(h.get(SEGY_TR_CDP_X), scalar));
+        y.add(detail::apply_scalar(h.get(SEGY_TR_CDP_Y), scalar));
+    }
+    const std::string head = "revision 0 leaves bytes 181-240 unassigned (revision 1 gave 181/185 to CDP X/Y): ";
+    if (x.lo == 0 && x.hi == 0 && y.lo == 0 && y.hi == 0) return head + "this file holds 0 there in every trace";
+    return head + "this file holds X " + x.text() + ", Y " + y.text() +
+           " there (with the scalar of byte 71), which rtm reads as CDP X/Y; a writer may have meant something else";
+}
+
 }  // namespace
 
 void describe_segy(const std::string& path, std::ostream& out) {
@@ -135,13 +206,14 @@ void describe_segy(const std::string& path, std::ostream& out) {
     const ShotSummary shots = summarise_shots(headers);
     std::string text = file.text_header();
     std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return char(std::toupper(c)); });
-    // A depth model: not shots, and said so in the textual header or holding velocity-like values.
-    const bool depth = !shots.is_shots && (text.find("DEPTH") != std::string::npos ||
-                                           (values.finite > 0 && values.lo >= 100 && values.hi <= 20000));
+    const SampleDomain domain = sample_domain(text, values, shots.is_shots);
+    const bool depth = domain.depth;
 
     const int rev = bin.get(SEGY_BIN_SEGY_REVISION);
     out << "file:            " << path << " (" << std::filesystem::file_size(path) << " bytes)\n";
-    out << "SEG-Y revision:  " << (rev >> 8) << "." << (rev & 0xff) << " (binary-header byte 3501 = " << rev << ")\n";
+    out << "SEG-Y revision:  " << (rev >> 8) << "." << (rev & 0xff) << " (binary-header byte 3501 = " << rev << ")";
+    if (rev == 0) out << "; " << revision0_cdp(headers);
+    out << "\n";
     out << "sample format:   " << detail::format_name(file.format()) << " (code " << file.format() << ")\n";
     out << "traces:          " << file.traces() << "\n";
     out << "samples:         " << file.samples() << " per trace ("
@@ -218,6 +290,7 @@ void describe_segy(const std::string& path, std::ostream& out) {
         }
     }
     if (!axis.empty()) out << axis;
+    out << "samples along:   " << (depth ? "depth" : "time") << ": " << domain.why << "\n";
 
     out << "values:          ";
     if (values.finite)

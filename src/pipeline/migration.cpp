@@ -13,6 +13,7 @@
 #include "physics/wavelet.h"
 #include "pipeline/blow_up.h"
 #include "pipeline/checkpoint_schedule.h"
+#include "pipeline/plan.h"
 
 namespace rtm {
 
@@ -38,7 +39,7 @@ DomainOptions damping_domain(const MigrationOptions& opt, double dt, const Wavel
 // The mute and the rho filter act after it, outside the adjoint pair (both off for the
 // born-adjoint condition's dot test).
 std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const TimeAxis& ta,
-                                              const Model& model, const Wavelet& wavelet, bool mute,
+                                              const Model& model, const Wavelet& wavelet, bool mute, double mute_after,
                                               bool rho, const PropagationOptions& prop) {
     const StepsToRecord to_record(ta, shot.nt, shot.dt, prop);
     std::vector<std::vector<double>> out(shot.ntraces(), std::vector<double>(ta.nt));
@@ -61,7 +62,7 @@ std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const Time
         if (mute) {
             const double dx = shot.receivers[r].x - shot.source.x, dy = shot.receivers[r].y - shot.source.y,
                          dz = shot.receivers[r].z - shot.source.z;
-            t0 = std::sqrt(dx * dx + dy * dy + dz * dz) / v_src + t_wavelet;
+            t0 = std::sqrt(dx * dx + dy * dy + dz * dz) / v_src + (mute_after >= 0 ? mute_after : t_wavelet);
         }
         for (int n = 0; n < ta.nt; ++n) {
             const double t = n * ta.dt;
@@ -232,7 +233,7 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     // of sampling a receiver is spreading its value with the same weights).
     auto rec = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
     {
-        auto data = data_at_step(shot, ta, model, wavelet, opt.mute_direct, opt.rho_filter && !born, opt.propagation);
+        auto data = data_at_step(shot, ta, model, wavelet, opt.mute_direct, opt.mute_after, opt.rho_filter && !born, opt.propagation);
         // The born-adjoint condition keeps the exact transpose; the others take back the
         // transpose's dt / record dt (see data_at_step), so that their images do not
         // depend on the record interval. On the data, not on the imaging weight: the

@@ -49,7 +49,8 @@ struct MigrationOptions {
     bool bf16_snapshots = false;      // snapshots in bfloat16 (half the memory)
     double memory_budget = 0;         // bytes for the kept source wavefield; 0: auto (memory_plan.h)
     ImagingCondition condition = ImagingCondition::CrossCorrelation;
-    bool mute_direct = false;         // zero the data before the direct arrival + wavelet
+    bool mute_direct = false;         // zero the data before the direct arrival + mute_after
+    double mute_after = -1;           // s after the direct wave's onset; < 0: the wavelet's length
     // -d/dt on the data: receivers injected as monopoles over the spread integrate the
     // back-propagated field in time, so cross-correlation images reflectors 90 degrees
     // out of phase; one derivative makes them zero-phase at their depth with SEG normal

@@ -19,7 +19,7 @@
 #include "core/progress.h"
 #include "parallel/work_queue.h"
 #include "io/model_io.h"
-#include "io/previews.h"
+#include "pipeline/job_previews.h"
 
 namespace rtm {
 
@@ -177,13 +177,13 @@ struct State {
 };
 
 std::vector<std::string> write_products(const fs::path& folder, const imaging::Stack& stack,
-                                        const imaging::PostProcessing& post) {
+                                        const MigrationJobOptions& opt, int done, int total) {
+    const imaging::PostProcessing& post = opt.post;
     const Volume image = imaging::final_image(stack, post);
     std::vector<std::string> out = {(folder / "image.sgy").string(), (folder / "illumination.sgy").string()};
     io::write_volume(out[0], image, "rtm migrate: stacked RTM image");
     io::write_volume(out[1], imaging::illumination_volume(stack), "rtm migrate: source illumination (sum of u^2)");
-    for (auto& p : io::write_volume_png((folder / "image.png").string(), image, io::PngStyle{}))
-        out.push_back(p);
+    for (auto& p : write_image_previews(folder.string(), image, opt, done, total)) out.push_back(p);
     return out;
 }
 
@@ -362,6 +362,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             const ShotGather shot = load_shot(i);
             const ShotMigration m = migrate_shot(model, shot, wavelet, opt.migration);
             mine.add(m.window.grid, m.window.ix0, m.window.iy0, m.image, m.illumination);
+            if (opt.keep_shot_images) write_shot_preview(opt.folder, model.grid(), m, names[i], opt.migration);
             done_here.push_back(std::int64_t(i));
             done_info.push_back({i, m.seconds, kStorage[int(m.storage)]});
             me.busy += m.seconds;
@@ -437,7 +438,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         }
         rep.complete = done == rep.total;
         spdlog::info("writing the image of {} of {} shots", done, rep.total);
-        rep.outputs = write_products(st.folder, stack, opt.post);
+        rep.outputs = write_products(st.folder, stack, opt, done, rep.total);
     });
     // Every rank ends with the same outcome (and exit code).
     int shared[4] = {rep.done_now, rep.failed, rep.complete, rep.signal};

@@ -62,6 +62,7 @@ struct MigrationJobOptions {
     imaging::PostProcessing post;
     double checkpoint_minutes = 5;  // minutes between checkpoints (0: after every shot)
     int max_shots = -1;             // try at most this many shots in this run (< 0: all)
+    bool keep_shot_images = false;  // a PNG of each shot's image in FOLDER/shots (pipeline/job_previews.h)
 };
 
 struct FailedShot {

@@ -18,10 +18,30 @@ void model_local(const Model& m, const Position& p, double& x, double& y) {
 
 PointStencil stencil_of(const Domain& d, const ShotWindow& w, const Model& m, const Position& p,
                         const std::string& what) {
+    require_in_model(m, p, what);
     double x, y;
     model_local(m, p, x, y);
-    // Checked against the model, in the survey's terms, before the window is involved.
+    return d.point(x - w.ix0 * w.grid.dx, y - w.iy0 * w.grid.dy, p.z, what);
+}
+
+}  // namespace
+
+void require_in_model(const Model& m, const Position& p, const std::string& what) {
     const Grid& g = m.grid();
+    double x, y;
+    g.frame.to_local(p.x, p.y, x, y);
+    // A 2D model is a line: a position off it is projected onto it, which is right for
+    // the metres of a crooked line's feathering and wrong for a survey somewhere else.
+    if (g.ndim() == 2 && std::abs(y) > kOffLineTolerance) {
+        std::ostringstream os;
+        os << "at world X " << p.x << " m, Y " << p.y << " m lies " << std::abs(y) << " m off the 2D model's line"
+           << " (more than " << kOffLineTolerance << " m)";
+        fail(what, os.str(),
+             "Check the coordinates and their scalar (bytes 71, 73-88) against the model's trace coordinates, or "
+             "migrate with a 3D model");
+    }
+    if (g.ndim() == 2) y = 0;
+    // Checked against the model, in the survey's terms, before any window is involved.
     const double t = kPositionTolerance;
     if (x < -t || x > g.x_max() + t || (g.ndim() == 3 && (y < -t || y > g.y_max() + t)) || p.z < g.z0 - t ||
         p.z > g.z_max() + t) {
@@ -33,12 +53,9 @@ PointStencil stencil_of(const Domain& d, const ShotWindow& w, const Model& m, co
            << ".." << g.z_max() << " m";
         fail(what, os.str(), "Check the positions (a shot file's coordinates and their scalars, or the acquisition options) against the model's extent, or extend the model");
     }
-    return d.point(x - w.ix0 * w.grid.dx, y - w.iy0 * w.grid.dy, p.z, what);
 }
 
-}  // namespace
-
-ShotWindow shot_window_extent(const Model& model, const ShotGather& shot, double aperture) {
+ShotWindow window_extent(const Model& model, const ShotGather& shot, double aperture) {
     const Grid& g = model.grid();
     ShotWindow w;
     int x0 = 0, x1 = g.nx - 1, y0 = 0, y1 = g.ny - 1;
@@ -73,9 +90,9 @@ ShotWindow shot_window_extent(const Model& model, const ShotGather& shot, double
 }
 
 ShotWindow shot_window(const Model& model, const ShotGather& shot, double aperture) {
-    ShotWindow w = shot_window_extent(model, shot, aperture);
-    const int x0 = w.ix0, y0 = w.iy0;
     const Grid& g = model.grid();
+    ShotWindow w = window_extent(model, shot, aperture);
+    const int x0 = w.ix0, y0 = w.iy0;
     w.vp.resize(w.grid.size());
     for (int iz = 0; iz < g.nz; ++iz)
         for (int iy = 0; iy < w.grid.ny; ++iy)

@@ -18,9 +18,16 @@ struct ShotWindow {
 // The model cut to the source and receivers' x (and y) extent plus `aperture` metres
 // on each side, at full depth; aperture < 0 keeps the whole model.
 ShotWindow shot_window(const Model& model, const ShotGather& shot, double aperture);
-// The same window without its velocities (vp empty): its place and size, e.g. to
-// weigh a shot's cost before reading its traces.
-ShotWindow shot_window_extent(const Model& model, const ShotGather& shot, double aperture);
+// The same window's grid and place without its velocities (vp empty): what a plan needs.
+ShotWindow window_extent(const Model& model, const ShotGather& shot, double aperture);
+
+// Metres a position may lie off a 2D model's line (it is projected onto the line): a
+// crooked line's feathering, not a survey elsewhere.
+constexpr double kOffLineTolerance = 250;
+
+// Throws, naming `what`, when the position lies outside the model (or farther than
+// kOffLineTolerance off a 2D model's line).
+void require_in_model(const Model& m, const Position& p, const std::string& what);
 
 // Stencils of the shot's source and receivers in a domain built on the window;
 // errors name the shot and receiver that lie outside the model.

@@ -1,0 +1,97 @@
+#include "app/preflight.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+#include "core/error.h"
+
+namespace rtm::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// SEG-Y keeps the samples per trace and the sample interval (microseconds) in unsigned
+// 16-bit fields (binary header bytes 3221 and 3217, trace bytes 115 and 117).
+constexpr int kSegyMaxField = 65535;
+
+bool dry_run(const po::variables_map& vm, const std::vector<std::string>& plan) {
+    for (const auto& line : plan) spdlog::info("{}", line);
+    if (!vm["dry-run"].as<bool>()) return false;
+    spdlog::info("dry run: the model, every shot's geometry and the output paths are checked; nothing was propagated");
+    return true;
+}
+
+}  // namespace
+
+po::options_description plan_options() {
+    po::options_description d("Plan");
+    d.add_options()("dry-run", po::bool_switch(),
+                    "print the plan, check every shot against the model and every output path, then stop");
+    return d;
+}
+
+void check_output_path(const std::string& path, const std::string& option, bool folder) {
+    const std::string where = "option " + option;
+    std::error_code ec;
+    const fs::path p(path);
+    if (fs::exists(p, ec)) {
+        if (folder && !fs::is_directory(p, ec))
+            fail(where, "'" + path + "' is a file, not a folder", "Choose a folder name for " + option);
+        if (!folder && fs::is_directory(p, ec))
+            fail(where, "'" + path + "' is a folder, not a file", "Give " + option + " a file name");
+        if (::access(p.c_str(), W_OK) != 0)
+            fail(where, "'" + path + "' is not writable", "Choose another path or change its permissions");
+        return;
+    }
+    // The nearest existing ancestor must be a writable folder (the rest is made).
+    fs::path a = fs::absolute(p, ec).parent_path();
+    while (!a.empty() && !fs::exists(a, ec) && a != a.parent_path()) a = a.parent_path();
+    if (!fs::is_directory(a, ec))
+        fail(where, "'" + path + "' cannot be made: " + a.string() + " is a file", "Choose a path under a folder");
+    if (::access(a.c_str(), W_OK | X_OK) != 0)
+        fail(where, "'" + path + "' cannot be made: the folder " + a.string() + " is not writable",
+             "Choose a path under a folder you may write to");
+}
+
+bool preflight_model(const po::variables_map& vm, const Model& model, const std::vector<ShotGather>& geometry,
+                     const Wavelet& wavelet, const PropagationOptions& prop, const std::string& shots_out,
+                     const std::string& preview_out) {
+    const std::string source = vm.count("acquisition.geometry") ? vm["acquisition.geometry"].as<std::string>()
+                                                                : std::string("options acquisition.*");
+    const PlanShots shots{geometry.size(), [&](std::size_t k) -> const ShotGather& { return geometry[k]; },
+                          [&](std::size_t) { return source; }};
+    const auto plan = plan_job(model, vm["model.vp"].as<std::string>(), shots, wavelet, prop, nullptr);
+    check_output_path(shots_out, "output.shots", false);
+    check_output_path(preview_out, "output.preview", false);
+    const ShotGather& s = geometry.front();  // every shot's sampling is the first's (plan_job)
+    const double us = s.dt * 1e6;
+    if (std::abs(us - std::round(us)) > 1e-6 * us || std::round(us) < 1 || std::round(us) > kSegyMaxField)
+        fail("option acquisition.record-dt",
+             "a sample interval of " + std::to_string(us) + " us cannot be written to SEG-Y (whole microseconds, 1 to " +
+                 std::to_string(kSegyMaxField) + ")",
+             "Give a record interval of whole microseconds, e.g. 0.002");
+    if (s.nt > kSegyMaxField)
+        fail("option acquisition.record-length",
+             std::to_string(s.nt) + " samples a trace, more than SEG-Y's " + std::to_string(kSegyMaxField),
+             "Shorten the record or sample it coarser (acquisition.record-dt)");
+    return dry_run(vm, plan);
+}
+
+bool preflight_migrate(const po::variables_map& vm, const Model& model, const PlanShots& shots,
+                       const Wavelet& wavelet, const MigrationOptions& migration, const std::string& job_folder) {
+    const auto plan = plan_job(model, vm["model.vp"].as<std::string>(), shots, wavelet, migration.propagation, &migration);
+    check_output_path(job_folder, "output.job", true);
+    if (model.grid().nz > kSegyMaxField)
+        fail("model.vp " + vm["model.vp"].as<std::string>(),
+             std::to_string(model.grid().nz) + " depth samples: the image could not be written to SEG-Y (at most " +
+                 std::to_string(kSegyMaxField) + ")",
+             "Resample the model coarser in depth");
+    return dry_run(vm, plan);
+}
+
+}  // namespace rtm::app

@@ -1,0 +1,29 @@
+#pragma once
+// What rtm model and rtm migrate check and print before the first propagation (issue 9,
+// items 1 and 2): the plan (pipeline/plan.h), every shot's geometry, and every output
+// path (a folder that can be made, not a file, writable, within SEG-Y's limits).
+// --dry-run stops after it.
+#include <string>
+#include <vector>
+
+#include "app/config.h"
+#include "pipeline/plan.h"
+
+namespace rtm::app {
+
+// --dry-run, for both commands.
+po::options_description plan_options();
+
+// Refuses `path` (named by `option`) when it cannot be written: an existing folder where
+// a file goes (or a file where a folder goes), no write permission, or an ancestor that
+// is a file or not writable, so that the folders cannot be made.
+void check_output_path(const std::string& path, const std::string& option, bool folder);
+
+// Prints the plan and checks the outputs; true when --dry-run asks to stop there.
+bool preflight_model(const po::variables_map& vm, const Model& model, const std::vector<ShotGather>& geometry,
+                     const Wavelet& wavelet, const PropagationOptions& prop, const std::string& shots_out,
+                     const std::string& preview_out);
+bool preflight_migrate(const po::variables_map& vm, const Model& model, const PlanShots& shots,
+                       const Wavelet& wavelet, const MigrationOptions& migration, const std::string& job_folder);
+
+}  // namespace rtm::app

@@ -1,0 +1,56 @@
+#include "pipeline/job_previews.h"
+
+#include <filesystem>
+
+#include "io/previews.h"
+
+namespace rtm {
+
+namespace {
+
+const char* condition_name(ImagingCondition c) {
+    switch (c) {
+        case ImagingCondition::CrossCorrelation: return "cross-correlation";
+        case ImagingCondition::InverseScattering: return "inverse scattering";
+        case ImagingCondition::BornAdjoint: return "born-adjoint";
+    }
+    return "";
+}
+
+}  // namespace
+
+std::vector<std::string> write_image_previews(const std::string& folder, const Volume& image,
+                                              const MigrationJobOptions& opt, int done, int total) {
+    const std::filesystem::path dir(folder);
+    const std::string title = (dir / "image.sgy").string() + ": " +
+                              (done == total ? "all " + std::to_string(total) + " shots"
+                                             : "partial, " + std::to_string(done) + " of " + std::to_string(total) + " shots") +
+                              ", " + condition_name(opt.migration.condition);
+    std::string note = "stack";
+    if (opt.post.normalise) note += " / source illumination";
+    if (opt.post.laplacian) note += ", -Laplacian";
+    if (opt.post.top_mute > 0 || opt.post.top_taper > 0)
+        note += ", top mute " + std::to_string(int(opt.post.top_mute)) + " m";
+    note += "; no display gain";
+    return io::write_volume_png((dir / "image.png").string(), image, io::PngStyle{}, title, note);
+}
+
+std::vector<std::string> write_shot_preview(const std::string& folder, const Grid& model, const ShotMigration& shot,
+                                            const JobShot& name, const MigrationOptions& opt) {
+    const std::filesystem::path dir = std::filesystem::path(folder) / "shots";
+    std::filesystem::create_directories(dir);
+    Volume v(model);
+    const Grid& w = shot.window.grid;
+    for (int iz = 0; iz < w.nz; ++iz)
+        for (int iy = 0; iy < w.ny; ++iy)
+            for (int ix = 0; ix < w.nx; ++ix)
+                v.at(ix + shot.window.ix0, iy + shot.window.iy0, iz) = float(shot.image[w.index(ix, iy, iz)]);
+    const std::string stem = std::filesystem::path(name.file).stem().string();
+    const std::string path = (dir / ("shot-" + std::to_string(name.id) + "-" + stem + ".png")).string();
+    return io::write_volume_png(path, v, io::PngStyle{},
+                                "shot " + std::to_string(name.id) + " from " + name.file + ", " +
+                                    condition_name(opt.condition),
+                                "raw shot image (before illumination and Laplacian); no display gain");
+}
+
+}  // namespace rtm

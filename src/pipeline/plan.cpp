@@ -1,0 +1,283 @@
+#include "pipeline/plan.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <sstream>
+
+#include <omp.h>
+
+#include "core/error.h"
+#include "physics/stability.h"
+#include "physics/stencil.h"
+#include "physics/time_dispersion.h"
+#include "pipeline/shot_window.h"
+
+namespace rtm {
+
+namespace {
+
+std::string fmt(double v, int digits = 3) {
+    std::ostringstream os;
+    os.precision(digits);
+    os << v;
+    return os.str();
+}
+
+std::string bytes(double b) {
+    if (b >= 1e9) return fmt(b / 1e9) + " GB";
+    if (b >= 1e6) return fmt(b / 1e6) + " MB";
+    return fmt(b / 1e3) + " kB";
+}
+
+std::string duration(double s) {
+    if (s < 60) return fmt(s, 2) + " s";
+    if (s < 3600) return fmt(s / 60, 2) + " min";
+    if (s < 86400 * 2) return fmt(s / 3600, 2) + " h";
+    return fmt(s / 86400, 2) + " days";
+}
+
+// Nominal propagation rates for the time estimate (docs/performance.md: rtm model's
+// 2D batches 10 Gpoints/s on an H200; the CPU kernel about 0.2-0.45 Gpoints/s a thread).
+constexpr double kGpuPointsPerSecond = 10e9, kCpuPointsPerThread = 0.2e9;
+
+// Nodes of a window within the stencil's radius of its edge (Domain's band).
+double band_points(const Grid& w) {
+    const int R = stencil::R;
+    auto inner = [&](int n) { return double(std::max(0, n - 2 * R)); };
+    return double(w.size()) - inner(w.nx) * inner(w.nz) * (w.ndim() == 3 ? inner(w.ny) : 1.0);
+}
+
+// One contribution to a shot's memory: its bytes, what it is, and the option or file
+// that sets its size (named when the total is refused).
+struct Need {
+    double bytes;
+    std::string what, cause;
+};
+
+double total(const std::vector<Need>& n) {
+    double t = 0;
+    for (const auto& x : n) t += x.bytes;
+    return t;
+}
+
+const Need& largest(const std::vector<Need>& n) {
+    return *std::max_element(n.begin(), n.end(), [](const Need& a, const Need& b) { return a.bytes < b.bytes; });
+}
+
+// single_trace_gathers: every gather of the job (more than one) is one trace.
+void check_shot(const Model& model, const ShotGather& s, const std::string& source, const Wavelet& wavelet,
+                bool single_trace_gathers) {
+    const std::string who = source + ": shot " + std::to_string(s.id);
+    if (s.receivers.empty()) fail(who, "has no receivers", "Give every shot at least one trace");
+    // Every gather one trace recorded at its own source: a velocity model (rtm writes a
+    // model's node positions as source, group and CDP X/Y) or a stacked section, not
+    // shots. (Several receivers at the source are a zero-offset experiment, and allowed.)
+    if (single_trace_gathers && s.receivers[0].x == s.source.x && s.receivers[0].y == s.source.y)
+        fail(who,
+             "like every gather here, it is one trace with its receiver at its source (X " + fmt(s.source.x, 10) + ", Y " +
+                 fmt(s.source.y, 10) + "): no acquisition geometry. A velocity model given as the shots file looks like this",
+             "Give the recorded shot gathers here (source X/Y bytes 73/77 and group X/Y bytes 81/85 set), and the "
+             "velocity model as model.vp");
+    // A record shorter than one period of the wavelet's highest frequency holds no
+    // reflection: the image would be zero (a 1 us sample interval, 1-2 samples a trace).
+    const double length = (s.nt - 1) * s.dt;
+    if (s.nt < 2 || length < 1 / wavelet.f_max)
+        fail(who,
+             "its traces hold " + std::to_string(s.nt) + " samples at " + fmt(s.dt * 1e6, 6) + " us: a record of " +
+                 fmt(length, 3) + " s, shorter than one period of the wavelet's highest frequency (" +
+                 fmt(wavelet.f_max) + " Hz: " + fmt(1 / wavelet.f_max) + " s); nothing could be imaged",
+             "Check the sample interval (trace byte 117 or binary byte 3217, in microseconds) and the sample count "
+             "(byte 115 or 3221)");
+    require_in_model(model, s.source, who + " source");
+    for (std::size_t r = 0; r < s.receivers.size(); ++r)
+        require_in_model(model, s.receivers[r], who + " receiver " + std::to_string(r + 1));
+}
+
+}  // namespace
+
+SourceKeepBytes source_keep_bytes(const MigrationOptions& opt, double imaging_steps, double steps,
+                                  double window_points, double band_points) {
+    const bool is = opt.condition == ImagingCondition::InverseScattering;
+    const double per_value = opt.bf16_snapshots ? 2 : opt.propagation.precision == Precision::Double ? 8 : 4;
+    return {imaging_steps * window_points * per_value * (is ? 2 : 1), (steps + 1) * band_points * 4};
+}
+
+SourceStorage storage_for(const MigrationOptions& opt, const SourceKeepBytes& b) {
+    if (opt.storage != SourceStorage::Auto) return opt.storage;
+    return b.snapshots <= opt.memory_budget ? SourceStorage::Snapshots : SourceStorage::Boundary;
+}
+
+int record_samples(double length, double dt, const std::string& where) {
+    const double n = length / dt;
+    if (!std::isfinite(n) || n + 1 > double(INT_MAX))
+        fail(where,
+             "a record of " + fmt(length) + " s at " + fmt(dt) + " s is " + fmt(n + 1) + " samples, more than a trace can hold (" +
+                 std::to_string(INT_MAX) + ")",
+             "Give the record length in seconds, e.g. 4");
+    return int(std::lround(n)) + 1;
+}
+
+void check_velocities(const Model& model, const std::string& where) {
+    const auto& v = model.vp.data;
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    if (*lo >= kMinVelocity && *hi <= kMaxVelocity) return;
+    if (*lo >= kMinVelocity / 1000 && *hi <= kMaxVelocity / 1000)
+        fail(where,
+             "velocities from " + fmt(*lo) + " to " + fmt(*hi) + " look like km/s; rtm reads m/s (" +
+                 fmt(kMinVelocity) + " to " + fmt(kMaxVelocity) + ")",
+             "Multiply the model by 1000");
+    const auto bad = *hi > kMaxVelocity ? hi : lo;
+    const Grid& g = model.grid();
+    const std::size_t k = std::size_t(bad - v.begin());
+    const std::size_t ix = k % g.nx, iy = (k / g.nx) % g.ny, iz = k / (std::size_t(g.nx) * g.ny);
+    fail(where,
+         "vp at node (ix " + std::to_string(ix) + ", iy " + std::to_string(iy) + ", iz " + std::to_string(iz) +
+             ", depth " + fmt(g.z0 + iz * g.dz) + " m) is " + fmt(*bad) + " m/s, outside the plausible " +
+             fmt(kMinVelocity) + " to " + fmt(kMaxVelocity) + " m/s",
+         "Fix the model (a spike, a null value, or another unit): velocities are m/s");
+}
+
+double machine_memory() { return double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)); }
+
+std::vector<std::string> plan_job(const Model& model, const std::string& model_path, const PlanShots& shots,
+                                  const Wavelet& wavelet, const PropagationOptions& prop,
+                                  const MigrationOptions* migration) {
+    const std::string model_where = "model.vp " + model_path;
+    check_velocities(model, model_where);
+    if (shots.count == 0) fail("shots", "there are none", "Give at least one shot");
+
+    // Every shot's geometry and record, the longest record, the most receivers and, for
+    // migration, the largest window.
+    const Grid& g = model.grid();
+    std::size_t longest = 0, most_receivers = 0;
+    for (std::size_t k = 0; k < shots.count; ++k) most_receivers = std::max(most_receivers, shots.geometry(k).receivers.size());
+    Grid window = g;
+    for (std::size_t k = 0; k < shots.count; ++k) {
+        const ShotGather& s = shots.geometry(k);
+        check_shot(model, s, shots.source(k), wavelet, most_receivers == 1 && shots.count > 1);
+        const ShotGather& first = shots.geometry(0);
+        if (!migration && (s.dt != first.dt || s.nt != first.nt))
+            fail(shots.source(k) + ": shot " + std::to_string(s.id),
+                 "its sampling (" + std::to_string(s.nt) + " samples at " + fmt(s.dt) + " s) differs from the first shot's (" +
+                     std::to_string(first.nt) + " at " + fmt(first.dt) + " s)",
+                 "Model shots with different sampling in separate runs");
+        const ShotGather& l = shots.geometry(longest);
+        if ((s.nt - 1) * s.dt > (l.nt - 1) * l.dt) longest = k;
+        if (migration) {
+            const Grid w = window_extent(model, s, migration->aperture).grid;
+            if (k == 0 || w.size() > window.size()) window = w;
+        }
+    }
+    const ShotGather& rec = shots.geometry(longest);
+    const double record = (rec.nt - 1) * rec.dt;
+
+    // The time step, as the job will choose it, and the steps it makes.
+    const auto [vmin, vmax] = std::minmax_element(model.vp.data.begin(), model.vp.data.end());
+    const double dt = choose_time_step(g, *vmin, *vmax, rec.dt, wavelet.f_max, prop);
+    const double dt_cfl = max_stable_dt(*vmax, g.dx, g.ndim() == 3 ? g.dy : 0, g.dz);
+    const double raw_steps = std::ceil(record / dt - 1e-9) + 1;
+    if (!(raw_steps <= kMaxSteps))
+        fail(prop.dt > 0 ? "option propagation.dt" : model_where,
+             fmt(raw_steps) + " time steps of " + fmt(dt) + " s for the " + fmt(record) + " s record (v_max " + fmt(*vmax) +
+                 " m/s): more than " + fmt(kMaxSteps) + " steps cannot run",
+             prop.dt > 0 ? "Give propagation.dt 0 (the largest stable step) or a larger step"
+                         : "Check the model's largest velocity and the record's length and sample interval");
+    const TimeAxis ta = time_axis(model, rec, wavelet, prop);
+    const double steps = ta.nt;
+
+    // The padded grid one propagation runs on.
+    const int p = prop.pml_cells;
+    const double nx = window.nx + 2.0 * p, ny = g.ndim() == 3 ? window.ny + 2.0 * p : 1,
+                 nz = window.nz + (prop.free_surface ? 1.0 : 2.0) * p;
+    const double P = nx * ny * nz, W = double(window.size()), M = double(g.size());
+    const double b = prop.precision == Precision::Double ? 8 : 4;
+    const double R = double(most_receivers);
+    const std::string receivers_cause =
+        migration ? "the receivers per shot and the record length (" + shots.source(longest) + ")"
+                  : "acquisition.receiver-nx/ny and acquisition.record-length";
+    const std::string layers_cause = "propagation.pml (" + std::to_string(p) + " cells) and the model's size";
+
+    std::vector<Need> device, host;
+    std::string storage_line;
+    double propagations = 1;
+    if (!migration) {
+        device.push_back({P * b * (3 + 2 * g.ndim()), "wavefields and C-PML memory", layers_cause});
+        device.push_back({R * steps * 8, "receiver traces at the step", receivers_cause});
+    } else {
+        const MigrationOptions& mo = *migration;
+        const int k = imaging_interval(mo, wavelet, ta);
+        const int shift = mo.condition == ImagingCondition::BornAdjoint ? 1 : 0;
+        const double imaging_steps = std::ceil(double(ta.nt) / k) - shift;
+        const SourceKeepBytes keep = source_keep_bytes(mo, imaging_steps, steps, W, band_points(window));
+        const SourceStorage st = storage_for(mo, keep);
+        const double kept = st == SourceStorage::Snapshots ? keep.snapshots : keep.band;
+        propagations = st == SourceStorage::Snapshots ? 2 : 3;
+        device.push_back({2 * P * b * 4, "two wavefields with damping layers", layers_cause});
+        device.push_back({16 * W, "shot image and illumination", "migration.aperture"});
+        device.push_back({R * steps * 8, "data at the step", receivers_cause});
+        device.push_back({kept,
+                          st == SourceStorage::Snapshots ? "source snapshots" : "source wavefield's edge band",
+                          "migration.storage, migration.image-every and migration.aperture"});
+        storage_line = "source wavefield: " + std::string(st == SourceStorage::Snapshots ? "snapshots" : "boundary band") +
+                       " (" + bytes(kept) + " a shot; snapshots " + bytes(keep.snapshots) + ", boundary band " +
+                       bytes(keep.band) + ", budget " + bytes(mo.memory_budget) + "), imaging every " +
+                       std::to_string(k) + " steps";
+        host.push_back({16 * M, "stack (image and illumination, double)", model_where});
+        host.push_back({R * steps * 8, "data resampled to the step", receivers_cause});
+    }
+    host.push_back({4 * M * double(1 + model.extra.size()), "model", model_where});
+    host.push_back({(migration ? 24 : 16) * P + 12 * W, "domain", layers_cause});
+    host.push_back({R * rec.nt * 4.0 + R * steps * 8, "one gather's traces", receivers_cause});
+    // On the CPU the propagators live in host memory too.
+    std::vector<Need> all = host;
+    if (!prop.backend.gpu) all.insert(all.end(), device.begin(), device.end());
+    const double have = machine_memory();
+    if (total(all) > have) {
+        const Need& big = largest(all);
+        fail(big.cause,
+             "the plan needs " + bytes(total(all)) + " of memory for one shot, more than this machine's " + bytes(have) +
+                 " (the largest part: " + big.what + ", " + bytes(big.bytes) + ")",
+             "Make what sets it smaller");
+    }
+
+    const int threads = omp_get_max_threads();
+    const double rate = prop.backend.gpu ? kGpuPointsPerSecond : kCpuPointsPerThread * threads;
+    const double seconds = P * steps * propagations * double(shots.count) / rate;
+    std::vector<std::string> out;
+    out.push_back("plan: " + std::to_string(g.ndim()) + "D model " + std::to_string(g.nx) + " x " + std::to_string(g.ny) +
+                  " x " + std::to_string(g.nz) + " nodes (" + fmt(g.dx) + " x " + fmt(g.dy) + " x " + fmt(g.dz) +
+                  " m), vp " + fmt(*vmin, 6) + " to " + fmt(*vmax, 6) + " m/s");
+    out.push_back("plan: " + std::string(migration ? "largest shot window " : "grid ") + std::to_string(window.nx) + " x " +
+                  std::to_string(window.ny) + " x " + std::to_string(window.nz) + " + " + std::to_string(p) + " " +
+                  (migration ? "damping" : "C-PML") + " cells a side" + (prop.free_surface ? " (free surface on top)" : "") +
+                  " = " + std::to_string((long long)P) + " points");
+    out.push_back("plan: dt " + fmt(dt * 1e3) + " ms (" +
+                  (prop.dt > 0 ? "propagation.dt" : "the largest divisor of the " + fmt(rec.dt * 1e3) +
+                                                        " ms record interval within " + fmt(100 * prop.courant_safety) +
+                                                        "% of the stability limit") +
+                  " " + fmt(dt_cfl * 1e3) + " ms at v_max " + fmt(*vmax, 6) + " m/s), " + std::to_string(ta.nt) +
+                  " steps for the " + fmt(record) + " s record");
+    out.push_back("plan: " + std::to_string(shots.count) + " shot" + (shots.count == 1 ? "" : "s") + ", up to " +
+                  std::to_string(most_receivers) + " receivers each; every source and receiver lies in the model");
+    auto list = [](const std::vector<Need>& n) {
+        std::string s;
+        for (const auto& x : n) s += (s.empty() ? "" : ", ") + x.what + " " + bytes(x.bytes);
+        return s;
+    };
+    out.push_back("plan: memory per shot: " + std::string(prop.backend.gpu ? "device " : "propagation ") +
+                  bytes(total(device)) + " (" + list(device) + "); host " + bytes(total(host)) + " (" + list(host) +
+                  "); this machine has " + bytes(have));
+    if (!storage_line.empty()) out.push_back("plan: " + storage_line);
+    out.push_back("plan: estimated time " + duration(seconds) + " (" + fmt(propagations) + " propagation" +
+                  (propagations > 1 ? "s" : "") + " a shot at a nominal " +
+                  (prop.backend.gpu ? "10 Gpoints/s on the GPU" : fmt(rate / 1e9, 2) + " Gpoints/s on " +
+                                                                     std::to_string(threads) + " CPU thread" +
+                                                                     (threads > 1 ? "s" : "")) +
+                  ")");
+    return out;
+}
+
+}  // namespace rtm

@@ -1,0 +1,277 @@
+// The plan before the work (issue 9, items 1 and 2): rtm model and rtm migrate print
+// what they will do, refuse what cannot run (naming the option or file) before anything
+// large is allocated, check every shot and every output path before the first
+// propagation, and stop after the plan with --dry-run.
+#include <chrono>
+#include <filesystem>
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "cli_models.h"
+#include "io/model_io.h"
+#include "io/shot_io.h"
+#include "run_rtm.h"
+#include "support/catch.hpp"
+#include "support/test_data.h"
+
+using namespace rtm;
+using namespace rtm::test;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kModel = (source_dir() / "velocity_models" / "layers2d_vp.segy").string();
+const std::string kSmooth = (source_dir() / "velocity_models" / "layers2d_vp_smooth.segy").string();
+
+// "--key value" options with those of `extra` replacing the same keys of `base`
+// (rtm refuses an option given twice); a key without a value is a switch.
+std::string options(const std::string& base, const std::string& extra) {
+    std::vector<std::pair<std::string, std::string>> kv;
+    for (const std::string& text : {base, extra}) {
+        std::istringstream in(text);
+        std::vector<std::string> words{std::istream_iterator<std::string>(in), {}};
+        for (std::size_t i = 0; i < words.size();) {
+            const std::string key = words[i++];
+            const std::string value = i < words.size() && words[i].rfind("--", 0) != 0 ? words[i++] : "";
+            auto it = std::find_if(kv.begin(), kv.end(), [&](const auto& p) { return p.first == key; });
+            if (it != kv.end()) it->second = value;
+            else kv.emplace_back(key, value);
+        }
+    }
+    std::string out;
+    for (const auto& [k, v] : kv) out += " " + k + (v.empty() ? "" : " " + v);
+    return out;
+}
+
+// A small modelling job on the bundled 2D model (x from world X = 1000 m, 4 km long):
+// 2 shots, 41 receivers, 0.3 s records at 4 ms.
+std::string model_job(const fs::path& dir, const std::string& extra = "") {
+    return "model" + options("--model.vp " + kModel + " --acquisition.source-x0 1000 --acquisition.source-dx 1000"
+                             " --acquisition.source-nx 2 --acquisition.receiver-x0 500 --acquisition.receiver-dx 50"
+                             " --acquisition.receiver-nx 41 --acquisition.record-length 0.3 --acquisition.record-dt 0.004"
+                             " --propagation.device cpu --output.shots " + (dir / "shots.sgy").string(),
+                             extra);
+}
+
+// Two gathers over the bundled 2D model (its line runs along world X from 1000 m at
+// Y = 0): 21 channels, `nt` samples at `dt`; the second gather at world Y = `y2`.
+std::string shots_file(const fs::path& dir, int nt, double dt, double y2 = 0) {
+    std::vector<ShotGather> shots(2);
+    for (int k = 0; k < 2; ++k) {
+        ShotGather& g = shots[k];
+        g.id = k + 1, g.nt = nt, g.dt = dt;
+        const double y = k == 1 ? y2 : 0;
+        g.source = {1800.0 + 400 * k, y, 10};
+        for (int r = 0; r < 21; ++r) g.receivers.push_back({1500.0 + 50 * r, y, 10});
+        g.data.assign(21 * std::size_t(nt), 0.f);
+    }
+    const std::string path = (dir / "shots.sgy").string();
+    io::write_shots(path, shots);
+    return path;
+}
+
+std::string migrate_job(const std::string& shots, const fs::path& dir, const std::string& extra = "") {
+    return "migrate" + options("--model.vp " + kSmooth + " --data.shots " + shots +
+                               " --propagation.device cpu --output.job " + (dir / "job").string(),
+                               extra);
+}
+
+// Seconds a command takes: every refusal here comes before any allocation or
+// propagation, in well under the time the work would take.
+template <class F>
+double seconds_of(F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+TEST_CASE("rtm model --dry-run prints the plan (grid, dt and why, steps, shots, memory, time) and writes nothing", "[plan]") {
+    const auto dir = scratch("cli-plan-model");
+    const auto r = run_rtm(model_job(dir, "--dry-run"));
+    INFO(r.output);
+    CHECK(r.status == 0);
+    // The bundled model: 401 x 151 nodes; 20 C-PML cells a side: 441 x 191 = 84231 points.
+    CHECK_THAT(r.output, Contains("plan: grid 401 x 1 x 151 + 20 C-PML cells a side = 84231 points"));
+    // v_max 4400 m/s at 10 m: dt_max = 0.5547... * 10 / 4400 ~ 1.26 ms; 80% of it is 1.01 ms,
+    // so the largest divisor of 4 ms below it is 1 ms: 300 steps for 0.3 s, plus the
+    // time-dispersion margin.
+    CHECK_THAT(r.output, Contains("plan: dt 1 ms (the largest divisor of the 4 ms record interval"));
+    CHECK_THAT(r.output, Contains("for the 0.3 s record"));
+    CHECK_THAT(r.output, Contains("plan: 2 shots, up to 41 receivers each"));
+    CHECK_THAT(r.output, Contains("plan: memory per shot:") && Contains("this machine has"));
+    CHECK_THAT(r.output, Contains("plan: estimated time"));
+    CHECK_THAT(r.output, Contains("dry run"));
+    CHECK_FALSE(fs::exists(dir / "shots.sgy"));
+    CHECK_FALSE(fs::exists(dir / "shots.png"));
+}
+
+TEST_CASE("rtm migrate --dry-run prints the plan with the source-wavefield storage and starts no job", "[plan]") {
+    const auto dir = scratch("cli-plan-migrate");
+    const std::string shots = shots_file(dir, 200, 0.004);
+    auto r = run_rtm(migrate_job(shots, dir, "--dry-run"));
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.output, Contains("plan: largest shot window") && Contains("damping cells a side"));
+    CHECK_THAT(r.output, Contains("plan: source wavefield: snapshots") && Contains("imaging every"));
+    CHECK_THAT(r.output, Contains("plan: estimated time") && Contains("2 propagations a shot"));
+    CHECK_FALSE(fs::exists(dir / "job" / "state.json"));
+    // A budget below the snapshots: the boundary band, three propagations.
+    r = run_rtm(migrate_job(shots, dir, "--dry-run --migration.memory-budget 0.001"));
+    CHECK_THAT(r.output, Contains("plan: source wavefield: boundary band") && Contains("3 propagations a shot"));
+}
+
+TEST_CASE("a time step that plans more steps than can run is refused at once, naming propagation.dt", "[plan]") {
+    const auto dir = scratch("cli-plan-dt");
+    Result r;
+    const double s = seconds_of([&] { r = run_rtm(model_job(dir, "--propagation.dt 1e-9")); });
+    INFO(r.output);
+    CHECK(r.status == 1);
+    // 0.3 s / 1e-9 s = 3e8 steps, beyond kMaxSteps (1e7).
+    CHECK_THAT(r.output, Contains("option propagation.dt") && Contains("3e+08 time steps") && Contains("cannot run"));
+    CHECK(s < 20);
+}
+
+TEST_CASE("a record length that overflows the sample count is refused naming acquisition.record-length", "[plan]") {
+    const auto dir = scratch("cli-plan-length");
+    const auto r = run_rtm(model_job(dir, "--acquisition.record-length 1e9"));
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("option acquisition.record-length") && Contains("more than a trace can hold"));
+    CHECK_THAT(r.output, !Contains("-2147483647"));
+}
+
+TEST_CASE("velocities outside a plausible m/s range are refused naming the file and node, km/s with a hint", "[plan]") {
+    const auto dir = scratch("cli-plan-velocity");
+    Volume fast = constant_model(60, 30, 10, 2000.f);
+    fast.at(30, 0, 15) = 1e9f;
+    const std::string fast_path = (dir / "fast.sgy").string();
+    io::write_volume(fast_path, fast);
+    const std::string geometry = " --acquisition.source-x0 100 --acquisition.receiver-x0 0 --acquisition.receiver-dx 10"
+                                 " --acquisition.receiver-nx 50 --acquisition.record-length 0.3 --propagation.device cpu"
+                                 " --output.shots " + (dir / "s.sgy").string();
+    Result r;
+    const double s = seconds_of([&] { r = run_rtm("model --model.vp " + fast_path + geometry); });
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains(fast_path) && Contains("node (ix 30, iy 0, iz 15") && Contains("1e+09 m/s") &&
+                             Contains("outside the plausible 300 to 1.5e+04 m/s"));
+    CHECK(s < 20);
+
+    const std::string kms_path = (dir / "kms.sgy").string();
+    io::write_volume(kms_path, constant_model(60, 30, 10, 2.5f));
+    r = run_rtm("model --model.vp " + kms_path + geometry);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains(kms_path) && Contains("look like km/s") && Contains("Multiply the model by 1000"));
+}
+
+TEST_CASE("plans beyond the machine's memory are refused before allocating, naming what sets them", "[plan]") {
+    const auto dir = scratch("cli-plan-memory");
+    struct Case {
+        std::string args, names;
+    };
+    const Case cases[] = {
+        // 1e8 receivers: 2.8 GB of positions and channels plus 76 samples each (30 GB).
+        {"--acquisition.receiver-nx 100000000", "acquisition.receiver-nx"},
+        // 1e7-sample records of 41 receivers at 0.1 ms: a trace alone is 40 MB, the
+        // traces at the step 41 x 1e7 x 8 B = 3.3 GB; with 2000 receivers 160 GB.
+        {"--acquisition.record-dt 0.0001 --acquisition.record-length 999 --acquisition.receiver-nx 2000",
+         "acquisition.receiver-nx"},
+        // 100 000 absorbing cells a side: (401 + 2e5) x (151 + 2e5) points, 4e10 x 28 B.
+        {"--propagation.pml 100000", "propagation.pml"},
+    };
+    for (const auto& c : cases) {
+        Result r;
+        const double s = seconds_of([&] { r = run_rtm(model_job(dir, c.args)); });
+        INFO(c.args << "\n" << r.output);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains(c.names) && Contains("more than this machine's"));
+        CHECK_THAT(r.output, !Contains("bad_alloc"));
+        CHECK(s < 20);
+    }
+    const auto r = run_rtm(model_job(dir, "--wavelet.ricker-f0 1e-6"));
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("option wavelet.ricker-f0") && Contains("longer than any seismic record"));
+}
+
+TEST_CASE("shots whose records cannot hold a reflection are refused naming the file, shot and header fields", "[plan]") {
+    const auto dir = scratch("cli-plan-record");
+    // 200 samples at 1 us: 0.2 ms of record, against one period of f_max = 2.5 x 10 Hz (40 ms).
+    auto r = run_rtm(migrate_job(shots_file(dir, 200, 1e-6), dir));
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains((dir / "shots.sgy").string() + ": shot 1") && Contains("200 samples at 1 us") &&
+                             Contains("trace byte 117"));
+    CHECK_FALSE(fs::exists(dir / "job" / "state.json"));
+    // Two samples at 4 ms: a 4 ms record.
+    const auto dir2 = scratch("cli-plan-record2");
+    r = run_rtm(migrate_job(shots_file(dir2, 2, 0.004), dir2));
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("shot 1") && Contains("2 samples at 4000 us") && Contains("nothing could be imaged"));
+}
+
+TEST_CASE("a velocity model given as the shots file is refused, saying so", "[plan]") {
+    const auto dir = scratch("cli-plan-model-as-shots");
+    const auto r = run_rtm(migrate_job(kModel, dir));
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains(kModel) && Contains("A velocity model given as the shots file looks like this") &&
+                             Contains("model.vp"));
+}
+
+TEST_CASE("shots 5 km off a 2D model's line are refused before the first shot, naming the file and shot", "[plan]") {
+    const auto dir = scratch("cli-plan-offline");
+    const auto r = run_rtm(migrate_job(shots_file(dir, 200, 0.004, 5000), dir));
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains((dir / "shots.sgy").string() + ": shot 2 source") &&
+                             Contains("lies 5000 m off the 2D model's line"));
+    CHECK_FALSE(fs::exists(dir / "job" / "state.json"));  // before any shot
+}
+
+TEST_CASE("every shot's geometry is checked before the first propagation", "[plan]") {
+    const auto dir = scratch("cli-plan-geometry");
+    // The second source at x = 5000 m lies past the model's 4000 m.
+    auto r = run_rtm(model_job(dir, "--acquisition.source-dx 4000"));
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("shot 2 source") && Contains("lies outside the model"));
+    CHECK_THAT(r.output, !Contains("modelling 2 shot(s)"));  // said just before propagating
+    CHECK_FALSE(fs::exists(dir / "shots.sgy"));
+}
+
+TEST_CASE("output paths are checked before the work: not under a file, not a folder, within SEG-Y's limits", "[plan]") {
+    const auto dir = scratch("cli-plan-outputs");
+    std::ofstream(dir / "afile") << "x";
+    auto r = run_rtm(model_job(dir, "--output.shots " + (dir / "afile" / "s.sgy").string()));
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("option output.shots") && Contains("is a file"));
+    CHECK_THAT(r.output, !Contains("modelling 2 shot(s)"));
+
+    fs::create_directories(dir / "afolder");
+    r = run_rtm(model_job(dir, "--output.shots " + (dir / "afolder").string() + " --output.preview " +
+                                   (dir / "p.png").string()));
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("option output.shots") && Contains("is a folder, not a file"));
+
+    const std::string shots = shots_file(dir, 200, 0.004);
+    r = run_rtm(migrate_job(shots, dir, "--output.job " + (dir / "afile").string()));
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("option output.job") && Contains("is a file, not a folder"));
+
+    // 70 s at 1 ms: 70001 samples, beyond SEG-Y's 65535.
+    r = run_rtm(model_job(dir, "--acquisition.record-length 70 --acquisition.record-dt 0.001 --acquisition.receiver-nx 2"));
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("option acquisition.record-length") && Contains("70001 samples") &&
+                             Contains("SEG-Y's 65535"));
+    // Half a microsecond cannot be written in SEG-Y's whole microseconds.
+    r = run_rtm(model_job(dir, "--acquisition.record-dt 0.0000005 --acquisition.record-length 0.1"));
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("option acquisition.record-dt") && Contains("whole microseconds"));
+}

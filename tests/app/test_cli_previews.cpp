@@ -1,0 +1,113 @@
+// Previews a geophysicist can read (issue 9, item 5): gathers and images with axes in
+// seconds or metres, a title (file, shots, condition), a colour bar with the clip and
+// the gain stated; partial images say how many shots they hold; per-shot images on
+// request. The labels are drawn and also kept in the PNG's text chunks, read here.
+#include <png.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "io/shot_io.h"
+#include "run_rtm.h"
+#include "support/catch.hpp"
+#include "support/test_data.h"
+
+using namespace rtm;
+using namespace rtm::test;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Png {
+    int width = 0, height = 0;
+    std::map<std::string, std::string> text;
+    std::vector<unsigned char> rgb;
+};
+
+Png read_png(const fs::path& path) {
+    Png out;
+    std::FILE* fp = std::fopen(path.c_str(), "rb");
+    REQUIRE(fp);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+    png_infop info = png_create_info_struct(png);
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &info, nullptr);
+        std::fclose(fp);
+        FAIL("libpng could not read " << path);
+    }
+    png_init_io(png, fp);
+    png_read_info(png, info);
+    out.width = int(png_get_image_width(png, info));
+    out.height = int(png_get_image_height(png, info));
+    out.rgb.resize(std::size_t(out.width) * out.height * 3);
+    for (int r = 0; r < out.height; ++r) png_read_row(png, &out.rgb[std::size_t(r) * out.width * 3], nullptr);
+    png_read_end(png, info);
+    png_textp t = nullptr;
+    const int n = png_get_text(png, info, &t, nullptr);
+    for (int i = 0; i < n; ++i) out.text[t[i].key] = t[i].text;
+    png_destroy_read_struct(&png, &info, nullptr);
+    std::fclose(fp);
+    return out;
+}
+
+// Dark pixels (text, axes) in rows y0..y1 of the picture.
+int dark(const Png& p, int y0, int y1) {
+    int n = 0;
+    for (int y = y0; y < y1; ++y)
+        for (int x = 0; x < p.width; ++x) n += p.rgb[(std::size_t(y) * p.width + x) * 3] < 100;
+    return n;
+}
+
+bool have_font() { return fs::exists("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf") || std::getenv("RTM_FONT"); }
+
+}  // namespace
+
+TEST_CASE("rtm model's gather preview has a title, time and offset axes, the clip and the gain", "[previews]") {
+    const auto dir = scratch("cli-preview-gather");
+    const auto model = (source_dir() / "velocity_models" / "layers2d_vp.segy").string();
+    const auto r = run_rtm("model --model.vp " + model + " --acquisition.source-x0 1000 --acquisition.source-dx 1000"
+                           " --acquisition.source-nx 3 --acquisition.receiver-x0 500 --acquisition.receiver-dx 50"
+                           " --acquisition.receiver-nx 41 --acquisition.record-length 0.3 --acquisition.record-dt 0.004"
+                           " --propagation.device cpu --output.shots " + (dir / "s.sgy").string());
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    const Png p = read_png(dir / "s.png");
+    CHECK_THAT(p.text.at("Title"), Contains((dir / "s.sgy").string() + ": shot 2 (the middle of 3), modelled"));
+    // Receivers 500..2500 m, the source at 2000 m: offsets -1500..500; 76 samples at 4 ms.
+    CHECK_THAT(p.text.at("Description"), Contains("display gain t^2") && Contains("colour clipped at +-") &&
+                                          Contains("offset along X (m) -1.5e+03..500") && Contains("time (s) 0..0.3"));
+    // 41 x 76 samples replicated 10x to at least 400 pixels, inside a frame.
+    CHECK(p.width > 410);
+    CHECK(p.height > 760);
+    if (have_font()) CHECK(dark(p, 0, 30) > 50);  // the title drawn above the plot
+}
+
+TEST_CASE("a partial migration's image says how many shots it holds, and keep-shot-images writes each shot's", "[previews]") {
+    const auto dir = scratch("cli-preview-image");
+    const auto model = (source_dir() / "velocity_models" / "layers2d_vp_smooth.segy").string();
+    std::vector<ShotGather> shots(2);
+    for (int k = 0; k < 2; ++k) {
+        ShotGather& g = shots[k];
+        g.id = k + 1, g.nt = 150, g.dt = 0.004;
+        g.source = {1800.0 + 400 * k, 0, 10};
+        for (int i = 0; i < 21; ++i) g.receivers.push_back({1500.0 + 50 * i, 0, 10});
+        g.data.assign(21 * 150, 0.f);
+        for (int i = 0; i < 21; ++i) g.data[i * 150 + 100] = 1.f;  // an event at 0.4 s
+    }
+    const std::string file = (dir / "shots.sgy").string();
+    io::write_shots(file, shots);
+    const auto r = run_rtm("migrate --model.vp " + model + " --data.shots " + file +
+                           " --migration.aperture 500 --migration.max-shots 1 --migration.keep-shot-images true"
+                           " --propagation.device cpu --output.job " + (dir / "job").string());
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    const Png p = read_png(dir / "job" / "image.png");
+    CHECK_THAT(p.text.at("Title"), Contains("image.sgy: partial, 1 of 2 shots, cross-correlation"));
+    CHECK_THAT(p.text.at("Description"), Contains("stack / source illumination, -Laplacian") &&
+                                          Contains("x (m) 0..4e+03") && Contains("depth (m) 0..1.5e+03"));
+    const Png s = read_png(dir / "job" / "shots" / "shot-1-shots.png");
+    CHECK_THAT(s.text.at("Title"), Contains("shot 1 from " + file + ", cross-correlation"));
+    CHECK_FALSE(fs::exists(dir / "job" / "shots" / "shot-2-shots.png"));  // not migrated in this run
+}
