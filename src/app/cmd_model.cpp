@@ -232,18 +232,21 @@ int cmd_model(int argc, char** argv) {
         writer = std::make_unique<io::ShotWriter>(out, geometry);
     });
     if (!world.root()) writer = std::make_unique<io::ShotWriter>(out, geometry, io::ShotWriter::Role::Join);
-    const std::size_t middle = geometry.size() / 2;  // its rank writes the preview
+    const std::size_t middle = geometry.size() / 2;  // kept by the rank that models it, for the preview
+    ShotGather preview;
     const GatherSink write = [&](std::size_t k, ShotGather&& gather) {
         writer->write(k, gather);
-        if (k == middle)
-            io::write_gather_png(png, gather, out + ": shot " + std::to_string(gather.id) + " (the middle of " +
-                                                  std::to_string(geometry.size()) + "), modelled");
+        if (k == middle) preview = std::move(gather);
     };
     const auto t0 = std::chrono::steady_clock::now();
     ModellingStats stats;
     if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) born(vm, model, geometry, wavelet, prop, write, stats);
     else model_shots(model, geometry, wavelet, prop, write, &stats);
     writer->close();
+    // After the batches' traces are freed: the preview's drawing is the last peak.
+    if (!preview.receivers.empty())
+        io::write_gather_png(png, preview, out + ": shot " + std::to_string(preview.id) + " (the middle of " +
+                                               std::to_string(geometry.size()) + "), modelled");
     // Every rank's counts to rank 0 (the barrier of the gather: all have closed the file).
     const auto counts = world.gather(std::to_string(stats.shots) + " " + std::to_string(stats.point_updates) + " " +
                                      std::to_string(stats.busy_seconds));

@@ -1,5 +1,7 @@
 #include "pipeline/plan.h"
 
+#include "pipeline/memory_plan.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -97,18 +99,6 @@ void check_shot(const Model& model, const ShotGather& s, const std::string& sour
 }
 
 }  // namespace
-
-SourceKeepBytes source_keep_bytes(const MigrationOptions& opt, double imaging_steps, double steps,
-                                  double window_points, double band_points) {
-    const bool is = opt.condition == ImagingCondition::InverseScattering;
-    const double per_value = opt.bf16_snapshots ? 2 : opt.propagation.precision == Precision::Double ? 8 : 4;
-    return {imaging_steps * window_points * per_value * (is ? 2 : 1), (steps + 1) * band_points * 4};
-}
-
-SourceStorage storage_for(const MigrationOptions& opt, const SourceKeepBytes& b) {
-    if (opt.storage != SourceStorage::Auto) return opt.storage;
-    return b.snapshots <= opt.memory_budget ? SourceStorage::Snapshots : SourceStorage::Boundary;
-}
 
 int record_samples(double length, double dt, const std::string& where) {
     const double n = length / dt;
@@ -210,20 +200,33 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         const MigrationOptions& mo = *migration;
         const int k = imaging_interval(mo, wavelet, ta);
         const int shift = mo.condition == ImagingCondition::BornAdjoint ? 1 : 0;
-        const double imaging_steps = std::ceil(double(ta.nt) / k) - shift;
-        const SourceKeepBytes keep = source_keep_bytes(mo, imaging_steps, steps, W, band_points(window));
-        const SourceStorage st = storage_for(mo, keep);
-        const double kept = st == SourceStorage::Snapshots ? keep.snapshots : keep.band;
-        propagations = st == SourceStorage::Snapshots ? 2 : 3;
+        // The shot's own choice (memory_plan.h), from the window's sizes: it refuses here,
+        // before any shot, a budget that cannot hold even one checkpoint.
+        MemoryNeeds needs;
+        needs.window_points = W;
+        needs.padded_points = P;
+        needs.band_points = band_points(window);
+        needs.steps = ta.nt;
+        needs.states = int(std::ceil(double(ta.nt) / k) - shift);
+        needs.state_every = k;
+        needs.first_state = shift;
+        needs.value_bytes = mo.propagation.precision == Precision::Double ? 8 : 4;
+        needs.bf16_snapshots = mo.bf16_snapshots;
+        needs.two_snapshots = mo.condition == ImagingCondition::InverseScattering;
+        const double budget = mo.memory_budget > 0 ? mo.memory_budget
+                                                   : auto_memory_budget(mo.propagation.backend, propagation_bytes(needs));
+        const MemoryPlan mp = plan_memory(needs, mo.storage, budget, "the job's shots");
+        const SourceStorage st = mp.storage;
+        const double kept = mp.bytes_kept;
+        propagations = st == SourceStorage::Boundary ? 3 : 1 + mp.recompute;  // the receivers' and the source's (recomputed)
         device.push_back({2 * P * b * 4, "two wavefields with damping layers", layers_cause});
         device.push_back({16 * W, "shot image and illumination", "migration.aperture"});
         device.push_back({R * steps * 8, "data at the step", receivers_cause});
-        device.push_back({kept,
-                          st == SourceStorage::Snapshots ? "source snapshots" : "source wavefield's edge band",
-                          "migration.storage, migration.image-every and migration.aperture"});
-        storage_line = "source wavefield: " + std::string(st == SourceStorage::Snapshots ? "snapshots" : "boundary band") +
-                       " (" + bytes(kept) + " a shot; snapshots " + bytes(keep.snapshots) + ", boundary band " +
-                       bytes(keep.band) + ", budget " + bytes(mo.memory_budget) + "), imaging every " +
+        device.push_back({kept, std::string("source wavefield (") + storage_name(st) + ")",
+                          "migration.storage, migration.memory-budget, migration.image-every and migration.aperture"});
+        storage_line = "source wavefield: " + std::string(storage_name(st)) + " (" + bytes(kept) + " a shot; snapshots " +
+                       bytes(mp.snapshot_bytes) + ", boundary band " + bytes(mp.band_bytes) + ", budget " +
+                       bytes(budget) + (mo.memory_budget > 0 ? "" : " (auto)") + "), imaging every " +
                        std::to_string(k) + " steps";
         host.push_back({16 * M, "stack (image and illumination, double)", model_where});
         host.push_back({R * steps * 8, "data resampled to the step", receivers_cause});

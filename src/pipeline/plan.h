@@ -13,17 +13,6 @@
 
 namespace rtm {
 
-// Bytes one shot's kept source wavefield takes each way: snapshots (every imaging step,
-// in the propagation's precision or bfloat16; inverse scattering keeps two per step) or
-// the window's edge band (float) every step. migrate_shot chooses by them.
-struct SourceKeepBytes {
-    double snapshots = 0, band = 0;
-};
-SourceKeepBytes source_keep_bytes(const MigrationOptions& opt, double imaging_steps, double steps,
-                                  double window_points, double band_points);
-// The storage used: opt.storage, or for Auto snapshots when they fit the memory budget.
-SourceStorage storage_for(const MigrationOptions& opt, const SourceKeepBytes& bytes);
-
 // Velocities a model in m/s may hold: slower than air is not rock, and nothing in the
 // Earth's crust or mantle runs faster than 15 km/s.
 constexpr double kMinVelocity = 300, kMaxVelocity = 15000;
