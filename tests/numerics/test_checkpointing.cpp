@@ -190,7 +190,7 @@ TEST_CASE("the memory plan takes snapshots, then the band, then checkpoints as t
     CHECK(contains(err, "snapshots would take 0.8 GB"));
 }
 
-TEST_CASE("a migrated shot's time in propagation steps is positive and within its wall time; its point updates count every source and receiver step") {
+TEST_CASE("a migrated shot's time in propagation steps is positive and within its wall time, and its point updates count every source and receiver step") {
     const Model m = make_model(61, 1, 41, 10, [](double, double, double z) { return 1800 + z; });
     const Wavelet w = ricker_wavelet(15);
     MigrationOptions opt;
