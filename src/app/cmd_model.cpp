@@ -218,6 +218,7 @@ int cmd_model(int argc, char** argv) {
         if (k == middle) preview = std::move(gather);
     };
     ModellingStats stats;
+    if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) refuse_anisotropy(model, "Born modelling");
     if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) born(vm, model, geometry, wavelet, prop, write, stats);
     else model_shots(model, geometry, wavelet, prop, write, &stats);
     writer.commit();
