@@ -122,7 +122,6 @@ void Domain::set_anisotropy(const AnisotropyFields& extra, std::size_t nodes) {
                 tti_.cpq[p] = vdt2_[p] * t.b;
                 if (tti_.tilted)
                     for (int ax = 0; ax < 3; ++ax) tti_.axis[ax][p] = t.n[ax];
-                if (t.clamped && ix == wx + nb && iy == wy + pad_y && iz == wz + box_.pml_lo[2]) ++tti_.clamped;
             }
 }
 

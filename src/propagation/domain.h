@@ -43,7 +43,6 @@ struct TtiCoefficients {
     bool tilted = false;             // TTI (rotated operator) or VTI (compact operator)
     std::vector<double> cpp, cpq;    // (v dt)^2 (1 + 2 eps), (v dt)^2 b; W_qq is vdt2()
     std::vector<double> axis[3];     // n_x, n_y, n_z (TTI only)
-    std::size_t clamped = 0;         // window points where delta was lowered to epsilon
 };
 
 class Domain {

@@ -38,13 +38,14 @@ inline std::vector<float> sample(const Grid& g, const Field& f) {
 struct AnisoResult {
     std::vector<double> traces;     // receivers x nt
     std::vector<double> wavefield;  // (p + q) / 2 (or u) on the window after the last step
-    double max_abs = 0;             // largest |wavefield| over the steps where it was checked
-    bool finite = true;
+    double early_max = 0;           // largest |wavefield| checked in the first `early` steps
+    double late_max = 0;            // and from step `late` on
+    bool finite = true;             // every checked wavefield
 };
 
-// Runs r; every `check_every` steps (0: never) the wavefield's largest magnitude is
-// folded into max_abs and its finiteness checked, from step `check_from` on.
-inline AnisoResult run(const AnisoRun& r, int check_every = 0, int check_from = 0) {
+// Runs r; every `check_every` steps (0: never) the wavefield is checked: finite, and its
+// largest magnitude folded into early_max (steps 1..early) or late_max (steps > late).
+inline AnisoResult run(const AnisoRun& r, int check_every = 0, int early = 0, int late = 0) {
     AnisotropyFields extra;
     for (const auto& [name, f] : r.extra) extra[name] = sample(r.grid, f);
     Domain d(r.grid, sample(r.grid, r.vp), r.domain, extra);
@@ -57,11 +58,14 @@ inline AnisoResult run(const AnisoRun& r, int check_every = 0, int check_from = 
     AnisoResult out;
     for (int n = 0; n < r.nt; ++n) {
         p->step(n);
-        if (check_every > 0 && n >= check_from && (n + 1) % check_every == 0) {
+        if (check_every > 0 && (n + 1) % check_every == 0) {
+            double m = 0;
             for (double x : p->wavefield()) {
                 if (!std::isfinite(x)) out.finite = false;
-                out.max_abs = std::max(out.max_abs, std::abs(x));
+                m = std::max(m, std::abs(x));
             }
+            if (n < early) out.early_max = std::max(out.early_max, m);
+            if (n >= late) out.late_max = std::max(out.late_max, m);
             if (!out.finite) break;
         }
     }

@@ -83,12 +83,14 @@ double peak_time(const double* tr, int nt, double dt) {
 
 }  // namespace
 
-TEST_CASE("VTI with epsilon = delta = 0 reproduces the isotropic propagator to rounding (2D and 3D)") {
+TEST_CASE("VTI with epsilon = delta = 0 reproduces the isotropic propagator to rounding (2D and 3D, free surface)") {
     // With eps = delta = 0, W = (v dt)^2 [[1, 1], [1, 1]] and W B = (v dt)^2 (1, 1): p and q
     // take the same values as the isotropic u, the sum Dxx u + Dzz u formed in another
-    // order (see rounding_bound). Heterogeneous vp, damping layers, off-grid source and receivers.
-    for (int ndim : {2, 3}) {
+    // order (see rounding_bound). Heterogeneous vp, damping layers, off-grid source and
+    // receivers; in 2D also with a free surface (both fields mirrored as u is).
+    for (const auto& [ndim, surface] : {std::pair{2, false}, std::pair{3, false}, std::pair{2, true}}) {
         AnisoRun r;
+        r.domain.free_surface = surface;
         r.grid = square_grid(ndim == 3 ? 41 : 81, 10, ndim);
         r.vp = [](double x, double y, double z) { return 1800 + 0.8 * z + 300 * std::sin(x / 90) + (y > 200 ? 150 : 0); };
         r.domain.dt = 0.001;
@@ -98,11 +100,11 @@ TEST_CASE("VTI with epsilon = delta = 0 reproduces the isotropic propagator to r
         const double c = (r.grid.nx - 1) * 10 / 2.0;
         r.source = {c + 3.3, ndim == 3 ? c - 2.1 : 0, c + 1.7};
         r.receivers = {{c + 101.7, ndim == 3 ? c + 33.3 : 0, c - 77.7}, {5.5, ndim == 3 ? c : 0, 9.1}};
-        const AnisoResult iso = run(r);
+        const AnisoResult iso = run(r, 1, r.nt);  // early_max: max |u| over all steps
         r.extra = {{"epsilon", constant(0)}, {"delta", constant(0)}};
         const AnisoResult vti = run(r);
-        const double bound = rounding_bound(r.nt, max_abs(iso.wavefield) + max_abs(iso.traces));
-        WARN(ndim << "D: max |trace difference| " << max_diff(vti.traces, iso.traces) << ", max |field difference| "
+        const double bound = rounding_bound(r.nt, iso.early_max);
+        WARN(ndim << "D" << (surface ? " with a free surface" : "") << ": max |trace difference| " << max_diff(vti.traces, iso.traces) << ", max |field difference| "
                   << max_diff(vti.wavefield, iso.wavefield) << " (bound " << bound << "; field max " << max_abs(iso.wavefield)
                   << ")");
         CHECK(max_abs(iso.traces) > 0);
@@ -122,11 +124,13 @@ TEST_CASE("VTI and TTI qP arrival times match the exact traveltimes at 36 angles
     // of the far-field expansion, a delay c / (w^2 T) with c = 1/8 for an isotropic
     // medium and up to about 2 where the qP wavefront is flattest (strong anellipticity),
     // 0.3 ms at 20 Hz. Bound 0.5 ms; anisotropy moves these arrivals by up to 65 ms.
+    // (With eps - delta = 0.3, eps 0.25, delta -0.05, tilt -50, picks came 0.02-0.49 ms
+    // early, all early: the bound on c is not derived for so strong an anellipticity.)
     struct Case {
         double eps, delta, theta_deg;
         bool tilted;
     };
-    for (const Case cs : {Case{0.2, 0.1, 0, false}, Case{0.2, 0.1, 30, true}, Case{0.25, -0.05, -50, true}}) {
+    for (const Case cs : {Case{0.2, 0.1, 0, false}, Case{0.2, 0.1, 30, true}, Case{0.25, 0.1, -50, true}}) {
         AnisoRun r;
         const double h = 6.25, radius = 700;
         r.grid = square_grid(2 * 128 + 1, h, 2);
@@ -189,7 +193,7 @@ TEST_CASE("a medium tilted by 90 degrees equals the untilted one with its axes s
         const double c = (n - 1) * 10 / 2.0;
         r.source = {c, ndim == 3 ? c : 0, c};
         r.extra = {{"epsilon", constant(0.25)}, {"delta", constant(0.05)}, {"theta", constant(0)}};
-        const AnisoResult up = run(r);
+        const AnisoResult up = run(r, 1, r.nt);  // early_max: max |u| over all steps
         r.extra["theta"] = constant(M_PI / 2);
         if (ndim == 3) r.extra["phi"] = constant(M_PI / 2);
         const AnisoResult turned = run(r);
@@ -211,8 +215,7 @@ TEST_CASE("a medium tilted by 90 degrees equals the untilted one with its axes s
                                                       phase_velocity(1, 0.25, 0.05, a - da))) / (2 * da));
         }
         const double T = r.nt * r.domain.dt;
-        const double bound = rounding_bound(r.nt, max_abs(up.wavefield)) +
-                             2 * M_PI * 2.5 * r.f0 * max_abs(up.wavefield) * T * slope * eta;
+        const double bound = rounding_bound(r.nt, up.early_max) + 2 * M_PI * 2.5 * r.f0 * up.early_max * T * slope * eta;
         WARN(ndim << "D: max |turned - swapped upright| " << diff << " (bound " << bound << "), |turned - upright| "
                   << asym << ", field max " << max_abs(up.wavefield));
         CHECK(asym > 0.05 * max_abs(up.wavefield));
@@ -339,17 +342,14 @@ TEST_CASE("VTI and TTI stay stable for 20000 steps at 99% of the CFL limit on ra
         const std::size_t clamped = clamped_delta_nodes(m);
         r.domain.dt = 0.99 * anisotropic_max_stable_dt(m);
         r.source = {n * 5.0 + 1.3, cs.ndim == 3 ? n * 5.0 : 0, n * 5.0 - 2.1};
-        r.nt = 2000;
-        const AnisoResult early = run(r, 10);
         r.nt = 20000;
-        const AnisoResult late = run(r, 100, 10000);
+        const AnisoResult res = run(r, 20, 2000, 10000);
         WARN(cs.name << ": delta > epsilon at " << clamped << " of " << m.vp.data.size() << " nodes; dt " << r.domain.dt
-                     << " s; max |u| in steps 1-2000 " << early.max_abs << ", in steps 10001-20000 " << late.max_abs);
+                     << " s; max |u| in steps 1-2000 " << res.early_max << ", in steps 10001-20000 " << res.late_max);
         CHECK(clamped > 0);
-        CHECK(early.finite);
-        CHECK(late.finite);
-        CHECK(early.max_abs > 0);
-        CHECK(late.max_abs <= early.max_abs);
+        CHECK(res.finite);
+        CHECK(res.early_max > 0);
+        CHECK(res.late_max <= res.early_max);
     }
 }
 
