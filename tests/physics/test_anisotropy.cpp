@@ -384,7 +384,7 @@ TEST_CASE("the damping layers reflect VTI and TTI waves no more than the round-t
     const double bound = iso * std::pow(Rc, 1 / vg_ratio - 1);
     const double vti = level({{"epsilon", constant(0.2)}, {"delta", constant(0.1)}});
     const double tti = level({{"epsilon", constant(0.2)}, {"delta", constant(0.1)}, {"theta", constant(M_PI / 4)}});
-    WARN("reflection level of 20 damping cells at 10 Hz (2 wavelengths): isotropic " << iso << ", VTI " << vti
+    WARN("reflection level of 20 damping cells (one wavelength at 10 Hz): isotropic " << iso << ", VTI " << vti
                                                                                   << ", TTI (45 degrees) " << tti
                                                                                   << " (bound " << bound << ")");
     CHECK(vti <= bound);
