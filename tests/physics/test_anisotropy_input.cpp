@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "io/model_io.h"
+#include "kernels/cpu/tti_cpu.h"
 #include "physics/anisotropy.h"
 #include "physics/stencil.h"
 #include "propagation/backend.h"
@@ -159,4 +160,56 @@ TEST_CASE("delta above epsilon is lowered to epsilon, and counted, so that C sta
     m.extra["delta"].at(1, 0, 2) = 0.2f;
     m.extra["delta"].at(3, 0, 4) = 0.15f;
     CHECK(clamped_delta_nodes(m) == 2);
+}
+
+TEST_CASE("without the stability rule delta > epsilon blows up; with delta lowered to epsilon the same start stays bounded") {
+    // The VTI step on its own (kernels/cpu/tti_cpu.h), homogeneous, no layers, from small
+    // random p = q at rest: with b^2 = 1 + 2 delta > a = 1 + 2 eps, det C < 0 and the
+    // second root of the dispersion relation is negative, a mode growing like
+    // exp(|w| t) (Bube et al. 2012): at kh = kv = the largest grid wavenumber
+    // w^2 = vp^2 (tr - sqrt(tr^2 - 4 det kh^2 kv^2)) / 2 = -(262 / s)^2 here, |w| dt = 0.65,
+    // so 1000 steps multiply it by about e^650, far beyond the 1e6 checked. With b^2 = a (the rule) every root is >= 0 and leapfrog
+    // under the CFL limit keeps the field within a few times its start.
+    const double eps = 0.0, delta = 0.3, vp = 2000, h = 10;
+    auto grow = [&](double b) {
+        kernels::TtiStepArgs<double> A;
+        A.box.ndim = 2;
+        A.box.nx = A.box.nz = 48;
+        const std::size_t n = A.box.padded_size();
+        std::vector<double> p(n, 0.0), q(n, 0.0), wp, wq, cpp(n), cpq(n), cqq(n);
+        const double a = 1 + 2 * eps;
+        const double dt = 0.9 * 2 / std::sqrt(stencil::second_derivative_symbol_max() * (vp * vp * a + vp * vp) / (h * h));
+        const double w = vp * vp * dt * dt;
+        std::fill(cpp.begin(), cpp.end(), w * a);
+        std::fill(cpq.begin(), cpq.end(), w * b);
+        std::fill(cqq.begin(), cqq.end(), w);
+        unsigned seed = 12345;
+        for (int iz = 0; iz < A.box.nz; ++iz)
+            for (int ix = 0; ix < A.box.nx; ++ix) {
+                seed = seed * 1103515245u + 12345u;
+                p[A.box.at(ix, 0, iz)] = q[A.box.at(ix, 0, iz)] = 1e-6 * (double(seed >> 8) / double(1u << 24) - 0.5);
+            }
+        wp = p;
+        wq = q;
+        A.inv_h2[0] = A.inv_h2[2] = 1 / (h * h);
+        A.inv_h[0] = A.inv_h[2] = 1 / h;
+        A.cpp = cpp.data();
+        A.cpq = cpq.data();
+        A.cqq = cqq.data();
+        double start = 0, end = 0;
+        for (double x : p) start = std::max(start, std::abs(x));
+        for (int s = 0; s < 1000; ++s) {
+            A.p = p.data(), A.q = q.data(), A.wp = wp.data(), A.wq = wq.data();
+            kernels::tti_step_cpu(A);
+            std::swap(p, wp);
+            std::swap(q, wq);
+        }
+        for (double x : p) end = std::max(end, std::abs(x));
+        return end / start;
+    };
+    const double unstable = grow(std::sqrt(1 + 2 * delta)), ruled = grow(tti_point(eps, delta, 0, 0).b);
+    WARN("growth of the largest value over 1000 steps: delta > epsilon kept " << unstable << ", delta lowered to epsilon "
+                                                                              << ruled);
+    CHECK(unstable > 1e6);
+    CHECK(ruled < 10);
 }
