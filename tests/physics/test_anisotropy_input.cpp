@@ -162,7 +162,7 @@ TEST_CASE("delta above epsilon is lowered to epsilon, and counted, so that C sta
     CHECK(clamped_delta_nodes(m) == 2);
 }
 
-TEST_CASE("without the stability rule delta > epsilon blows up; with delta lowered to epsilon the same start stays bounded") {
+TEST_CASE("without the stability rule delta > epsilon blows up, and with delta lowered to epsilon the same start stays bounded") {
     // The VTI step on its own (kernels/cpu/tti_cpu.h), homogeneous, no layers, from small
     // random p = q at rest: with b^2 = 1 + 2 delta > a = 1 + 2 eps, det C < 0 and the
     // second root of the dispersion relation is negative, a mode growing like
