@@ -195,6 +195,7 @@ int cmd_migrate(int argc, char** argv) {
     if (!parse_options(argc, argv, kUsage, desc, model_command_options(), vm)) return 0;
 
     const Model model = load_model(vm);
+    refuse_anisotropy(model, "migration");
     if (!vm.count("data.shots")) fail("option data.shots", "no shot files given", "Set [data] shots = FILE.sgy");
     const auto files = vm["data.shots"].as<std::vector<std::string>>();
     for (std::size_t i = 0; i < files.size(); ++i)

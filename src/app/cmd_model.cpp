@@ -240,6 +240,7 @@ int cmd_model(int argc, char** argv) {
     };
     const auto t0 = std::chrono::steady_clock::now();
     ModellingStats stats;
+    if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) refuse_anisotropy(model, "Born modelling");
     if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) born(vm, model, geometry, wavelet, prop, write, stats);
     else model_shots(model, geometry, wavelet, prop, write, &stats);
     writer->close();

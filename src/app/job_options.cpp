@@ -10,6 +10,7 @@
 #include "parallel/world.h"
 #include "io/model_io.h"
 #include "io/shot_io.h"
+#include "physics/anisotropy.h"
 #include "physics/wavelet.h"
 
 namespace rtm::app {
@@ -27,7 +28,19 @@ po::options_description model_options() {
          "metres per unit of the sample-interval field: depth models conventionally store dz there in mm (0.001)")
         ("model.dz", po::value<double>()->default_value(0), "depth spacing, m, overriding the sample-interval field (0: from the file)")
         ("model.dx", po::value<double>()->default_value(0), "trace spacing along x, m, for files without trace coordinates (0: from the coordinates)")
-        ("model.dy", po::value<double>()->default_value(0), "trace spacing along y, m, as model.dx");
+        ("model.dy", po::value<double>()->default_value(0), "trace spacing along y, m, as model.dx")
+        ("model.epsilon", po::value<std::string>(),
+         "Thomsen epsilon (dimensionless, -0.5 < eps <= 1; horizontal P velocity vp sqrt(1 + 2 eps)): SEG-Y on "
+         "vp's grid or a constant number; with any of epsilon, delta, theta, phi the model is anisotropic "
+         "(pseudo-acoustic VTI, TTI with theta or phi; docs/anisotropy.md)")
+        ("model.delta", po::value<std::string>(),
+         "Thomsen delta (dimensionless, -0.5 < delta <= 1): SEG-Y or a number; where delta > epsilon it is "
+         "lowered to epsilon (the system is unstable there), with a warning counting the nodes")
+        ("model.theta", po::value<std::string>(),
+         "tilt of the symmetry axis from vertical, degrees (-180..180; towards +x, or towards azimuth phi in 3D): "
+         "SEG-Y or a number; absent (with phi): VTI")
+        ("model.phi", po::value<std::string>(),
+         "azimuth of the tilt, degrees from x towards y (-360..360; 3D only, with theta): SEG-Y or a number");
     return d;
 }
 
@@ -86,6 +99,9 @@ Model load_model(const po::variables_map& vm) {
     const io::GridReadOptions g = grid_read_options(vm);
     io::ModelPaths paths;
     paths.vp = vm["model.vp"].as<std::string>();
+    for (auto [key, path] : {std::pair{"model.epsilon", &paths.epsilon}, std::pair{"model.delta", &paths.delta},
+                             std::pair{"model.theta", &paths.theta}, std::pair{"model.phi", &paths.phi}})
+        if (vm.count(key)) *path = vm[key].as<std::string>();
     // Read once, by rank 0, and sent to the others (one file read, not one per rank).
     const parallel::World& world = parallel::World::get();
     Model m;
@@ -102,7 +118,25 @@ Model load_model(const po::variables_map& vm) {
     const Grid& grid = m.grid();
     spdlog::info("model {}: {}D, {} x {} x {} nodes, spacing {} x {} x {} m", paths.vp, grid.ndim(), grid.nx,
                  grid.ny, grid.nz, grid.dx, grid.dy, grid.dz);
+    if (!m.extra.empty()) {
+        spdlog::info("model: anisotropic, pseudo-acoustic {} (parameters:{}{}{}{})",
+                     tilted(m) ? "TTI" : "VTI", m.extra.count("epsilon") ? " epsilon" : "",
+                     m.extra.count("delta") ? " delta" : "", m.extra.count("theta") ? " theta" : "",
+                     m.extra.count("phi") ? " phi" : "");
+        if (const std::size_t n = clamped_delta_nodes(m))
+            spdlog::warn("model: delta > epsilon at {} of {} nodes; delta is lowered to epsilon there, as the "
+                         "pseudo-acoustic system grows without bound where delta > epsilon (docs/anisotropy.md). "
+                         "The qP velocity near 45 degrees from the axis changes there",
+                         n, m.vp.data.size());
+    }
     return m;
+}
+
+void refuse_anisotropy(const Model& model, const std::string& what) {
+    if (model.extra.empty()) return;
+    fail("options model.epsilon, delta, theta, phi", what + " of anisotropic (VTI/TTI) models is not implemented yet "
+                                                          "(rtm model propagates them)",
+         "Leave out the anisotropy volumes for this run: the result would otherwise be silently isotropic");
 }
 
 Wavelet load_wavelet(const po::variables_map& vm) {

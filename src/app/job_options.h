@@ -13,6 +13,8 @@ po::options_description wavelet_options();
 po::options_description propagation_options();
 
 Model load_model(const po::variables_map& vm);
+// Refuses an anisotropic model for `what` (e.g. "migration"), which does not handle one yet.
+void refuse_anisotropy(const Model& model, const std::string& what);
 io::GridReadOptions grid_read_options(const po::variables_map& vm);
 Wavelet load_wavelet(const po::variables_map& vm);
 PropagationOptions propagation_from(const po::variables_map& vm);

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "io/grid_placement.h"
 #include "io/segy_file.h"
+#include "physics/anisotropy.h"
 
 namespace rtm::io {
 
@@ -130,30 +131,62 @@ Model read_model(const ModelPaths& paths, const GridReadOptions& opt) {
 
     const std::pair<const char*, const std::string*> extras[] = {
         {"epsilon", &paths.epsilon}, {"delta", &paths.delta}, {"theta", &paths.theta}, {"phi", &paths.phi}};
+    if (!paths.phi.empty() && paths.theta.empty())
+        fail("option model.phi", "an azimuth without a tilt (model.theta)", "Give model.theta too, or leave out model.phi");
+    if (!paths.phi.empty() && g.ndim() == 2)
+        fail("option model.phi", "a 2D model has no azimuth: its symmetry axis tilts in the x-z plane",
+             "Leave out model.phi (model.theta alone tilts towards +x)");
     for (const auto& [name, path] : extras) {
         if (path->empty()) continue;
-        Volume v = read_volume(*path, opt);
-        const Grid& h = v.grid;
-        auto near = [](double a, double b, double tol) { return std::abs(a - b) <= tol; };
-        const bool same = h.nx == g.nx && h.ny == g.ny && h.nz == g.nz && near(h.dx, g.dx, 1e-3) && near(h.dy, g.dy, 1e-3) &&
-                          near(h.dz, g.dz, 1e-3) && near(h.z0, g.z0, 1e-3) && near(h.frame.ox, g.frame.ox, 0.01) &&
-                          near(h.frame.oy, g.frame.oy, 0.01) && near(h.frame.exx, g.frame.exx, 1e-4) &&
-                          near(h.frame.exy, g.frame.exy, 1e-4) && near(h.frame.eyx, g.frame.eyx, 1e-4) &&
-                          near(h.frame.eyy, g.frame.eyy, 1e-4);
-        if (!same)
-            fail(*path, std::string(name) + "'s grid (" + std::to_string(h.nx) + " x " + std::to_string(h.ny) + " x " +
-                            std::to_string(h.nz) + ", dx " + num(h.dx) + ", dy " + num(h.dy) + ", dz " + num(h.dz) +
-                            " m, origin " + num(h.frame.ox) + ", " + num(h.frame.oy) + ") differs from vp's in " +
-                            paths.vp + " (" + std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " +
-                            std::to_string(g.nz) + ", dx " + num(g.dx) + ", dy " + num(g.dy) + ", dz " + num(g.dz) +
-                            " m, origin " + num(g.frame.ox) + ", " + num(g.frame.oy) + ")",
-                 "Write all model volumes on vp's grid");
-        for (std::size_t k = 0; k < v.data.size(); ++k)
-            if (!std::isfinite(v.data[k]))
-                fail(*path, std::string(name) + " at node (ix " + std::to_string(k % g.nx) + ", iy " +
+        Volume v;
+        // A number is a constant on vp's grid, else a file.
+        std::size_t used = 0;
+        double constant = 0;
+        try {
+            constant = std::stod(*path, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        const bool is_constant = used > 0 && used == path->size();
+        const std::string where = is_constant ? "option model." + std::string(name) : *path;
+        if (is_constant) {
+            v = Volume(g, float(constant));
+        } else {
+            v = read_volume(*path, opt);
+            const Grid& h = v.grid;
+            auto near = [](double a, double b, double tol) { return std::abs(a - b) <= tol; };
+            const bool same = h.nx == g.nx && h.ny == g.ny && h.nz == g.nz && near(h.dx, g.dx, 1e-3) &&
+                              near(h.dy, g.dy, 1e-3) && near(h.dz, g.dz, 1e-3) && near(h.z0, g.z0, 1e-3) &&
+                              near(h.frame.ox, g.frame.ox, 0.01) && near(h.frame.oy, g.frame.oy, 0.01) &&
+                              near(h.frame.exx, g.frame.exx, 1e-4) && near(h.frame.exy, g.frame.exy, 1e-4) &&
+                              near(h.frame.eyx, g.frame.eyx, 1e-4) && near(h.frame.eyy, g.frame.eyy, 1e-4);
+            if (!same)
+                fail(*path, std::string(name) + "'s grid (" + std::to_string(h.nx) + " x " + std::to_string(h.ny) + " x " +
+                                std::to_string(h.nz) + ", dx " + num(h.dx) + ", dy " + num(h.dy) + ", dz " + num(h.dz) +
+                                " m, origin " + num(h.frame.ox) + ", " + num(h.frame.oy) + ") differs from vp's in " +
+                                paths.vp + " (" + std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " +
+                                std::to_string(g.nz) + ", dx " + num(g.dx) + ", dy " + num(g.dy) + ", dz " + num(g.dz) +
+                                " m, origin " + num(g.frame.ox) + ", " + num(g.frame.oy) + ")",
+                     "Write all model volumes on vp's grid");
+        }
+        // Thomsen's epsilon and delta: 1 + 2 eps and 1 + 2 delta are squared velocity
+        // ratios (> 0); angles in degrees (tilt from vertical, azimuth from x to y).
+        const bool angle = name == std::string("theta") || name == std::string("phi");
+        const double lo = angle ? -(name == std::string("theta") ? kThetaMaxDegrees : kPhiMaxDegrees) : kAnisotropyMin;
+        const double hi = angle ? -lo : kAnisotropyMax;
+        for (std::size_t k = 0; k < v.data.size(); ++k) {
+            const double x = v.data[k];
+            const bool ok = std::isfinite(x) && (angle ? x >= lo : x > lo) && x <= hi;
+            if (!ok)
+                fail(where, std::string(name) + " at node (ix " + std::to_string(k % g.nx) + ", iy " +
                                 std::to_string((k / g.nx) % g.ny) + ", iz " + std::to_string(k / (std::size_t(g.nx) * g.ny)) +
-                                ") is " + num(v.data[k]),
-                     "Fix the model: every value must be finite");
+                                ") is " + num(x) + ", outside " + (angle ? "[" : "(") + num(lo) + ", " + num(hi) + "]" +
+                                (angle ? " degrees" : ""),
+                     angle ? "Give the angle in degrees (tilt from vertical, azimuth from x towards y)"
+                           : "Give Thomsen's parameter as a fraction (0.1, not 10%), above -0.5");
+        }
+        if (angle)
+            for (auto& x : v.data) x = float(x * M_PI / 180);
         m.extra[name] = std::move(v);
     }
     return m;

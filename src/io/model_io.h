@@ -57,8 +57,11 @@ struct GridReadOptions {
 Volume read_volume(const std::string& path, const GridReadOptions& opt = {});
 
 // Reads vp (m/s) and the optional anisotropy volumes, checking they share vp's
-// grid. Empty paths are skipped. Checks that vp is finite and positive, and that the
-// other volumes are finite.
+// grid. Empty paths are skipped; a path that is a number ("0.1") is that constant on
+// vp's grid. Checks that vp is finite and positive, epsilon and delta in (-0.5, 1],
+// theta (degrees, tilt from vertical) in [-180, 180] and phi (degrees, azimuth from x
+// towards y; 3D, with theta) in [-360, 360]; errors name the file (or option), the node
+// and the value. The angles are returned in radians.
 struct ModelPaths {
     std::string vp, epsilon, delta, theta, phi;
 };

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/progress.h"
+#include "physics/anisotropy.h"
 #include "physics/stability.h"
 #include "physics/wavelet.h"
 #include "pipeline/blow_up.h"
@@ -40,6 +41,24 @@ void log_time_stepping(double dt, double f_max, double record_length, bool corre
                      "phase error {:.2f} cycles by the end of the {:.2f} s record, uncorrected "
                      "(propagation.time-dispersion-correction = false; with it: 0)",
                      dt * 1e3, f_max, 100 * e.velocity, cycles, record_length);
+}
+
+// An anisotropic model propagates with damping layers (C-PML is not proven stable for
+// VTI/TTI) on the CPU (no GPU TTI kernels yet: an automatic choice of the GPU is
+// declined, an explicit one refused by make_propagator).
+PropagationOptions anisotropic_options(const Model& model, PropagationOptions opt) {
+    if (model.extra.empty()) return opt;
+    if (opt.boundary == Boundary::Cpml) {
+        opt.boundary = Boundary::Damping;
+        spdlog::info("anisotropic model: damping absorbing layers ({} cells; C-PML is not proven stable for VTI/TTI)",
+                     opt.pml_cells);
+    }
+    if (opt.backend.gpu && opt.backend.choice == DeviceChoice::Auto) {
+        opt.backend.gpu = false;
+        opt.backend.why = "anisotropic model: the CPU (the GPU backend has no VTI/TTI kernels yet)";
+        spdlog::info("device: {}", opt.backend.why);
+    }
+    return opt;
 }
 
 }  // namespace
@@ -122,9 +141,11 @@ int modelling_batch(const PropagationOptions& opt, long shots, double points, do
 
 TimeAxis time_axis(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
                    const PropagationOptions& opt) {
-    auto [vmin, vmax] = std::minmax_element(model.vp.data.begin(), model.vp.data.end());
+    const auto vmin = std::min_element(model.vp.data.begin(), model.vp.data.end());
     TimeAxis t;
-    t.dt = choose_time_step(model.grid(), *vmin, *vmax, shot.dt, wavelet.f_max, opt);
+    // cfl_velocity: max vp, or for an anisotropic model the velocity whose isotropic
+    // limit equals the anisotropic scheme's (physics/anisotropy.h).
+    t.dt = choose_time_step(model.grid(), *vmin, cfl_velocity(model), shot.dt, wavelet.f_max, opt);
     t.nt = int(std::ceil((shot.nt - 1) * shot.dt / t.dt - 1e-9)) + 1;
     // Past the record's end by the inverse time-dispersion transform's margin, so that
     // the end of the stepped traces is not the end of the record.
@@ -134,8 +155,9 @@ TimeAxis time_axis(const Model& model, const ShotGather& shot, const Wavelet& wa
 }
 
 void model_shots(const Model& model, const std::vector<ShotGather>& geometry, const Wavelet& wavelet,
-                 const PropagationOptions& opt, const GatherSink& sink, ModellingStats* stats) {
+                 const PropagationOptions& options, const GatherSink& sink, ModellingStats* stats) {
     if (geometry.empty()) return;
+    const PropagationOptions opt = anisotropic_options(model, options);
     const Grid& g = model.grid();
     const double record_dt = geometry.front().dt;
     const int record_nt = geometry.front().nt;
@@ -144,7 +166,7 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
     const int nt = ta.nt;
 
     const ShotWindow window = shot_window(model, geometry.front(), -1);
-    Domain domain(window.grid, window.vp, domain_options(opt, dt, wavelet));
+    Domain domain(window.grid, window.vp, domain_options(opt, dt, wavelet), window.extra);
     const auto& box = domain.box();
     std::size_t receivers = 0;
     for (const auto& geo : geometry) receivers = std::max(receivers, geo.receivers.size());

@@ -93,11 +93,15 @@ ShotWindow shot_window(const Model& model, const ShotGather& shot, double apertu
     const Grid& g = model.grid();
     ShotWindow w = window_extent(model, shot, aperture);
     const int x0 = w.ix0, y0 = w.iy0;
-    w.vp.resize(w.grid.size());
-    for (int iz = 0; iz < g.nz; ++iz)
-        for (int iy = 0; iy < w.grid.ny; ++iy)
-            for (int ix = 0; ix < w.grid.nx; ++ix)
-                w.vp[w.grid.index(ix, iy, iz)] = model.vp.at(ix + x0, iy + y0, iz);
+    auto cut = [&](const Volume& v) {
+        std::vector<float> out(w.grid.size());
+        for (int iz = 0; iz < g.nz; ++iz)
+            for (int iy = 0; iy < w.grid.ny; ++iy)
+                for (int ix = 0; ix < w.grid.nx; ++ix) out[w.grid.index(ix, iy, iz)] = v.at(ix + x0, iy + y0, iz);
+        return out;
+    };
+    w.vp = cut(model.vp);
+    for (const auto& [name, v] : model.extra) w.extra[name] = cut(v);
     return w;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/survey.h"
+#include "physics/anisotropy.h"
 #include "propagation/domain.h"
 
 namespace rtm {
@@ -13,6 +14,7 @@ struct ShotWindow {
     Grid grid;              // the window (its own local coordinates start at its first node)
     int ix0 = 0, iy0 = 0;   // its first node in the model
     std::vector<float> vp;  // the model's velocities on it
+    AnisotropyFields extra; // and its anisotropy volumes (physics/anisotropy.h), if any
 };
 
 // The model cut to the source and receivers' x (and y) extent plus `aperture` metres

@@ -16,6 +16,7 @@ DeviceChoice parse_device(const std::string& s);
 struct Backend {
     bool gpu = false;
     std::string why;  // e.g. "GPU 0: NVIDIA H100 (80 GB) found" or "no CUDA device: ..."
+    DeviceChoice choice = DeviceChoice::Auto;  // what was asked for (a GPU chosen by Auto may be declined)
 };
 
 // Resolves Auto; throws when Gpu is asked for but none can be used. A GPU is chosen

@@ -12,6 +12,7 @@
 #include "kernels/cpu/step_cpu.h"
 #include "propagation/injection.h"
 #include "propagation/propagator.h"
+#include "propagation/tti_propagator.h"
 
 namespace rtm {
 
@@ -286,6 +287,7 @@ private:
 }  // namespace
 
 std::unique_ptr<Propagator> make_cpu_propagator(const Domain& domain, Precision precision, int batch) {
+    if (domain.anisotropic()) return make_tti_cpu_propagator(domain, precision, batch);
     if (precision == Precision::Double) return std::make_unique<CpuPropagator<double>>(domain, batch);
     return std::make_unique<CpuPropagator<float>>(domain, batch);
 }

@@ -11,7 +11,8 @@ namespace rtm {
 
 using stencil::R;
 
-Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOptions& opt)
+Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOptions& opt,
+               const AnisotropyFields& extra)
     : window_(window), opt_(opt) {
     const int nb = opt.pml_cells;
     box_.ndim = window.ndim();
@@ -50,6 +51,8 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
                 vdt2_[box_.at(ix, iy, iz)] = v * v * dt2;
             }
 
+    if (!extra.empty()) set_anisotropy(extra, vp.size());
+
     const double h[3] = {window.dx, window.dy, window.dz};
     const int n[3] = {box_.nx, box_.ny, box_.nz};
     if (opt.boundary == Boundary::Cpml) {
@@ -81,6 +84,44 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
                     }
                 }
                 damp_[box_.at(ix, iy, iz)] = k;
+            }
+}
+
+void Domain::set_anisotropy(const AnisotropyFields& extra, std::size_t nodes) {
+    for (const auto& [name, v] : extra)
+        if (v.size() != nodes)
+            fail("domain", "the anisotropy volume " + name + " holds " + std::to_string(v.size()) +
+                               " values for a window of " + std::to_string(nodes) + " nodes");
+    if (opt_.boundary == Boundary::Cpml)
+        fail("absorbing layers", "C-PML is not proven stable for anisotropic (VTI/TTI) media",
+             "Use damping layers (Boundary::Damping), as rtm model does for anisotropic models");
+    tti_.tilted = tilted(extra);
+    if (tti_.tilted && opt_.free_surface)
+        fail("option propagation.free-surface", "a free surface with a tilted (TTI) model is not implemented",
+             "Set propagation.free-surface = false, or leave out model.theta and model.phi (VTI)");
+    auto value = [&](const char* name, std::size_t k) {
+        const auto it = extra.find(name);
+        return it == extra.end() ? 0.0 : double(it->second[k]);
+    };
+    const std::size_t np = box_.padded_size();
+    tti_.cpp.assign(np, 0.0);
+    tti_.cpq.assign(np, 0.0);
+    if (tti_.tilted)
+        for (auto& a : tti_.axis) a.assign(np, 0.0);
+    const int nb = opt_.pml_cells, pad_y = box_.ndim == 3 ? nb : 0;
+    for (int iz = 0; iz < box_.nz; ++iz)
+        for (int iy = 0; iy < box_.ny; ++iy)
+            for (int ix = 0; ix < box_.nx; ++ix) {
+                const int wx = std::clamp(ix - nb, 0, window_.nx - 1);
+                const int wy = std::clamp(iy - pad_y, 0, window_.ny - 1);
+                const int wz = std::clamp(iz - box_.pml_lo[2], 0, window_.nz - 1);
+                const std::size_t k = window_.index(wx, wy, wz);
+                const TtiPoint t = tti_point(value("epsilon", k), value("delta", k), value("theta", k), value("phi", k));
+                const long p = box_.at(ix, iy, iz);
+                tti_.cpp[p] = vdt2_[p] * t.a;
+                tti_.cpq[p] = vdt2_[p] * t.b;
+                if (tti_.tilted)
+                    for (int ax = 0; ax < 3; ++ax) tti_.axis[ax][p] = t.n[ax];
             }
 }
 

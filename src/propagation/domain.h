@@ -7,6 +7,7 @@
 
 #include "core/grid.h"
 #include "kernels/step_args.h"
+#include "physics/anisotropy.h"
 #include "physics/cpml.h"
 
 namespace rtm {
@@ -35,11 +36,23 @@ struct PointStencil {
     std::vector<double> weight;
 };
 
+// Pseudo-acoustic VTI/TTI coefficients on the padded grid, in the form the TTI kernels
+// read (physics/anisotropy.h: W = (v dt)^2 [[1 + 2 eps, b], [b, 1]], n the symmetry axis).
+// Absorbing layers take the values of the nearest window point, as vdt2.
+struct TtiCoefficients {
+    bool tilted = false;             // TTI (rotated operator) or VTI (compact operator)
+    std::vector<double> cpp, cpq;    // (v dt)^2 (1 + 2 eps), (v dt)^2 b; W_qq is vdt2()
+    std::vector<double> axis[3];     // n_x, n_y, n_z (TTI only)
+};
+
 class Domain {
 public:
     // window: the physical grid (local coordinates: x = ix dx, y = iy dy, z = z0 + iz dz);
-    // vp: its velocities (window.size() values, m/s).
-    Domain(const Grid& window, const std::vector<float>& vp, const DomainOptions& opt);
+    // vp: its velocities (window.size() values, m/s); extra: anisotropy volumes on the
+    // window (none: isotropic). An anisotropic domain needs damping layers (C-PML is not
+    // proven stable for it) and, when tilted, no free surface: both are refused.
+    Domain(const Grid& window, const std::vector<float>& vp, const DomainOptions& opt,
+           const AnisotropyFields& extra = {});
 
     const Grid& window() const { return window_; }
     const kernels::Box& box() const { return box_; }
@@ -70,7 +83,12 @@ public:
     // (what Propagator::save_band / restore_band move).
     const std::vector<long>& band() const { return band_; }
 
+    bool anisotropic() const { return !tti_.cpp.empty(); }
+    const TtiCoefficients& tti() const { return tti_; }
+
 private:
+    void set_anisotropy(const AnisotropyFields& extra, std::size_t nodes);
+
     Grid window_;
     DomainOptions opt_;
     kernels::Box box_;
@@ -78,6 +96,7 @@ private:
     CpmlProfile prof_[3];
     std::vector<double> damp_;
     std::vector<long> band_;
+    TtiCoefficients tti_;
 };
 
 }  // namespace rtm

@@ -1,0 +1,67 @@
+#include "physics/anisotropy.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "physics/stability.h"
+#include "physics/stencil.h"
+
+namespace rtm {
+
+TtiPoint tti_point(double eps, double delta, double theta, double phi) {
+    TtiPoint t;
+    t.a = 1 + 2 * eps;
+    // C = [[a, b], [b, 1]] is positive semi-definite iff b^2 <= a, i.e. delta <= eps:
+    // elsewhere the pseudo-acoustic system has an exponentially growing mode (Bube et
+    // al. 2012), so delta is lowered to eps there (docs/anisotropy.md).
+    t.clamped = delta > eps;
+    t.b = std::sqrt(1 + 2 * std::min(delta, eps));
+    t.n[0] = std::sin(theta) * std::cos(phi);
+    t.n[1] = std::sin(theta) * std::sin(phi);
+    t.n[2] = std::cos(theta);
+    return t;
+}
+
+bool tilted(const AnisotropyFields& extra) { return extra.count("theta") || extra.count("phi"); }
+bool tilted(const Model& model) { return model.extra.count("theta") || model.extra.count("phi"); }
+
+std::size_t clamped_delta_nodes(const Model& model) {
+    const auto e = model.extra.find("epsilon"), d = model.extra.find("delta");
+    if (d == model.extra.end()) return 0;
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < d->second.data.size(); ++k)
+        if (d->second.data[k] > (e == model.extra.end() ? 0.f : e->second.data[k])) ++n;
+    return n;
+}
+
+double anisotropic_max_stable_dt(const Model& model) {
+    const Grid& g = model.grid();
+    const bool three = g.ndim() == 3;
+    double A = 0, B = 0;  // max vp^2 (1 + 2 eps), max vp^2
+    const auto e = model.extra.find("epsilon");
+    for (std::size_t k = 0; k < model.vp.data.size(); ++k) {
+        const double v2 = double(model.vp.data[k]) * model.vp.data[k];
+        B = std::max(B, v2);
+        A = std::max(A, v2 * (e == model.extra.end() ? 1.0 : 1 + 2 * double(e->second.data[k])));
+    }
+    if (model.extra.empty()) return max_stable_dt(std::sqrt(B), g.dx, three ? g.dy : 0, g.dz);
+    const double sh = 1 / (g.dx * g.dx) + (three ? 1 / (g.dy * g.dy) : 0), sv = 1 / (g.dz * g.dz);
+    double H, V;  // operator norms of H and V
+    if (tilted(model)) {
+        H = V = stencil::second_derivative_symbol_max() * (sh + sv);  // 0 <= -H, -V <= -Lap_c
+    } else {
+        const double s2 = stencil::second_derivative_symbol_max();
+        H = s2 * sh;
+        V = s2 * sv;
+    }
+    return 2 / std::sqrt(A * H + B * V);
+}
+
+double cfl_velocity(const Model& model) {
+    if (model.extra.empty()) return *std::max_element(model.vp.data.begin(), model.vp.data.end());
+    const Grid& g = model.grid();
+    const double inv_h2 = 1 / (g.dx * g.dx) + 1 / (g.dz * g.dz) + (g.ndim() == 3 ? 1 / (g.dy * g.dy) : 0);
+    return 2 / (anisotropic_max_stable_dt(model) * std::sqrt(stencil::second_derivative_symbol_max() * inv_h2));
+}
+
+}  // namespace rtm

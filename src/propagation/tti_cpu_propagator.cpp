@@ -1,0 +1,184 @@
+// The CPU backend for anisotropic domains (pseudo-acoustic VTI/TTI, physics/anisotropy.h):
+// two wavefields p and q in host memory, kernels/cpu/tti_cpu for the step.
+//
+// Sources inject W B s (B = (1/2, 1/2)): s enters where L u does, as in the isotropic
+// update (v dt)^2 (Lap u + s); receivers record B^T u = (p + q) / 2. With epsilon = delta
+// = 0, W B = (v dt)^2 (1, 1) and p = q = the isotropic wavefield. This pairing is what
+// keeps the adjoint exact: the adjoint state times W obeys this same step run backwards,
+// injecting the data through W B and imaging with B^T (docs/anisotropy.md).
+#include <chrono>
+#include <algorithm>
+#include <utility>
+
+#include "core/error.h"
+#include "kernels/cpu/inject_cpu.h"
+#include "kernels/cpu/step_cpu.h"
+#include "kernels/cpu/tti_cpu.h"
+#include "propagation/propagator.h"
+#include "propagation/tti_propagator.h"
+
+namespace rtm {
+
+namespace {
+
+template <class T>
+std::vector<T> as(const std::vector<double>& v) {
+    return std::vector<T>(v.begin(), v.end());
+}
+
+[[noreturn]] void no_migration(const std::string& backend) {
+    fail("backend " + backend, "migration and Born modelling of anisotropic (VTI/TTI) models are not implemented yet",
+         "Migrate with an isotropic model (leave out model.epsilon, delta, theta and phi)");
+}
+
+template <class T>
+class TtiCpuPropagator final : public Propagator {
+public:
+    TtiCpuPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()) {
+        if (!d.anisotropic()) fail("TTI propagator", "the domain is isotropic", "Use make_cpu_propagator");
+        const TtiCoefficients& c = d.tti();
+        const std::size_t n = box_.padded_size() * std::size_t(batch);
+        for (auto* f : {&p_, &q_, &wp_, &wq_}) f->assign(n, T(0));
+        cpp_ = as<T>(c.cpp);
+        cpq_ = as<T>(c.cpq);
+        cqq_ = as<T>(d.vdt2());
+        damp_ = as<T>(d.damping());
+        args_.box = box_;
+        const double h[3] = {d.window().dx, d.window().dy, d.window().dz};
+        for (int ax = 0; ax < 3; ++ax) {
+            const bool used = box_.ndim == 3 || ax != 1;
+            args_.inv_h2[ax] = used ? T(1 / (h[ax] * h[ax])) : T(0);
+            args_.inv_h[ax] = used ? T(1 / h[ax]) : T(0);
+        }
+        args_.cpp = cpp_.data();
+        args_.cpq = cpq_.data();
+        args_.cqq = cqq_.data();
+        args_.damp = damp_.empty() ? nullptr : damp_.data();
+        if (c.tilted) {
+            for (int ax = 0; ax < 3; ++ax) {
+                axis_[ax] = as<T>(c.axis[ax]);
+                args_.axis[ax] = axis_[ax].data();
+            }
+            for (int k = 0; k < 6; ++k) {
+                flux_[k].assign(box_.padded_size(), T(0));  // the halo stays zero
+                args_.flux[k] = flux_[k].data();
+            }
+        }
+        args_.batch = batch;
+    }
+
+    void set_sources(const std::vector<PointStencil>& where, const std::vector<std::vector<double>>& traces) override {
+        if (traces.size() != where.size())
+            fail("set_sources", std::to_string(where.size()) + " sources but " + std::to_string(traces.size()) + " traces");
+        // Tap coefficients: (W B)_component / (1 + k) times the tap's weight, as Domain::injection.
+        const long box = long(box_.padded_size());
+        std::vector<std::vector<long>> index;
+        std::vector<std::vector<double>> cp, cq;
+        const auto& c = d_.tti();
+        for (const auto& s : where) {
+            index.push_back(s.index);
+            cp.emplace_back();
+            cq.emplace_back();
+            for (std::size_t k = 0; k < s.index.size(); ++k) {
+                const long i = s.index[k] % box;
+                const double damp = d_.damping().empty() ? 1.0 : 1 + d_.damping()[i];
+                cp.back().push_back(0.5 * (c.cpp[i] + c.cpq[i]) / damp * s.weight[k]);
+                cq.back().push_back(0.5 * (c.cpq[i] + d_.vdt2()[i]) / damp * s.weight[k]);
+            }
+        }
+        inj_p_ = kernels::Injection::group(index, cp, traces, 1.0 / d_.cell_volume());
+        inj_q_ = kernels::Injection::group(index, cq, traces, 1.0 / d_.cell_volume());
+    }
+    void set_receivers(const std::vector<PointStencil>& where, int nt) override {
+        rec_ = where;
+        nt_ = nt;
+        rec_traces_.assign(where.size() * std::size_t(nt), 0.0);
+    }
+
+    void reset() override {
+        for (auto* f : {&p_, &q_, &wp_, &wq_}) std::fill(f->begin(), f->end(), T(0));
+        std::fill(rec_traces_.begin(), rec_traces_.end(), 0.0);
+    }
+
+    void step(int n) override {
+        const auto start = std::chrono::steady_clock::now();
+        for (std::size_t r = 0; r < rec_.size(); ++r) {
+            double s = 0;
+            for (std::size_t k = 0; k < rec_[r].index.size(); ++k) {
+                const long i = rec_[r].index[k];
+                s += rec_[r].weight[k] * 0.5 * (double(p_[i]) + double(q_[i]));
+            }
+            if (n < nt_) rec_traces_[r * nt_ + n] = s;
+        }
+        if (box_.free_surface)  // VTI only (the domain refuses TTI with a free surface)
+            for (int m = 0; m < batch(); ++m)
+                for (auto* f : {&p_, &q_}) kernels::free_surface_cpu(box_, f->data() + m * box_.padded_size());
+        args_.p = p_.data();
+        args_.q = q_.data();
+        args_.wp = wp_.data();
+        args_.wq = wq_.data();
+        kernels::tti_step_cpu(args_);
+        kernels::inject_cpu(inj_p_, n, wp_.data());
+        kernels::inject_cpu(inj_q_, n, wq_.data());
+        std::swap(p_, wp_);
+        std::swap(q_, wq_);
+        busy_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    double busy_seconds() const override { return busy_; }
+
+    std::vector<double> receiver_traces() const override { return rec_traces_; }
+
+    // (p + q) / 2 on the window's nodes, member after member: what receivers record.
+    std::vector<double> wavefield() const override {
+        const Grid& g = d_.window();
+        std::vector<double> out(g.size() * batch());
+        for (int m = 0; m < batch(); ++m)
+            for (int iz = 0; iz < g.nz; ++iz)
+                for (int iy = 0; iy < g.ny; ++iy)
+                    for (int ix = 0; ix < g.nx; ++ix) {
+                        const std::size_t i = m * box_.padded_size() + d_.index(ix, iy, iz);
+                        out[m * g.size() + g.index(ix, iy, iz)] = 0.5 * (double(p_[i]) + double(q_[i]));
+                    }
+        return out;
+    }
+
+    // Migration is not implemented for anisotropic media yet: say so, not "use the CPU".
+    std::vector<double> previous_wavefield() const override { no_migration(name()); }
+    void add_field(const std::vector<double>&) override { no_migration(name()); }
+    void reverse_time() override { no_migration(name()); }
+    std::size_t band_size() const override { no_migration(name()); }
+    void save_band(float*) const override { no_migration(name()); }
+    void restore_band(const float*) override { no_migration(name()); }
+    void reserve_bands(std::size_t) override { no_migration(name()); }
+    void store_band(std::size_t) override { no_migration(name()); }
+    void load_band(std::size_t) override { no_migration(name()); }
+    std::size_t keep(bool) override { no_migration(name()); }
+    void recall(std::size_t, bool) override { no_migration(name()); }
+    void clear_kept() override { no_migration(name()); }
+    void correlate(const Propagator&, double, ImagingCondition) override { no_migration(name()); }
+    std::vector<double> correlation(bool) const override { no_migration(name()); }
+
+    std::string name() const override {
+        return std::string(d_.tti().tilted ? "cpu TTI" : "cpu VTI") + (sizeof(T) == 4 ? " (fp32)" : " (fp64)");
+    }
+
+private:
+    double busy_ = 0;  // seconds in step()
+    const Domain& d_;
+    kernels::Box box_;
+    kernels::TtiStepArgs<T> args_;
+    std::vector<T> p_, q_, wp_, wq_, cpp_, cpq_, cqq_, damp_, axis_[3], flux_[6];
+    kernels::Injection inj_p_, inj_q_;
+    std::vector<PointStencil> rec_;
+    std::vector<double> rec_traces_;
+    int nt_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Propagator> make_tti_cpu_propagator(const Domain& domain, Precision precision, int batch) {
+    if (precision == Precision::Double) return std::make_unique<TtiCpuPropagator<double>>(domain, batch);
+    return std::make_unique<TtiCpuPropagator<float>>(domain, batch);
+}
+
+}  // namespace rtm
