@@ -228,7 +228,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
                        bytes(mp.snapshot_bytes) + ", boundary band " + bytes(mp.band_bytes) + ", budget " +
                        bytes(budget) + (mo.memory_budget > 0 ? "" : " (auto)") + "), imaging every " +
                        std::to_string(k) + " steps";
-        host.push_back({16 * M, "stack (image and illumination, double)", model_where});
+        host.push_back({64 * M, "stack (image and illumination, exact sums)", model_where});
         host.push_back({R * steps * 8, "data resampled to the step", receivers_cause});
     }
     host.push_back({4 * M * double(1 + model.extra.size()), "model", model_where});
@@ -244,6 +244,17 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
              "the plan needs " + bytes(total(all)) + " of memory for one shot, more than this machine's " + bytes(have) +
                  " (the largest part: " + big.what + ", " + bytes(big.bytes) + ")",
              "Make what sets it smaller");
+    }
+
+    // On a GPU the propagation's arrays and the kept wavefield must fit its free memory.
+    if (prop.backend.gpu && total(device) > device_free_bytes()) {
+        const Need& big = largest(device);
+        fail(big.cause,
+             "the plan needs " + bytes(total(device)) + " of GPU memory for one shot, more than the " +
+                 bytes(device_free_bytes()) + " free on this GPU (the largest part: " + big.what + ", " +
+                 bytes(big.bytes) + ")",
+             "Make what sets it smaller, or lower migration.memory-budget so that the source wavefield is "
+             "checkpointed");
     }
 
     const int threads = omp_get_max_threads();

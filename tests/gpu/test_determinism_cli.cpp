@@ -80,13 +80,14 @@ TEST_CASE("a GPU migration job killed and resumed gives the uninterrupted image 
     }
     SECTION("killed in the middle of the job and resumed") {
         const auto job = dir / "killed";
-        // A checkpoint after every shot, so that state.json shows the first one done;
+        // A checkpoint after every shot, so that the rank's part file holds the first one;
         // killed then (the job has begun its second).
-        interrupt_rtm(gpu_migrate_cmd(job, "--migration.checkpoint-minutes 0"), job / "state.json", "\"seconds\"",
+        interrupt_rtm(gpu_migrate_cmd(job, "--migration.checkpoint-minutes 0"), job / "part-0.bin", "RTMPART3",
                       SIGKILL);
         const auto r = run_rtm(gpu_migrate_cmd(job));
         INFO(r.output);
         REQUIRE(r.status == 0);
+        CHECK(contains(r.output, "recovered"));
         CHECK(contains(r.output, "resuming job"));
         CHECK_FALSE(contains(r.output, "8 of 8 shots already done"));  // the kill came before the end
         CHECK(bytes_of(job / "image.sgy") == whole);

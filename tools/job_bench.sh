@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Whole jobs against their kernels (issue 12): each command's own summary line (wall
+# time, time in propagation steps, GPU busy, Mpoints/s) for
+#   2D Marmousi, 16 shots: model, migrate on the GPU, migrate on the CPU cores;
+#   3D dome 400 x 400 x 300, 4 shots: model, migrate with the default (auto) memory
+#   budget, migrate with migration.memory-budget 4 (GB).
+# Run on a GPU machine from the repository root with rtm and make_models staged in
+# .device (tools/gpu_stage.sh) and .device/data/marmousi.segy.   tools/job_bench.sh [2d|3d|both]
+set -uo pipefail
+WHAT=${1:-both}
+D=$PWD/.device
+export LD_LIBRARY_PATH=$D/lib:${LD_LIBRARY_PATH:-}
+OUT=${OUT:-/tmp/rtm-job-bench}
+W=/tmp/rtm-job-bench-work
+rm -rf "$W"; mkdir -p "$W" "$OUT"
+rc=0
+step() {  # step <name> <rtm args...>: the command's summary lines
+    local name=$1; shift
+    "$D/rtm" "$@" > "$OUT/$name.log" 2>&1 || { echo "$name FAILED: $(tail -2 "$OUT/$name.log")"; rc=1; }
+    echo "$name: $(grep -E "done: |migrated .* shots" "$OUT/$name.log" | sed 's/.*info //' | tail -1)"
+    grep -m1 -E "source wavefield by" "$OUT/$name.log" | sed 's/.*info /    /' | cut -c1-220
+}
+nvidia-smi --query-gpu=name --format=csv,noheader; date -u
+if [ "$WHAT" != 3d ]; then
+    m2="--model.vp $D/data/marmousi.segy"
+    a2="--acquisition.source-x0 1000 --acquisition.source-dx 600 --acquisition.source-nx 16 --acquisition.source-depth 10
+        --acquisition.receiver-x0 0 --acquisition.receiver-dx 30 --acquisition.receiver-nx 401 --acquisition.receiver-depth 10
+        --acquisition.record-length 4 --acquisition.record-dt 0.002 --wavelet.ricker-f0 15"
+    step 2d_model model $m2 $a2 --output.shots "$W/2d.sgy"
+    step 2d_migrate_gpu migrate $m2 --data.shots "$W/2d.sgy" --wavelet.ricker-f0 15 --output.job "$W/2d_gpu"
+    step 2d_migrate_cpu migrate $m2 --data.shots "$W/2d.sgy" --wavelet.ricker-f0 15 --propagation.device cpu --output.job "$W/2d_cpu"
+fi
+if [ "$WHAT" != 2d ]; then
+    "$D/make_models" --dome 400 400 300 10 "$W/dome.segy" || rc=1
+    m3="--model.vp $W/dome.segy"
+    a3="--acquisition.source-x0 1300 --acquisition.source-dx 1400 --acquisition.source-nx 2
+        --acquisition.source-y0 1300 --acquisition.source-dy 1400 --acquisition.source-ny 2 --acquisition.source-depth 10
+        --acquisition.receiver-x0 0 --acquisition.receiver-dx 28 --acquisition.receiver-nx 142
+        --acquisition.receiver-y0 0 --acquisition.receiver-dy 28 --acquisition.receiver-ny 142 --acquisition.receiver-depth 10
+        --acquisition.record-length 2.5 --acquisition.record-dt 0.002 --wavelet.ricker-f0 15"
+    step 3d_model model $m3 $a3 --output.shots "$W/3d.sgy"
+    step 3d_migrate_auto migrate $m3 --data.shots "$W/3d.sgy" --wavelet.ricker-f0 15 --output.job "$W/3d_auto"
+    step 3d_migrate_4GB migrate $m3 --data.shots "$W/3d.sgy" --wavelet.ricker-f0 15 --migration.memory-budget 4 --output.job "$W/3d_4"
+    cmp -s "$W/3d_auto/image.sgy" "$W/3d_4/image.sgy" && echo "3D images, auto budget and 4 GB: identical" ||
+        echo "3D images, auto budget and 4 GB: differ"
+fi
+exit $rc
