@@ -319,14 +319,7 @@ SegyWriter::SegyWriter(const std::string& path, const std::vector<std::string>& 
     samples_ = bin.get(SEGY_BIN_SAMPLES);
     if (samples_ <= 0) fail(path, "cannot write traces of " + std::to_string(samples_) + " samples", "Give at least one sample");
     bin.set(SEGY_BIN_FORMAT, SEGY_IEEE_FLOAT_4_BYTE, path);
-    trace0_ = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE;
-    trace_bytes_ = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, samples_);
-    raw_.resize(trace_bytes_);
-
-    errno = 0;
-    fp_.reset(segy_open(tmp_.c_str(), "w+b"));
-    if (!fp_)
-        fail(path, "unable to create " + tmp_ + ": " + std::strerror(errno), "Check that the folder exists and is writable");
+    open_tmp("w+b", "unable to create " + tmp_, "Check that the folder exists and is writable");
 
     std::string card(SEGY_TEXT_HEADER_SIZE, ' ');
     for (std::size_t i = 0; i < text.size() && i < 40; ++i) card.replace(80 * i, std::min<std::size_t>(80, text[i].size()), text[i].substr(0, 80));
@@ -338,14 +331,17 @@ SegyWriter::SegyWriter(const std::string& path, const std::vector<std::string>& 
 
 SegyWriter::SegyWriter(const std::string& path, int samples)
     : path_(path), tmp_(path + ".tmp"), samples_(samples), creator_(false) {
+    open_tmp("r+b", "unable to open " + tmp_ + ", which another rank made, to write into it",
+             "Put the output on storage that every rank sees (a shared file system)");
+}
+
+void SegyWriter::open_tmp(const char* mode, const std::string& what, const std::string& fix) {
     trace0_ = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE;
     trace_bytes_ = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, samples_);
     raw_.resize(trace_bytes_);
     errno = 0;
-    fp_.reset(segy_open(tmp_.c_str(), "r+b"));
-    if (!fp_)
-        fail(path, "unable to open " + tmp_ + ", which another rank made, to write into it: " + std::strerror(errno),
-             "Put the output on storage that every rank sees (a shared file system)");
+    fp_.reset(segy_open(tmp_.c_str(), mode));
+    if (!fp_) fail(path_, what + ": " + std::strerror(errno), fix);
 }
 
 SegyWriter::~SegyWriter() {

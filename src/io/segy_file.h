@@ -141,6 +141,9 @@ public:
     void commit();
 
 private:
+    // Opens PATH.tmp in segyio's `mode` for traces of samples_ floats; throws what + errno's text.
+    void open_tmp(const char* mode, const std::string& what, const std::string& fix);
+
     std::string path_, tmp_;
     std::unique_ptr<segy_file, SegyCloser> fp_;
     int samples_ = 0, trace_bytes_ = 0;
