@@ -74,7 +74,8 @@ po::options_description propagation_options() {
          "on this node under mpirun or Slurm)")
         ("parallel.ranks-per-shot", po::value<int>()->default_value(1),
          "ranks (GPUs) that propagate one shot together; under mpirun the N ranks form N / ranks-per-shot groups, "
-         "each taking the next shot as it finishes one (1: every rank its own shots)");
+         "each taking the next shot as it finishes one; must be 1 in this version (every rank its own shots: "
+         "splitting one shot over GPUs is not built yet)");
     return d;
 }
 
