@@ -204,6 +204,11 @@ public:
         for (long p : idx) kept_.push_back(u_[p]);
         return kept_.size() / idx.size() - 1;
     }
+    void reserve_kept(std::size_t count, bool bf16) override {
+        const std::size_t values = count * window_index().size();
+        if (bf16) kept16_.reserve(values);
+        else kept_.reserve(values);
+    }
     void recall(std::size_t slot, bool previous) override {
         const auto& idx = window_index();
         const std::size_t kept = (kept16_.empty() ? kept_.size() : kept16_.size()) / idx.size();

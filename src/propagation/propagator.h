@@ -99,6 +99,9 @@ public:
     // 0 in order; all of one kind); recall(slot) makes a stored wavefield the current one
     // (previous: the previous one, which inverse scattering reads as u_s').
     virtual std::size_t keep(bool bf16) { unsupported("keep"); }
+    // How many keep() calls will follow (a capacity hint, as std::vector::reserve: the
+    // CPU backend then fills one allocation instead of copying its store at each growth).
+    virtual void reserve_kept(std::size_t count, bool bf16) {}
     virtual void recall(std::size_t slot, bool previous = false) { unsupported("recall"); }
     virtual void clear_kept() { unsupported("clear_kept"); }
     // image += w * I, illumination += w * u_s^2 on the window, with u_s the source's
