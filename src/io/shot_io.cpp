@@ -73,6 +73,7 @@ ShotWriter::ShotWriter(const std::string& path, const std::vector<ShotGather>& g
         first_trace_.push_back(traces);
         traces += s.ntraces();
     }
+    first_trace_.push_back(traces);  // the end of the last gather
     if (traces > std::size_t(INT_MAX))
         fail(path, std::to_string(traces) + " traces are more than a SEG-Y file written by segyio can number",
              "Write the shots in several files");
@@ -137,7 +138,7 @@ void ShotWriter::write(std::size_t index, const ShotGather& s) {
     h.set(SEGY_TR_SOURCE_X, centimetres(s.source.x, path, which + " source X"), path);
     h.set(SEGY_TR_SOURCE_Y, centimetres(s.source.y, path, which + " source Y"), path);
     h.set(SEGY_TR_SOURCE_DEPTH, centimetres(s.source.z, path, which + " source depth"), path);
-    if (index + 1 < first_trace_.size() ? first_trace_[index + 1] - first_trace_[index] != s.ntraces() : false)
+    if (first_trace_[index + 1] - first_trace_[index] != s.ntraces())
         fail(path, "shot " + std::to_string(s.id) + " has " + std::to_string(s.ntraces()) + " traces, not the " +
                        std::to_string(first_trace_[index + 1] - first_trace_[index]) + " announced",
              "Internal error: write the gathers of the announced geometry");

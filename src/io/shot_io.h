@@ -50,7 +50,7 @@ private:
     struct File;  // segyio's writer and the shared trace header (segy_file.h is private to io)
     std::string path_;
     ShotGather first_;  // sampling and id of the first gather (no traces)
-    std::vector<std::size_t> first_trace_;  // of each gather in the file
+    std::vector<std::size_t> first_trace_;  // of each gather in the file, then the end of the last
     std::vector<char> written_;             // gathers written by this writer
     std::unique_ptr<File> file_;
 };

@@ -298,6 +298,12 @@ TEST_CASE("gathers handed to the shot writer one by one in any order, or by join
         ShotGather other = shots[1];
         other.nt = 40;
         other.data.resize(other.ntraces() * 40);
+        // The last gather too is held to its announced trace count.
+        ShotGather longer = shots[2];
+        longer.receivers.push_back(longer.receivers.back());
+        if (!longer.channels.empty()) longer.channels.push_back(longer.channels.back() + 1);
+        longer.data.resize(longer.ntraces() * std::size_t(longer.nt));
+        CHECK(contains(error_of([&] { out.write(2, longer); }), "traces, not the"));
         const std::string msg = error_of([&] { out.write(1, other); });
         CHECK(contains(msg, "shot 10 has nt 40"));
         CHECK(contains(error_of([&] { out.commit(); }), "1 of the 3 announced gathers written"));
