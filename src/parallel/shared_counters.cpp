@@ -1,5 +1,6 @@
 #include "parallel/shared_counters.h"
 
+#include <exception>
 #include <vector>
 
 #include "core/error.h"
@@ -39,7 +40,9 @@ SharedCounters::SharedCounters(const World& world, std::size_t count) : impl_(ne
 
 SharedCounters::~SharedCounters() {
 #ifdef RTM_HAVE_MPI
-    if (!impl_->mpi) return;
+    // Freeing the window is collective: a rank leaving by an exception would wait there
+    // for ranks still taking work, and never reach main's MPI_Abort.
+    if (!impl_->mpi || std::uncaught_exceptions() > 0) return;
     MPI_Win_unlock_all(impl_->win);
     MPI_Win_free(&impl_->win);
 #endif

@@ -28,6 +28,9 @@ WorkQueue::Claim WorkQueue::next() {
     const long ranks = world_.size();
     bool exhausted = false;
     while (!stopped()) {
+        // Read before the retries: finish() queues a retry before it stops counting as
+        // busy, so if nobody was busy here, every retry is already in the queue below.
+        const std::int64_t busy = c_.load(kBusy);
         // Retries first: another rank's failure, once.
         const std::int64_t queued = c_.load(kRetries);
         bool retry_waits = false;  // one is being queued: it may be for this rank
@@ -47,9 +50,10 @@ WorkQueue::Claim WorkQueue::next() {
             if (i < std::int64_t(order_.size())) return claimed(order_[std::size_t(i)], false);
             c_.fetch_add(kBusy, -1);
             exhausted = true;
+            continue;  // `busy` was read before this: read it again now that the order is spent
         }
         // Nothing to take: done once no rank holds an item (none can come back).
-        if (c_.load(kBusy) == 0 && !retry_waits) break;
+        if (busy == 0 && !retry_waits) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     claimed(-1, false);
