@@ -246,8 +246,12 @@ int cmd_migrate(int argc, char** argv) {
                                    return indexes[where[i].first].geometry(where[i].second);
                                }, [&](std::size_t i) { return names[i].file; }};
     if (preflight_migrate(vm, model, plan_shots, wavelet, job.migration, job.folder)) return 0;
-    const JobReport rep = run_migration_job(model, names, load_shot, wavelet, job,
-                                            settings_of(vm, files, job.migration.propagation.backend));
+    // Only rank 0 opens the job folder: the others would read every input file in full
+    // for a fingerprint they never use.
+    const JobFingerprint fingerprint = parallel::World::get().root()
+                                           ? settings_of(vm, files, job.migration.propagation.backend)
+                                           : JobFingerprint{};
+    const JobReport rep = run_migration_job(model, names, load_shot, wavelet, job, fingerprint);
     const int ranks = parallel::World::get().size();
     for (const auto& r : rep.ranks)
         if (ranks > 1)

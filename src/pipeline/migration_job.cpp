@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 
 #include <nlohmann/json.hpp>
@@ -56,7 +57,6 @@ std::string settings_changed(const std::string& was, const std::string& now) {
     return out.empty() ? "the options differ" : out;
 }
 
-const char* kStorage[] = {"auto", "snapshots", "boundary", "checkpoints"};
 constexpr int kVersion = 3;  // 2: double stack, per-input hashes, failed shots; 3: exact stack, ranks' parts
 constexpr char kPartMagic[8] = {'R', 'T', 'M', 'P', 'A', 'R', 'T', '3'};
 
@@ -245,8 +245,9 @@ void commit(State& st, const imaging::Stack& stack) {
     st.j["generation"] = gen;
     st.save();  // the commit point
     st.remove_stale(gen);
+    static const std::regex part_name(R"(part-\d+\.bin)");
     for (const auto& e : fs::directory_iterator(st.folder))
-        if (std::regex_match(e.path().filename().string(), std::regex(R"(part-\d+\.bin)"))) fs::remove(e.path());
+        if (std::regex_match(e.path().filename().string(), part_name)) fs::remove(e.path());
 }
 
 // A rank's checkpoint: the generation its run started from, the shots it has done in
@@ -306,7 +307,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     const parallel::World& world = parallel::World::get();
     const std::size_t n = names.size();
     State st;                                 // rank 0's
-    imaging::Stack stack(model.grid());       // rank 0: the job's stack; others: empty
+    imaging::Stack stack(world.root() ? model.grid() : Grid());  // the job's stack: rank 0's only
     std::vector<std::int64_t> done_before(n, 0);
     int base_gen = 0;
     world.on_root([&] {
@@ -357,17 +358,29 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         ++me.shots;
         const std::size_t i = std::size_t(claim.item);
         const std::string which = "shot " + std::to_string(names[i].id) + " from " + names[i].file;
-        std::string reason;
+        std::optional<ShotMigration> m;
         try {
             const ShotGather shot = load_shot(i);
-            const ShotMigration m = migrate_shot(model, shot, wavelet, opt.migration);
-            mine.add(m.window.grid, m.window.ix0, m.window.iy0, m.image, m.illumination);
-            if (opt.keep_shot_images) write_shot_preview(opt.folder, model.grid(), m, names[i], opt.migration);
+            m = migrate_shot(model, shot, wavelet, opt.migration);
+            // The last step that can fail: it adds the whole shot or, refusing it, nothing.
+            mine.add(m->window.grid, m->window.ix0, m->window.iy0, m->image, m->illumination);
+        } catch (const std::exception& e) {
+            // Whatever stops one shot (its data, its geometry, a blow-up, its memory) stops
+            // only that shot; the job's own I/O is outside this block and stops the job.
+            m.reset();
+            if (queue.finish(claim, false)) {
+                every_rank().warn("{} failed (another rank tries it once more): {}", which, e.what());
+            } else {
+                failed_here.push_back({i, e.what()});
+                every_rank().error("{} failed, not stacked (the other shots go on): {}", which, e.what());
+            }
+        }
+        if (m) {
             done_here.push_back(std::int64_t(i));
-            done_info.push_back({i, m.seconds, kStorage[int(m.storage)]});
-            me.busy += m.seconds;
-            me.propagation += m.busy_seconds;
-            me.points += m.point_updates;
+            done_info.push_back({i, m->seconds, storage_name(m->storage)});
+            me.busy += m->seconds;
+            me.propagation += m->busy_seconds;
+            me.points += m->point_updates;
             queue.finish(claim, true);
             // Job-wide: shots done, their rate so far, and when the rest should be done.
             const long done = before + queue.finished_ok();
@@ -376,17 +389,15 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             every_rank().info("{} ({} of {} done, {:.0f} shots/h, ETA {}): window {} x {} x {}, {} steps, imaging "
                               "every {}, source wavefield by {} ({:.1f} MB), {:.1f} s",
                               which, done, n, rate * 3600, format_duration(double(long(order.size()) + before - done) / rate),
-                              m.window.grid.nx, m.window.grid.ny, m.window.grid.nz, m.steps, m.image_every,
-                              kStorage[int(m.storage)], m.bytes_kept / 1e6, m.seconds);
-        } catch (const std::exception& e) {
-            // Whatever stops one shot (its data, its geometry, a blow-up, its memory) stops
-            // only that shot; the job's own I/O is outside this block and stops the job.
-            if (queue.finish(claim, false)) {
-                every_rank().warn("{} failed (another rank tries it once more): {}", which, e.what());
-            } else {
-                failed_here.push_back({i, e.what()});
-                every_rank().error("{} failed, not stacked (the other shots go on): {}", which, e.what());
-            }
+                              m->window.grid.nx, m->window.grid.ny, m->window.grid.nz, m->steps, m->image_every,
+                              storage_name(m->storage), m->bytes_kept / 1e6, m->seconds);
+            // A QC picture that cannot be written loses the picture, not the stacked shot.
+            if (opt.keep_shot_images) try {
+                    write_shot_preview(opt.folder, model.grid(), *m, names[i], opt.migration);
+                } catch (const std::exception& e) {
+                    every_rank().warn("{}: its image for QC (migration.keep-shot-images) was not written: {}", which,
+                                      e.what());
+                }
         }
         if (clock::now() - last_checkpoint >= std::chrono::duration<double>(opt.checkpoint_minutes * 60)) {
             write_part(opt.folder, world.rank(), base_gen, done_here, mine);

@@ -3,9 +3,10 @@
 // interruption.
 //
 // The folder holds state.json (the job's fingerprint and each shot's status: pending,
-// done, or failed with its reason), the raw stack as stack-<generation>-image.bin and
-// stack-<generation>-illumination.bin (float64, the machine's byte order: little-endian
-// on x86-64 and ARM64; the model's grid, x fastest, then y, then z), and the products
+// done, or failed with its reason), the raw stack as stack-<generation>.bin (the image's
+// then the illumination's exact sums, imaging::ExactSum raw, 32 bytes each, the
+// machine's byte order: little-endian on x86-64 and ARM64; the model's grid, x fastest,
+// then y, then z), ranks' checkpoints part-<rank>.bin (below), and the products
 // (image.sgy, illumination.sgy, PNG previews).
 //
 // Ranks (parallel/world.h: mpirun, srun, or one process) take shots from a shared queue
@@ -100,6 +101,6 @@ struct JobReport {
 // another fingerprint is refused, naming the input that changed.
 JobReport run_migration_job(const Model& model, const std::vector<JobShot>& names,
                             const std::function<ShotGather(std::size_t)>& load_shot, const Wavelet& wavelet,
-                            const MigrationJobOptions& opt, const JobFingerprint& fingerprint);
+                            const MigrationJobOptions& opt, const JobFingerprint& fingerprint);  // rank 0's used
 
 }  // namespace rtm
