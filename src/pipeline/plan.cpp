@@ -12,6 +12,7 @@
 #include <omp.h>
 
 #include "core/error.h"
+#include "physics/anisotropy.h"
 #include "physics/stability.h"
 #include "physics/stencil.h"
 #include "physics/time_dispersion.h"
@@ -164,10 +165,12 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     const ShotGather& rec = shots.geometry(longest);
     const double record = (rec.nt - 1) * rec.dt;
 
-    // The time step, as the job will choose it, and the steps it makes.
+    // The time step, as the job will choose it (time_axis: the CFL velocity, which
+    // anisotropy raises), and the steps it makes.
     const auto [vmin, vmax] = std::minmax_element(model.vp.data.begin(), model.vp.data.end());
-    const double dt = choose_time_step(g, *vmin, *vmax, rec.dt, wavelet.f_max, prop);
-    const double dt_cfl = max_stable_dt(*vmax, g.dx, g.ndim() == 3 ? g.dy : 0, g.dz);
+    const double v_cfl = cfl_velocity(model);
+    const double dt = choose_time_step(g, *vmin, v_cfl, rec.dt, wavelet.f_max, prop);
+    const double dt_cfl = max_stable_dt(v_cfl, g.dx, g.ndim() == 3 ? g.dy : 0, g.dz);
     const double raw_steps = std::ceil(record / dt - 1e-9) + 1;
     if (!(raw_steps <= kMaxSteps))
         fail(prop.dt > 0 ? "option propagation.dt" : model_where,
@@ -209,10 +212,10 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         needs.steps = ta.nt;
         needs.states = int(std::ceil(double(ta.nt) / k) - shift);
         needs.state_every = k;
-        needs.first_state = shift;
+        needs.two_snapshots = mo.condition == ImagingCondition::InverseScattering;
+        needs.first_state = needs.two_snapshots ? 1 : 0;  // as migrate_shot's e
         needs.value_bytes = mo.propagation.precision == Precision::Double ? 8 : 4;
         needs.bf16_snapshots = mo.bf16_snapshots;
-        needs.two_snapshots = mo.condition == ImagingCondition::InverseScattering;
         const double budget = mo.memory_budget > 0 ? mo.memory_budget
                                                    : auto_memory_budget(mo.propagation.backend, propagation_bytes(needs));
         const MemoryPlan mp = plan_memory(needs, mo.storage, budget, "the job's shots");
@@ -228,7 +231,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
                        bytes(mp.snapshot_bytes) + ", boundary band " + bytes(mp.band_bytes) + ", budget " +
                        bytes(budget) + (mo.memory_budget > 0 ? "" : " (auto)") + "), imaging every " +
                        std::to_string(k) + " steps";
-        host.push_back({64 * M, "stack (image and illumination, exact sums)", model_where});
+        host.push_back({128 * M, "stacks (the job's and this run's, exact sums)", model_where});
         host.push_back({R * steps * 8, "data resampled to the step", receivers_cause});
     }
     host.push_back({4 * M * double(1 + model.extra.size()), "model", model_where});

@@ -99,10 +99,13 @@ void Domain::set_anisotropy(const AnisotropyFields& extra, std::size_t nodes) {
     if (tti_.tilted && opt_.free_surface)
         fail("option propagation.free-surface", "a free surface with a tilted (TTI) model is not implemented",
              "Set propagation.free-surface = false, or leave out model.theta and model.phi (VTI)");
-    auto value = [&](const char* name, std::size_t k) {
+    // Each parameter's volume (or none: 0), found once, not per point.
+    const auto volume = [&](const char* name) -> const std::vector<float>* {
         const auto it = extra.find(name);
-        return it == extra.end() ? 0.0 : double(it->second[k]);
+        return it == extra.end() ? nullptr : &it->second;
     };
+    const std::vector<float>* const fields[4] = {volume("epsilon"), volume("delta"), volume("theta"), volume("phi")};
+    const auto value = [&](int f, std::size_t k) { return fields[f] ? double((*fields[f])[k]) : 0.0; };
     const std::size_t np = box_.padded_size();
     tti_.cpp.assign(np, 0.0);
     tti_.cpq.assign(np, 0.0);
@@ -116,7 +119,7 @@ void Domain::set_anisotropy(const AnisotropyFields& extra, std::size_t nodes) {
                 const int wy = std::clamp(iy - pad_y, 0, window_.ny - 1);
                 const int wz = std::clamp(iz - box_.pml_lo[2], 0, window_.nz - 1);
                 const std::size_t k = window_.index(wx, wy, wz);
-                const TtiPoint t = tti_point(value("epsilon", k), value("delta", k), value("theta", k), value("phi", k));
+                const TtiPoint t = tti_point(value(0, k), value(1, k), value(2, k), value(3, k));
                 const long p = box_.at(ix, iy, iz);
                 tti_.cpp[p] = vdt2_[p] * t.a;
                 tti_.cpq[p] = vdt2_[p] * t.b;
