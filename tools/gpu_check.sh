@@ -113,6 +113,9 @@ sys.exit(0 if rel <= 1e-4 and not math.isnan(rel) else 2)
 EOF
 }
 
+# A job folder's committed stack: the highest generation (one is left after a commit).
+newest_stack() { ls -v "$1"/stack-*.bin 2> /dev/null | tail -1; }
+
 if [ "$MODE" = rtm ] || [ "$MODE" = final ]; then
     run rtm2d --mode rtm --grid 2001x601 --steps 3000 --repeats 3
     run rtm3d --mode rtm --grid 256x256x256 --steps 600 --repeats 3
@@ -135,11 +138,11 @@ if [ "$MODE" = rtm ] || [ "$MODE" = final ]; then
     cmp_rc=9
     if [ -f "$J/cpu_job/image.sgy" ]; then
         cp "$J/cpu_job/image.sgy" "$OUT/image_cpu.sgy"
-        compare_sgy "$J"/gpu_job/stack-*.bin "$J"/cpu_job/stack-*.bin; cmp_rc=$?
+        compare_sgy "$(newest_stack "$J/gpu_job")" "$(newest_stack "$J/cpu_job")"; cmp_rc=$?
         compare_sgy "$J/gpu_job/image.sgy" "$J/cpu_job/image.sgy"
     fi
     if [ -d "$D/ref_cpu_job" ]; then
-        compare_sgy "$J"/gpu_job/stack-*.bin "$D"/ref_cpu_job/stack-*.bin; r=$?
+        compare_sgy "$(newest_stack "$J/gpu_job")" "$(newest_stack "$D/ref_cpu_job")"; r=$?
         [ "$cmp_rc" = 9 ] && cmp_rc=$r
         compare_sgy "$J/gpu_job/image.sgy" "$D/ref_cpu_job/image.sgy"
     fi
