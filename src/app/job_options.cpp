@@ -190,6 +190,9 @@ PropagationOptions propagation_from(const po::variables_map& vm) {
     set_cpu_threads(vm["propagation.threads"].as<int>(), "propagation.threads");  // the host's share on a GPU too
     const parallel::World& world = parallel::World::get();
     const int per_shot = vm["parallel.ranks-per-shot"].as<int>();
+    if (per_shot < 1)
+        fail("option parallel.ranks-per-shot", "is " + std::to_string(per_shot) + ": a shot needs at least one rank",
+             "Use 1: each rank (one per GPU) migrates or models its own shots");
     if (per_shot != 1)
         fail("option parallel.ranks-per-shot", "is " + std::to_string(per_shot) +
                  ": one shot over several ranks (z-slabs) is not built yet in this version",

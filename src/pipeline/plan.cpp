@@ -218,7 +218,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         needs.bf16_snapshots = mo.bf16_snapshots;
         const double budget = mo.memory_budget > 0 ? mo.memory_budget
                                                    : auto_memory_budget(mo.propagation.backend, propagation_bytes(needs));
-        const MemoryPlan mp = plan_memory(needs, mo.storage, budget, "the job's shots");
+        const MemoryPlan mp = plan_memory(needs, mo.storage, budget, "a shot of this job");
         const SourceStorage st = mp.storage;
         const double kept = mp.bytes_kept;
         propagations = st == SourceStorage::Boundary ? 3 : 1 + mp.recompute;  // the receivers' and the source's (recomputed)
