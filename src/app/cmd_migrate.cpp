@@ -15,6 +15,7 @@
 #include "app/preflight.h"
 #include "core/error.h"
 #include "core/host_memory.h"
+#include "core/phases.h"
 #include "core/progress.h"
 #include "io/file_hash.h"
 #include "io/shot_index.h"
@@ -194,7 +195,9 @@ int cmd_migrate(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_options(argc, argv, kUsage, desc, model_command_options(), vm)) return 0;
 
+    PhaseTimer reading("read model");
     const Model model = load_model(vm);
+    reading.stop();
     refuse_anisotropy(model, "migration");
     if (!vm.count("data.shots")) fail("option data.shots", "no shot files given", "Set [data] shots = FILE.sgy");
     const auto files = vm["data.shots"].as<std::vector<std::string>>();
@@ -206,6 +209,7 @@ int cmd_migrate(int argc, char** argv) {
                      "List each shot file once (the command line adds to the config file's list)");
     // Every file indexed (trace headers only, checked now); a gather's samples are read
     // when its turn comes.
+    PhaseTimer indexing("index shots");
     std::vector<io::ShotIndex> indexes;
     std::vector<JobShot> names;
     std::vector<std::pair<std::size_t, std::size_t>> where;  // index and gather of each job shot
@@ -218,7 +222,11 @@ int cmd_migrate(int argc, char** argv) {
         }
     }
     if (names.empty()) fail(files.front(), "holds no shot gathers", "Check the data.shots files");
-    const auto load_shot = [&](std::size_t i) { return indexes[where[i].first].load(where[i].second); };
+    indexing.stop();
+    const auto load_shot = [&](std::size_t i) {
+        const PhaseTimer t("read shots");
+        return indexes[where[i].first].load(where[i].second);
+    };
     const Wavelet wavelet = load_wavelet(vm);
 
     MigrationJobOptions job;
@@ -245,12 +253,16 @@ int cmd_migrate(int argc, char** argv) {
     const PlanShots plan_shots{names.size(), [&](std::size_t i) -> const ShotGather& {
                                    return indexes[where[i].first].geometry(where[i].second);
                                }, [&](std::size_t i) { return names[i].file; }};
+    PhaseTimer planning("plan and checks");
     if (preflight_migrate(vm, model, plan_shots, wavelet, job.migration, job.folder)) return 0;
+    planning.stop();
     // Only rank 0 opens the job folder: the others would read every input file in full
     // for a fingerprint they never use.
+    PhaseTimer hashing("fingerprint inputs");
     const JobFingerprint fingerprint = parallel::World::get().root()
                                            ? settings_of(vm, files, job.migration.propagation.backend)
                                            : JobFingerprint{};
+    hashing.stop();
     const JobReport rep = run_migration_job(model, names, load_shot, wavelet, job, fingerprint);
     const int ranks = parallel::World::get().size();
     for (const auto& r : rep.ranks)
@@ -262,6 +274,7 @@ int cmd_migrate(int argc, char** argv) {
                  rep.done_now / std::max(1e-9, rep.seconds) * 3600,
                  throughput_summary(rep.seconds, rep.busy_seconds, rep.point_updates,
                                     job.migration.propagation.backend.gpu, ranks));
+    spdlog::info("time by phase on rank 0: {}", phase_summary());
     spdlog::info("peak host memory {:.1f} MB (VmHWM; docs/memory.md)", peak_host_bytes() / 1e6);
     for (const auto& p : rep.outputs) spdlog::info("wrote {}", p);
     for (const auto& f : rep.failed_now) spdlog::error("shot {} from {} failed: {}", f.shot.id, f.shot.file, f.reason);

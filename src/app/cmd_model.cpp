@@ -15,6 +15,7 @@
 #include "app/preflight.h"
 #include "core/error.h"
 #include "core/host_memory.h"
+#include "core/phases.h"
 #include "io/previews.h"
 #include "io/shot_index.h"
 #include "io/shot_io.h"
@@ -210,7 +211,9 @@ int cmd_model(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_options(argc, argv, kUsage, desc, migrate_command_options(), vm)) return 0;
 
+    PhaseTimer reading("read model");
     const Model model = load_model(vm);
+    reading.stop();
     const auto geometry = geometry_from(vm, model);
     if (geometry.empty()) fail("acquisition", "no shots to model", "Describe at least one source");
     const Wavelet wavelet = load_wavelet(vm);
@@ -224,17 +227,22 @@ int cmd_model(int argc, char** argv) {
     check_outputs(vm, out, png);
     // Under several ranks one file: rank 0 makes it (headers from the geometry), every
     // rank writes its own gathers at their places, rank 0 commits once all have closed.
-    if (preflight_model(vm, model, geometry, wavelet, prop, out, png)) return 0;  // the plan; --dry-run stops
+    PhaseTimer planning("plan and checks");
+    if (preflight_model(vm, model, geometry, wavelet, prop, out, png)) return 0;
+    planning.stop();  // the plan; --dry-run stops
     const parallel::World& world = parallel::World::get();
+    PhaseTimer creating("create the shot file");
     std::unique_ptr<io::ShotWriter> writer;
     world.on_root([&] {
         if (auto dir = std::filesystem::path(out).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
         writer = std::make_unique<io::ShotWriter>(out, geometry);
     });
     if (!world.root()) writer = std::make_unique<io::ShotWriter>(out, geometry, io::ShotWriter::Role::Join);
+    creating.stop();
     const std::size_t middle = geometry.size() / 2;  // kept by the rank that models it, for the preview
     ShotGather preview;
     const GatherSink write = [&](std::size_t k, ShotGather&& gather) {
+        const PhaseTimer t("write gathers");
         writer->write(k, gather);
         if (k == middle) preview = std::move(gather);
     };
@@ -243,6 +251,7 @@ int cmd_model(int argc, char** argv) {
     if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) refuse_anisotropy(model, "Born modelling");
     if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) born(vm, model, geometry, wavelet, prop, write, stats);
     else model_shots(model, geometry, wavelet, prop, write, &stats);
+    PhaseTimer finishing("close the shot file and draw its preview");
     writer->close();
     // After the batches' traces are freed: the preview's drawing is the last peak.
     if (!preview.receivers.empty())
@@ -252,6 +261,7 @@ int cmd_model(int argc, char** argv) {
     const auto counts = world.gather(std::to_string(stats.shots) + " " + std::to_string(stats.point_updates) + " " +
                                      std::to_string(stats.busy_seconds));
     world.on_root([&] { writer->commit(false); });
+    finishing.stop();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     double updates = 0, busy = 0;
     for (std::size_t r = 0; r < counts.size(); ++r) {
@@ -268,6 +278,7 @@ int cmd_model(int argc, char** argv) {
                  geometry.size(), g.nx, g.ny, g.nz, prop.pml_cells, ta.nt, ta.dt * 1e3,
                  throughput_summary(seconds, busy, updates, prop.backend.gpu, world.size()));
     spdlog::info("wrote {} and {}", out, png);
+    spdlog::info("time by phase on rank 0: {}", phase_summary());
     spdlog::info("peak host memory {:.1f} MB (VmHWM; docs/memory.md)", peak_host_bytes() / 1e6);
     return 0;
 }

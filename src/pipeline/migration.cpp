@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "core/phases.h"
 #include "core/progress.h"
 #include "imaging/field_ops.h"
 #include "physics/wavelet.h"
@@ -101,6 +102,7 @@ int imaging_interval(const MigrationOptions& opt, const Wavelet& wavelet, const 
 ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
                            const MigrationOptions& opt) {
     const auto start = std::chrono::steady_clock::now();
+    PhaseTimer setting_up("set-up (domain, propagators)");
     const TimeAxis ta = time_axis(model, shot, wavelet, opt.propagation);
     const int N = ta.nt;
     ShotMigration out;
@@ -199,6 +201,8 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
         }
     };
     int pending_use = -1;  // the state the first sweep reached, taken by the first imaging step
+    setting_up.stop();
+    PhaseTimer forward_pass("source steps");
 
     // Forward pass.
     if (storage == SourceStorage::Checkpoints) {
@@ -232,7 +236,11 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     // Backward pass: receiver wavefield from the time-reversed data; injected as
     // point sources (which divide by the cell volume, so multiply it back: the adjoint
     // of sampling a receiver is spreading its value with the same weights).
+    forward_pass.stop();
+    PhaseTimer making("set-up (domain, propagators)");
     auto rec = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
+    making.stop();
+    PhaseTimer receiver_data("receiver data to the step");
     {
         auto data = data_at_step(shot, ta, model, wavelet, opt.mute_direct, opt.mute_after, opt.rho_filter && !born, opt.propagation);
         // The born-adjoint condition keeps the exact transpose; the others take back the
@@ -244,6 +252,8 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
             std::reverse(tr.begin(), tr.end());
             for (double& x : tr) x *= gain;
         }
+        receiver_data.stop();
+        const PhaseTimer t("receivers as sources to the device");
         rec->set_sources(receiver_stencils(domain, out.window, model, shot), data);
         rec->set_receivers({}, N);
     }
@@ -252,6 +262,7 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     const double w = born ? 1.0 : k * ta.dt;
     int snap = M - 1;
     rec->reset();
+    PhaseTimer backward_pass("receiver steps and imaging");
     Progress backward(who + ": backward steps", N);
     for (int m = 0; m < N; ++m) {
         rec->step(m);  // current: l[j]
@@ -285,12 +296,20 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
         rec->correlate(*src, w, opt.condition);
         if (storage == SourceStorage::Checkpoints && is) src->reverse_time();  // back to the state stepped from
     }
+    backward_pass.stop();
+    PhaseTimer to_host("shot image to the host");
     out.image = rec->correlation(false);
     out.illumination = rec->correlation(true);
     out.source_steps = source_steps;
     out.recompute = double(source_steps) / N;
     out.busy_seconds = src->busy_seconds() + rec->busy_seconds();
     out.point_updates = double(domain.box().points()) * double(source_steps + N);
+    to_host.stop();
+    {
+        const PhaseTimer t("free the shot's propagators");
+        src.reset();
+        rec.reset();
+    }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
 }

@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "core/log.h"
+#include "core/phases.h"
 #include "core/progress.h"
 #include "parallel/work_queue.h"
 #include "io/model_io.h"
@@ -363,6 +364,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             const ShotGather shot = load_shot(i);
             m = migrate_shot(model, shot, wavelet, opt.migration);
             // The last step that can fail: it adds the whole shot or, refusing it, nothing.
+            const PhaseTimer stacking("stack");
             mine.add(m->window.grid, m->window.ix0, m->window.iy0, m->image, m->illumination);
         } catch (const std::exception& e) {
             // Whatever stops one shot (its data, its geometry, a blow-up, its memory) stops
@@ -400,6 +402,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
                 }
         }
         if (clock::now() - last_checkpoint >= std::chrono::duration<double>(opt.checkpoint_minutes * 60)) {
+            const PhaseTimer t("checkpoint");
             write_part(opt.folder, world.rank(), base_gen, done_here, mine);
             last_checkpoint = clock::now();
         }
@@ -410,8 +413,10 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
 
     // The end of the run: the ranks' stacks to rank 0 in one reduction, their outcomes
     // beside, then rank 0 commits and writes the products.
+    PhaseTimer reducing("stacks to rank 0");
     world.reduce_to_root(mine.image.data(), mine.image.size(), sizeof(imaging::ExactSum), combine_sums);
     world.reduce_to_root(mine.illumination.data(), mine.illumination.size(), sizeof(imaging::ExactSum), combine_sums);
+    reducing.stop();
     const json report = {{"done", done_info}, {"failed", failed_here}, {"signal", int(g_stop_signal)},
                          {"rank", me.rank}, {"node", me.node}, {"shots", me.shots},
                          {"busy", me.busy}, {"propagation", me.propagation}, {"points", me.points},
@@ -440,6 +445,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
                 rep.failed_now.push_back({names[i], f[1]});
             }
         }
+        const PhaseTimer finishing("commit, image and previews");
         stack.add(mine);
         commit(st, stack);
         int done = 0;

@@ -1,0 +1,40 @@
+#pragma once
+// Where a command's wall time went, phase by phase (issue 12: "measure the whole job"):
+// the host work around the propagation (reading, set-up, moving traces and images,
+// writing) is what keeps a GPU idle, and this names it. Each rank adds up its own
+// phases; the commands log them at the end ("time by phase: ...").
+//
+// Phases are leaves: a timed block does not contain another, so on one thread the sum is
+// at most the wall time and the rest is "other". Work done in the background (a batch's
+// traces written while the next one propagates) overlaps the main thread's phases, and
+// "other" is then what is left, at least 0. Thread-safe.
+#include <chrono>
+#include <string>
+
+namespace rtm {
+
+// Adds `seconds` to the phase `name` (a string literal; phases keep their first order).
+void add_phase_time(const char* name, double seconds);
+// "read 1.2 s, set-up 5.1 s, ..., other 0.3 s (of 7.0 s since start)": the phases so far
+// (those under 5 ms left out) and the rest of the process's wall time.
+std::string phase_summary();
+
+// Times the rest of its scope as phase `name`.
+class PhaseTimer {
+public:
+    explicit PhaseTimer(const char* name) : name_(name), start_(std::chrono::steady_clock::now()) {}
+    ~PhaseTimer() { stop(); }
+    void stop() {  // ends the phase early (later calls do nothing)
+        if (!name_) return;
+        add_phase_time(name_, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+        name_ = nullptr;
+    }
+    PhaseTimer(const PhaseTimer&) = delete;
+    PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+private:
+    const char* name_;
+    std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace rtm
