@@ -13,6 +13,7 @@
 #include "app/streams.h"
 #include "bench/bench.h"
 #include "core/error.h"
+#include "core/host_memory.h"
 #include "core/threads.h"
 #include "parallel/world.h"
 
@@ -57,6 +58,7 @@ int fail_rank(const std::string& message, bool reported) {
 int main(int argc, char** argv) {
     rtm::use_passive_openmp_wait(argv);  // first: may execute rtm again (core/threads.h)
     rtm::flush_denormals_to_zero();      // one floating-point environment for the whole process
+    rtm::keep_freed_memory();            // scratch reused, not mapped and faulted in again (core/host_memory.h)
     // MPI for the commands that run jobs over ranks (mpirun rtm model|migrate); the
     // others stay one plain process.
     std::unique_ptr<rtm::parallel::Session> mpi;

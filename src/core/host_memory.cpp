@@ -1,5 +1,7 @@
 #include "core/host_memory.h"
 
+#include <malloc.h>
+
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -27,5 +29,15 @@ double proc_kb(const char* file, const std::string& key) {
 double peak_host_bytes() { return proc_kb("/proc/self/status", "VmHWM:"); }
 
 double available_host_bytes() { return proc_kb("/proc/meminfo", "MemAvailable:"); }
+
+void keep_freed_memory() {
+#if defined(__GLIBC__)
+    // Blocks up to 32 MB (glibc's largest mmap threshold) from the heaps; above it,
+    // mmap: a whole wavefield or gather, whose pages go back when it is freed. A heap's
+    // free top is returned to the system only beyond 512 MB.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
+}
 
 }  // namespace rtm
