@@ -37,10 +37,17 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
 
     const double vmax = *std::max_element(vp.begin(), vp.end());  // sets the C-PML damping
 
+    // The volume loops below run on every core: a 3D shot's domain is tens of millions
+    // of points built before each shot (first touch of the pages included), and on one
+    // core it took longer than the shot's propagation on a GPU (issue 12, item 3).
+    // Each point's value depends on nothing but its coordinates: the same bits for
+    // any thread count.
     v2_.resize(vp.size());
+#pragma omp parallel for
     for (std::size_t i = 0; i < vp.size(); ++i) v2_[i] = double(vp[i]) * vp[i];
     vdt2_.assign(box_.padded_size(), 0.0);
     const double dt2 = opt.dt * opt.dt;
+#pragma omp parallel for collapse(2)
     for (int iz = 0; iz < box_.nz; ++iz)
         for (int iy = 0; iy < box_.ny; ++iy)
             for (int ix = 0; ix < box_.nx; ++ix) {
@@ -67,6 +74,7 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
     damp_.assign(box_.padded_size(), 0.0);
     if (nb == 0) return;
     const double lnR = std::log(1e3);
+#pragma omp parallel for collapse(2)
     for (int iz = 0; iz < box_.nz; ++iz)
         for (int iy = 0; iy < box_.ny; ++iy)
             for (int ix = 0; ix < box_.nx; ++ix) {
@@ -112,6 +120,7 @@ void Domain::set_anisotropy(const AnisotropyFields& extra, std::size_t nodes) {
     if (tti_.tilted)
         for (auto& a : tti_.axis) a.assign(np, 0.0);
     const int nb = opt_.pml_cells, pad_y = box_.ndim == 3 ? nb : 0;
+#pragma omp parallel for collapse(2)
     for (int iz = 0; iz < box_.nz; ++iz)
         for (int iy = 0; iy < box_.ny; ++iy)
             for (int ix = 0; ix < box_.nx; ++ix) {
