@@ -51,6 +51,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "kernels/cpu/transpose_cpu.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/step_cuda.h"
@@ -307,8 +308,7 @@ public:
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
         const auto t = rec_tr_.download();  // nt x nrec
         std::vector<double> out(t.size());
-        for (int n = 0; n < nt_; ++n)
-            for (int r = 0; r < nrec_; ++r) out[std::size_t(r) * nt_ + n] = double(t[std::size_t(n) * nrec_ + r]);
+        kernels::transpose_widen(t.data(), nt_, nrec_, out.data());  // on every core (kernels/cpu/transpose_cpu.h)
         return out;
     }
 
