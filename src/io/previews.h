@@ -11,7 +11,8 @@
 namespace rtm::io {
 
 // Traces across (offset from the source along X, m), time down (s), with a t^2 display
-// gain (stated below the picture); `title` above it.
+// gain (stated below the picture); `title` above it. A 3D spread shows the receiver
+// line (equal y) nearest the source, and says so below the picture.
 void write_gather_png(const std::string& path, const ShotGather& shot, const std::string& title);
 
 // 2D: one PNG at `path`. 3D: three PNGs, PATH with "_inline", "_crossline" and

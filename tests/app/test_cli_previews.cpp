@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 
+#include "io/previews.h"
 #include "io/shot_io.h"
 #include "run_rtm.h"
 #include "support/catch.hpp"
@@ -82,6 +83,25 @@ TEST_CASE("rtm model's gather preview has a title, time and offset axes, the cli
     CHECK(p.width > 410);
     CHECK(p.height > 760);
     if (have_font()) CHECK(dark(p, 0, 30) > 50);  // the title drawn above the plot
+}
+
+TEST_CASE("a 3D gather's preview shows the receiver line nearest the source and says so", "[previews]") {
+    const auto dir = scratch("cli-preview-3d-gather");
+    ShotGather g;
+    g.id = 7, g.nt = 50, g.dt = 0.004;
+    g.source = {260, 130, 10};  // nearest the line at y = 100 m
+    for (int line = 0; line < 3; ++line)
+        for (int i = 0; i < 5; ++i) g.receivers.push_back({100.0 + 50 * i, 100.0 * line, 10});
+    g.data.assign(15 * 50, 0.f);
+    for (int r = 0; r < 15; ++r) g.data[r * 50 + 20] = 1.f + r;
+    const fs::path png = dir / "g.png";
+    io::write_gather_png(png.string(), g, "a 3D gather");
+    const Png p = read_png(png);
+    // Receivers 100..300 m of that line, the source at 260 m: offsets -160..40.
+    CHECK_THAT(p.text.at("Description"), Contains("the receiver line at y = 100 m, 5 of 15 traces") &&
+                                          Contains("offset along X (m) -160..40"));
+    // 5 columns (not 15) replicated to at least 400 pixels: 80 each.
+    CHECK(p.width < 15 * 80);
 }
 
 TEST_CASE("a partial migration's image says how many shots it holds, and keep-shot-images writes each shot's", "[previews]") {
