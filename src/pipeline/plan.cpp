@@ -236,7 +236,12 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     }
     host.push_back({4 * M * double(1 + model.extra.size()), "model", model_where});
     host.push_back({(migration ? 24 : 16) * P + 12 * W, "domain", layers_cause});
-    host.push_back({R * rec.nt * 4.0 + R * steps * 8, "one gather's traces", receivers_cause});
+    // Modelling on a GPU writes a gather while the next one propagates (model_shots).
+    if (!migration && prop.backend.gpu)
+        host.push_back({2 * (R * rec.nt * 4.0 + R * steps * 8), "two gathers' traces (one written while the next is modelled)",
+                        receivers_cause});
+    else
+        host.push_back({R * rec.nt * 4.0 + R * steps * 8, "one gather's traces", receivers_cause});
     // On the CPU the propagators live in host memory too.
     std::vector<Need> all = host;
     if (!prop.backend.gpu) all.insert(all.end(), device.begin(), device.end());
