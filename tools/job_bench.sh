@@ -29,7 +29,7 @@ if [ "$WHAT" != 3d ]; then
         --acquisition.record-length 4 --acquisition.record-dt 0.002 --wavelet.ricker-f0 15"
     step 2d_model model $m2 $a2 --output.shots "$W/2d.sgy"
     step 2d_migrate_gpu migrate $m2 --data.shots "$W/2d.sgy" --wavelet.ricker-f0 15 --output.job "$W/2d_gpu"
-    step 2d_migrate_cpu migrate $m2 --data.shots "$W/2d.sgy" --wavelet.ricker-f0 15 --propagation.device cpu --output.job "$W/2d_cpu"
+    [ "${CPU:-1}" = 0 ] || step 2d_migrate_cpu migrate $m2 --data.shots "$W/2d.sgy" --wavelet.ricker-f0 15 --propagation.device cpu --output.job "$W/2d_cpu"
 fi
 if [ "$WHAT" != 2d ]; then
     "$D/make_models" --dome 400 400 300 10 "$W/dome.segy" || rc=1
