@@ -408,24 +408,34 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     int batch = 0;
     for (;;) {
         if (g_stop_signal) queue.stop();
-        std::vector<Taken> taken;
+        std::vector<Taken> taken;  // claimed and loaded
+        int claimed = 0;
         for (parallel::WorkQueue::Claim c = queue.next(); c; c = queue.next(false)) {
+            ++claimed;
             const std::size_t i = std::size_t(c.item);
-            taken.push_back({c, i, "shot " + std::to_string(names[i].id) + " from " + names[i].file, ShotGather()});
-            if (c.retry || int(taken.size()) >= std::max(1, batch)) break;
-        }
-        if (taken.empty()) break;
-        me.shots += int(taken.size());
-        std::vector<std::pair<BatchKey, std::vector<const Taken*>>> groups;
-        for (Taken& t : taken) {
+            Taken& t = taken.emplace_back();
+            t.claim = c;
+            t.i = i;
+            t.which = "shot " + std::to_string(names[i].id) + " from " + names[i].file;
             try {
-                t.shot = load_shot(t.i);
+                t.shot = load_shot(i);
                 if (batch == 0) {
                     batch = migration_batch(model, t.shot, wavelet, opt.migration, long(order.size()));
                     every_rank().info("migrating up to {} shot(s) of one window at a time (propagation.batch {}{})",
                                       batch, opt.migration.propagation.batch,
                                       opt.migration.propagation.batch ? "" : ": automatic");
                 }
+            } catch (const std::exception& e) {
+                failed(t, e);
+                taken.pop_back();
+            }
+            if (c.retry || int(taken.size()) >= std::max(1, batch)) break;
+        }
+        if (!claimed) break;
+        me.shots += claimed;
+        std::vector<std::pair<BatchKey, std::vector<const Taken*>>> groups;
+        for (const Taken& t : taken) {
+            try {
                 const BatchKey key = batch_key(model, t.shot, opt.migration);
                 auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == key; });
                 if (t.claim.retry || g == groups.end()) groups.push_back({key, {&t}});
