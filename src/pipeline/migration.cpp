@@ -98,6 +98,254 @@ int imaging_interval(const MigrationOptions& opt, const Wavelet& wavelet, const 
     return k;
 }
 
+namespace {
+
+// "shot 3" or "shots 3, 4, 5".
+std::string who_of(const ShotGather* const* shots, int count) {
+    std::string who = count > 1 ? "shots" : "shot";
+    for (int i = 0; i < count; ++i) who += (i ? ", " : " ") + std::to_string(shots[i]->id);
+    return who;
+}
+
+// Shots of one batch_key migrated together: what they share (the window, its domain,
+// the time axis and the imaging steps), and run() for some of them.
+struct BatchMigration {
+    const Model& model;
+    const Wavelet& wavelet;
+    const MigrationOptions& opt;
+    TimeAxis ta;
+    int N;
+    ShotWindow window;
+    Domain domain;
+    bool born, is;
+    int k;
+    // Imaging at receiver-wavefield times j (multiples of k) with the source wavefield
+    // at s(j) = j, or j - 1 for the Born adjoint (Born injects at step n into u[n+1]):
+    // s = 0, k, 2k, ... (source_times, ascending).
+    int shift;
+    std::vector<int> source_times;
+    int M;
+    // Checkpointed states: state i is the source propagator after e + i k steps, e = 1
+    // for inverse scattering (current u[s+1], previous u[s]: reversed in time, the
+    // current u[s] and previous u[s+1] it images with), else 0 (current u[s]).
+    int e;
+
+    BatchMigration(const Model& model, const ShotGather& first, const Wavelet& wavelet, const MigrationOptions& opt)
+        : model(model), wavelet(wavelet), opt(opt), ta(time_axis(model, first, wavelet, opt.propagation)), N(ta.nt),
+          window(shot_window(model, first, opt.aperture)),
+          domain(window.grid, window.vp, damping_domain(opt, ta.dt, wavelet)),
+          born(opt.condition == ImagingCondition::BornAdjoint),
+          is(opt.condition == ImagingCondition::InverseScattering), k(imaging_interval(opt, wavelet, ta)),
+          shift(born ? 1 : 0), e(is ? 1 : 0) {
+        for (int j = 0; j < N; j += k)
+            if (j - shift >= 0) source_times.push_back(j - shift);
+        M = int(source_times.size());
+    }
+
+    // How to keep the source wavefield (memory_plan.h) for `members` shots; the budget
+    // "auto" (0) from the memory free before their propagators are made.
+    MemoryNeeds needs_of(int members) const {
+        return memory_needs(domain, N, M, k, e, opt.propagation.precision, opt.bf16_snapshots, is, members);
+    }
+    double budget_of(const MemoryNeeds& n) const {
+        return opt.memory_budget > 0 ? opt.memory_budget
+                                     : auto_memory_budget(opt.propagation.backend, propagation_bytes(n));
+    }
+
+    // shots[0 .. B-1] propagated together (member m: shots[m]) into out[0 .. B-1].
+    void run(const ShotGather* const* shots, int B, ShotMigration* out) const;
+};
+
+void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* out) const {
+    const Grid& wg = window.grid;
+    const std::string who = who_of(shots, B);
+    const MemoryNeeds needs = needs_of(B);
+    const double budget = budget_of(needs);
+    const MemoryPlan plan = plan_memory(needs, opt.storage, budget, who);
+    const SourceStorage storage = plan.storage;
+    spdlog::info("{}: source wavefield by {}{} ({:.3g} GB of a budget of {:.3g} GB{}; snapshots {:.3g} GB, boundary "
+                 "band {:.3g} GB), recomputation factor {:.2f} ({} source steps for {})",
+                 who, storage_name(storage),
+                 storage == SourceStorage::Checkpoints
+                     ? " (" + std::to_string(plan.checkpoints - 1) + " states stored, the first rebuilt from rest)"
+                     : "",
+                 plan.bytes_kept / 1e9, budget / 1e9, opt.memory_budget > 0 ? "" : ", auto", plan.snapshot_bytes / 1e9,
+                 plan.band_bytes / 1e9, plan.recompute, plan.forward_steps, N);
+
+    // Member m of both propagators is shot m.
+    auto src = make_propagator(domain, opt.propagation.precision, opt.propagation.backend, B);
+    const auto src_trace = source_trace(wavelet, ta, opt.propagation);
+    std::vector<PointStencil> sources;
+    for (int m = 0; m < B; ++m)
+        sources.push_back(member_stencil(source_stencil(domain, window, model, *shots[m]), domain.box(), m));
+    src->set_sources(sources, std::vector<std::vector<double>>(std::size_t(B), src_trace));
+    src->set_receivers({}, N);
+    src->reset();
+
+    // Source steps: time t is the source propagator's (step(t) comes next); steps past
+    // the furthest reached are new and checked for a blow-up, recomputed ones are not.
+    int t = 0, reached = 0;
+    long source_steps = 0;
+    Progress forward(who + ": forward steps", storage == SourceStorage::Checkpoints ? e + long(k) * (M - 1) : N);
+    auto source_step = [&]() {
+        src->step(t++);
+        ++source_steps;
+        if (t > reached) {
+            reached = t;
+            if (finite_check_due(t - 1, N)) require_finite(*src, who, "source (forward)", t - 1, N);
+            forward.update(t);
+        }
+    };
+
+    // Checkpoints: the schedule runs up to each state the backward pass takes; the
+    // first sweep (to the last state) runs before the backward pass starts.
+    std::vector<CheckpointAction> schedule;
+    std::size_t next_action = 0;
+    auto advance_to_use = [&]() {
+        for (;;) {
+            if (next_action >= schedule.size()) fail(who, "the checkpoint schedule ended before the backward pass");
+            const CheckpointAction& a = schedule[next_action++];
+            switch (a.kind) {
+                case CheckpointAction::Advance:
+                    while (t < e + a.index * k) source_step();
+                    break;
+                // Slot 0 holds state 0, which is not stored but rebuilt from rest
+                // (memory_plan.h); slot i > 0 is stored state slot i - 1.
+                case CheckpointAction::Store:
+                    if (a.slot > 0) src->store_state(std::size_t(a.slot - 1));
+                    break;
+                case CheckpointAction::Restore:
+                    if (a.slot > 0) {
+                        src->load_state(std::size_t(a.slot - 1));
+                        t = e + a.index * k;
+                    } else {
+                        src->reset();
+                        t = 0;
+                        while (t < e) source_step();
+                    }
+                    break;
+                case CheckpointAction::Use: return a.index;
+            }
+        }
+    };
+    int pending_use = -1;  // the state the first sweep reached, taken by the first imaging step
+
+    // Forward pass.
+    if (storage == SourceStorage::Checkpoints) {
+        src->reserve_states(std::size_t(plan.checkpoints - 1));
+        schedule = checkpoint_schedule(M, plan.checkpoints);
+        while (t < e) source_step();  // to state 0
+        pending_use = advance_to_use();
+        require_finite(*src, who, "source (forward)", t - 1, N);  // the sweep ends before step N
+    } else {
+        std::size_t next_snap = 0;
+        if (storage == SourceStorage::Boundary) {
+            src->reserve_bands(std::size_t(N) + 1);  // slot n: the band of u[n]
+            src->store_band(0);
+        }
+        if (storage == SourceStorage::Snapshots) src->reserve_kept(source_times.size() * (is ? 2 : 1), opt.bf16_snapshots);
+        for (int n = 0; n < N; ++n) {
+            const bool snap_time = storage == SourceStorage::Snapshots && next_snap < source_times.size() &&
+                                   source_times[next_snap] == n;
+            if (snap_time) src->keep(opt.bf16_snapshots);  // u[n]: slot next_snap (2 next_snap for IS)
+            source_step();                                  // now u[n+1] current, u[n] previous
+            if (storage == SourceStorage::Boundary) src->store_band(std::size_t(n) + 1);
+            if (snap_time) {
+                if (is) src->keep(opt.bf16_snapshots);  // u[n+1]: slot 2 next_snap + 1
+                ++next_snap;
+            }
+        }
+    }
+    int cs = N - 1;  // the source time held by src (boundary strategy)
+    if (storage == SourceStorage::Boundary) src->reverse_time();  // current u[N-1], previous u[N]
+
+    // Backward pass: receiver wavefield from the time-reversed data; injected as
+    // point sources (which divide by the cell volume, so multiply it back: the adjoint
+    // of sampling a receiver is spreading its value with the same weights).
+    auto rec = make_propagator(domain, opt.propagation.precision, opt.propagation.backend, B);
+    {
+        std::vector<PointStencil> where;
+        std::vector<std::vector<double>> data;
+        for (int m = 0; m < B; ++m) {
+            const ShotGather& shot = *shots[m];
+            auto d = data_at_step(shot, ta, model, wavelet, opt.mute_direct, opt.mute_after,
+                                  opt.rho_filter && !born, opt.propagation);
+            // The born-adjoint condition keeps the exact transpose; the others take back the
+            // transpose's dt / record dt (see data_at_step), so that their images do not
+            // depend on the record interval. On the data, not on the imaging weight: the
+            // illumination (the source wavefield's) shares that weight and must not move.
+            const double gain = domain.cell_volume() * (born ? 1.0 : shot.dt / ta.dt);
+            for (auto& tr : d) {
+                std::reverse(tr.begin(), tr.end());
+                for (double& x : tr) x *= gain;
+                data.push_back(std::move(tr));
+            }
+            for (auto& r : receiver_stencils(domain, window, model, shot))
+                where.push_back(member_stencil(std::move(r), domain.box(), m));
+        }
+        rec->set_sources(where, data);
+        rec->set_receivers({}, N);
+    }
+    // Time-integral weight of one imaging step: k dt; the born-adjoint condition is a
+    // plain sum.
+    const double w = born ? 1.0 : k * ta.dt;
+    int snap = M - 1;
+    rec->reset();
+    Progress backward(who + ": backward steps", N);
+    for (int m = 0; m < N; ++m) {
+        rec->step(m);  // current: l[j]
+        if (finite_check_due(m, N)) require_finite(*rec, who, "receiver (backward)", m, N);
+        backward.update(m + 1);
+        const int j = N - 1 - m;
+        if (j % k != 0 || j - shift < 0) continue;
+        const int s = j - shift;
+        // Bring the source wavefield to u[s] (and, for inverse scattering, u[s+1] as its
+        // previous wavefield; the receiver's previous one is l[j+1]).
+        if (storage == SourceStorage::Boundary) {
+            while (cs > s) {
+                src->step(cs);  // backwards: current becomes u[cs-1], previous u[cs]
+                ++source_steps;
+                --cs;
+                src->load_band(std::size_t(cs));
+            }
+        } else if (storage == SourceStorage::Checkpoints) {
+            const int i = pending_use >= 0 ? pending_use : advance_to_use();
+            pending_use = -1;
+            if (i != snap) fail(who, "the checkpoint schedule gave state " + std::to_string(i) + " for " + std::to_string(snap));
+            if (is) src->reverse_time();  // current u[s], previous u[s+1]
+        } else if (is) {
+            src->recall(std::size_t(2 * snap + 1), true);
+            src->recall(std::size_t(2 * snap));
+        } else {
+            src->recall(std::size_t(snap));
+        }
+        --snap;
+        // On the propagators (device memory on a GPU): nothing goes to the host per step.
+        rec->correlate(*src, w, opt.condition);
+        if (storage == SourceStorage::Checkpoints && is) src->reverse_time();  // back to the state stepped from
+    }
+    const auto image = rec->correlation(false), illumination = rec->correlation(true);  // member after member
+    const double busy = src->busy_seconds() + rec->busy_seconds();
+    for (int m = 0; m < B; ++m) {
+        ShotMigration& r = out[m];
+        r.window = window;
+        r.image.assign(image.begin() + m * wg.size(), image.begin() + (m + 1) * wg.size());
+        r.illumination.assign(illumination.begin() + m * wg.size(), illumination.begin() + (m + 1) * wg.size());
+        r.storage = storage;
+        r.bytes_kept = plan.bytes_kept / B;
+        r.checkpoints = plan.checkpoints;
+        r.steps = N;
+        r.image_every = k;
+        r.source_steps = source_steps;
+        r.recompute = double(source_steps) / N;
+        r.busy_seconds = busy / B;
+        r.point_updates = double(domain.box().points()) * double(source_steps + N);
+        r.batch = B;
+    }
+}
+
+}  // namespace
+
 BatchKey batch_key(const Model& model, const ShotGather& shot, const MigrationOptions& opt) {
     const ShotWindow w = window_extent(model, shot, opt.aperture);
     return {w.ix0, w.iy0, w.grid.nx, w.grid.ny, w.grid.nz, shot.nt, shot.dt};
@@ -125,245 +373,24 @@ std::vector<ShotMigration> migrate_shots(const Model& model, const std::vector<c
                  "its window or record sampling differs from shot " + std::to_string(first.id) +
                      "'s, with which it was to be migrated",
                  "Migrate together only shots of one batch_key");
-    const TimeAxis ta = time_axis(model, first, wavelet, opt.propagation);
-    const int N = ta.nt;
-    const ShotWindow window = shot_window(model, first, opt.aperture);
-    const Grid& wg = window.grid;
-    const Domain domain(wg, window.vp, damping_domain(opt, ta.dt, wavelet));
-    const auto who_of = [&](std::size_t from, std::size_t count) {
-        std::string who = count > 1 ? "shots" : "shot";
-        for (std::size_t i = from; i < from + count; ++i) who += (i > from ? ", " : " ") + std::to_string(shots[i]->id);
-        return who;
-    };
-
-    const bool born = opt.condition == ImagingCondition::BornAdjoint;
-    const bool is = opt.condition == ImagingCondition::InverseScattering;
-    const int k = imaging_interval(opt, wavelet, ta);
-    // Imaging at receiver-wavefield times j (multiples of k) with the source wavefield
-    // at s(j) = j, or j - 1 for the Born adjoint (Born injects at step n into u[n+1]):
-    // s = 0, k, 2k, ... (source_times, ascending).
-    const int shift = born ? 1 : 0;
-    std::vector<int> source_times;
-    for (int j = 0; j < N; j += k)
-        if (j - shift >= 0) source_times.push_back(j - shift);
-    const int M = int(source_times.size());
-    // Checkpointed states: state i is the source propagator after e + i k steps, e = 1
-    // for inverse scattering (current u[s+1], previous u[s]: reversed in time, the
-    // current u[s] and previous u[s+1] it images with), else 0 (current u[s]).
-    const int e = is ? 1 : 0;
-
-    // How to keep the source wavefield (memory_plan.h); the budget "auto" (0) from the
-    // memory free before this batch's propagators are made. Every shot keeps it the way
-    // it would alone (the same image bit for bit): the batch goes in parts of as many
-    // shots as fit that way together.
-    const auto needs_of = [&](int members) {
-        return memory_needs(domain, N, M, k, e, opt.propagation.precision, opt.bf16_snapshots, is, members);
-    };
-    const auto budget_of = [&](const MemoryNeeds& n) {
-        return opt.memory_budget > 0 ? opt.memory_budget
-                                     : auto_memory_budget(opt.propagation.backend, propagation_bytes(n));
-    };
-    const MemoryPlan alone = plan_memory(needs_of(1), opt.storage, budget_of(needs_of(1)), who_of(0, shots.size()));
-    int together = int(shots.size());
+    const BatchMigration batch(model, first, wavelet, opt);
+    // Every shot keeps its source wavefield the way it would alone (the same image bit
+    // for bit): the batch goes in parts of as many shots as fit that way together.
+    const int count = int(shots.size());
+    const MemoryNeeds one = batch.needs_of(1);
+    const MemoryPlan alone = plan_memory(one, opt.storage, batch.budget_of(one), who_of(shots.data(), count));
+    int together = count;
     for (; together > 1; --together) {
-        const MemoryNeeds n = needs_of(together);
-        const MemoryPlan p = try_plan_memory(n, opt.storage, budget_of(n));
+        const MemoryNeeds n = batch.needs_of(together);
+        const MemoryPlan p = try_plan_memory(n, opt.storage, batch.budget_of(n));
         if (p.fits && p.storage == alone.storage) break;
     }
-    if (together < int(shots.size()))
+    if (together < count)
         spdlog::info("{}: {} shots at a time (their source wavefields by {} do not fit the budget all at once)",
-                     who_of(0, shots.size()), together, storage_name(alone.storage));
-
+                     who_of(shots.data(), count), together, storage_name(alone.storage));
     std::vector<ShotMigration> out(shots.size());
-    for (std::size_t from = 0; from < shots.size(); from += std::size_t(together)) {
-        const int B = int(std::min(shots.size() - from, std::size_t(together)));
-        const std::string who = who_of(from, std::size_t(B));
-        const MemoryNeeds needs = needs_of(B);
-        const double budget = budget_of(needs);
-        const MemoryPlan plan = plan_memory(needs, opt.storage, budget, who);
-        const SourceStorage storage = plan.storage;
-        spdlog::info("{}: source wavefield by {}{} ({:.3g} GB of a budget of {:.3g} GB{}; snapshots {:.3g} GB, boundary "
-                     "band {:.3g} GB), recomputation factor {:.2f} ({} source steps for {})",
-                     who, storage_name(storage),
-                     storage == SourceStorage::Checkpoints
-                         ? " (" + std::to_string(plan.checkpoints - 1) + " states stored, the first rebuilt from rest)"
-                         : "",
-                     plan.bytes_kept / 1e9, budget / 1e9, opt.memory_budget > 0 ? "" : ", auto",
-                     plan.snapshot_bytes / 1e9, plan.band_bytes / 1e9, plan.recompute, plan.forward_steps, N);
-
-        // Member m of both propagators is shot from + m.
-        auto src = make_propagator(domain, opt.propagation.precision, opt.propagation.backend, B);
-        const auto src_trace = source_trace(wavelet, ta, opt.propagation);
-        std::vector<PointStencil> sources;
-        for (int m = 0; m < B; ++m)
-            sources.push_back(member_stencil(source_stencil(domain, window, model, *shots[from + m]), domain.box(), m));
-        src->set_sources(sources, std::vector<std::vector<double>>(std::size_t(B), src_trace));
-        src->set_receivers({}, N);
-        src->reset();
-
-        // Source steps: time t is the source propagator's (step(t) comes next); steps past
-        // the furthest reached are new and checked for a blow-up, recomputed ones are not.
-        int t = 0, reached = 0;
-        long source_steps = 0;
-        Progress forward(who + ": forward steps", storage == SourceStorage::Checkpoints ? e + long(k) * (M - 1) : N);
-        auto source_step = [&]() {
-            src->step(t++);
-            ++source_steps;
-            if (t > reached) {
-                reached = t;
-                if (finite_check_due(t - 1, N)) require_finite(*src, who, "source (forward)", t - 1, N);
-                forward.update(t);
-            }
-        };
-
-        // Checkpoints: the schedule runs up to each state the backward pass takes; the
-        // first sweep (to the last state) runs before the backward pass starts.
-        std::vector<CheckpointAction> schedule;
-        std::size_t next_action = 0;
-        auto advance_to_use = [&]() {
-            for (;;) {
-                if (next_action >= schedule.size()) fail(who, "the checkpoint schedule ended before the backward pass");
-                const CheckpointAction& a = schedule[next_action++];
-                switch (a.kind) {
-                    case CheckpointAction::Advance:
-                        while (t < e + a.index * k) source_step();
-                        break;
-                    // Slot 0 holds state 0, which is not stored but rebuilt from rest
-                    // (memory_plan.h); slot i > 0 is stored state slot i - 1.
-                    case CheckpointAction::Store:
-                        if (a.slot > 0) src->store_state(std::size_t(a.slot - 1));
-                        break;
-                    case CheckpointAction::Restore:
-                        if (a.slot > 0) {
-                            src->load_state(std::size_t(a.slot - 1));
-                            t = e + a.index * k;
-                        } else {
-                            src->reset();
-                            t = 0;
-                            while (t < e) source_step();
-                        }
-                        break;
-                    case CheckpointAction::Use: return a.index;
-                }
-            }
-        };
-        int pending_use = -1;  // the state the first sweep reached, taken by the first imaging step
-
-        // Forward pass.
-        if (storage == SourceStorage::Checkpoints) {
-            src->reserve_states(std::size_t(plan.checkpoints - 1));
-            schedule = checkpoint_schedule(M, plan.checkpoints);
-            while (t < e) source_step();  // to state 0
-            pending_use = advance_to_use();
-            require_finite(*src, who, "source (forward)", t - 1, N);  // the sweep ends before step N
-        } else {
-            std::size_t next_snap = 0;
-            if (storage == SourceStorage::Boundary) {
-                src->reserve_bands(std::size_t(N) + 1);  // slot n: the band of u[n]
-                src->store_band(0);
-            }
-            if (storage == SourceStorage::Snapshots)
-                src->reserve_kept(source_times.size() * (is ? 2 : 1), opt.bf16_snapshots);
-            for (int n = 0; n < N; ++n) {
-                const bool snap_time = storage == SourceStorage::Snapshots && next_snap < source_times.size() &&
-                                       source_times[next_snap] == n;
-                if (snap_time) src->keep(opt.bf16_snapshots);  // u[n]: slot next_snap (2 next_snap for IS)
-                source_step();                                  // now u[n+1] current, u[n] previous
-                if (storage == SourceStorage::Boundary) src->store_band(std::size_t(n) + 1);
-                if (snap_time) {
-                    if (is) src->keep(opt.bf16_snapshots);  // u[n+1]: slot 2 next_snap + 1
-                    ++next_snap;
-                }
-            }
-        }
-        int cs = N - 1;  // the source time held by src (boundary strategy)
-        if (storage == SourceStorage::Boundary) src->reverse_time();  // current u[N-1], previous u[N]
-
-        // Backward pass: receiver wavefield from the time-reversed data; injected as
-        // point sources (which divide by the cell volume, so multiply it back: the adjoint
-        // of sampling a receiver is spreading its value with the same weights).
-        auto rec = make_propagator(domain, opt.propagation.precision, opt.propagation.backend, B);
-        {
-            std::vector<PointStencil> where;
-            std::vector<std::vector<double>> data;
-            for (int m = 0; m < B; ++m) {
-                const ShotGather& shot = *shots[from + m];
-                auto d = data_at_step(shot, ta, model, wavelet, opt.mute_direct, opt.mute_after,
-                                      opt.rho_filter && !born, opt.propagation);
-                // The born-adjoint condition keeps the exact transpose; the others take back the
-                // transpose's dt / record dt (see data_at_step), so that their images do not
-                // depend on the record interval. On the data, not on the imaging weight: the
-                // illumination (the source wavefield's) shares that weight and must not move.
-                const double gain = domain.cell_volume() * (born ? 1.0 : shot.dt / ta.dt);
-                for (auto& tr : d) {
-                    std::reverse(tr.begin(), tr.end());
-                    for (double& x : tr) x *= gain;
-                    data.push_back(std::move(tr));
-                }
-                for (auto& r : receiver_stencils(domain, window, model, shot))
-                    where.push_back(member_stencil(std::move(r), domain.box(), m));
-            }
-            rec->set_sources(where, data);
-            rec->set_receivers({}, N);
-        }
-        // Time-integral weight of one imaging step: k dt; the born-adjoint condition is a
-        // plain sum.
-        const double w = born ? 1.0 : k * ta.dt;
-        int snap = M - 1;
-        rec->reset();
-        Progress backward(who + ": backward steps", N);
-        for (int m = 0; m < N; ++m) {
-            rec->step(m);  // current: l[j]
-            if (finite_check_due(m, N)) require_finite(*rec, who, "receiver (backward)", m, N);
-            backward.update(m + 1);
-            const int j = N - 1 - m;
-            if (j % k != 0 || j - shift < 0) continue;
-            const int s = j - shift;
-            // Bring the source wavefield to u[s] (and, for inverse scattering, u[s+1] as its
-            // previous wavefield; the receiver's previous one is l[j+1]).
-            if (storage == SourceStorage::Boundary) {
-                while (cs > s) {
-                    src->step(cs);  // backwards: current becomes u[cs-1], previous u[cs]
-                    ++source_steps;
-                    --cs;
-                    src->load_band(std::size_t(cs));
-                }
-            } else if (storage == SourceStorage::Checkpoints) {
-                const int i = pending_use >= 0 ? pending_use : advance_to_use();
-                pending_use = -1;
-                if (i != snap)
-                    fail(who, "the checkpoint schedule gave state " + std::to_string(i) + " for " + std::to_string(snap));
-                if (is) src->reverse_time();  // current u[s], previous u[s+1]
-            } else if (is) {
-                src->recall(std::size_t(2 * snap + 1), true);
-                src->recall(std::size_t(2 * snap));
-            } else {
-                src->recall(std::size_t(snap));
-            }
-            --snap;
-            // On the propagators (device memory on a GPU): nothing goes to the host per step.
-            rec->correlate(*src, w, opt.condition);
-            if (storage == SourceStorage::Checkpoints && is) src->reverse_time();  // back to the state stepped from
-        }
-        const auto image = rec->correlation(false), illumination = rec->correlation(true);  // member after member
-        const double busy = src->busy_seconds() + rec->busy_seconds();
-        for (int m = 0; m < B; ++m) {
-            ShotMigration& r = out[from + m];
-            r.window = window;
-            r.image.assign(image.begin() + m * wg.size(), image.begin() + (m + 1) * wg.size());
-            r.illumination.assign(illumination.begin() + m * wg.size(), illumination.begin() + (m + 1) * wg.size());
-            r.storage = storage;
-            r.bytes_kept = plan.bytes_kept / B;
-            r.checkpoints = plan.checkpoints;
-            r.steps = N;
-            r.image_every = k;
-            r.source_steps = source_steps;
-            r.recompute = double(source_steps) / N;
-            r.busy_seconds = busy / B;
-            r.point_updates = double(domain.box().points()) * double(source_steps + N);
-            r.batch = B;
-        }
-    }
+    for (int from = 0; from < count; from += together)
+        batch.run(shots.data() + from, std::min(together, count - from), out.data() + from);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (auto& r : out) r.seconds = seconds / double(shots.size());
     return out;
