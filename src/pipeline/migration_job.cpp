@@ -400,7 +400,8 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             }
     };
     // Shots migrated together (migrate_shots): up to `batch` (migration_batch, chosen
-    // from the first shot this rank loads and logged) taken at once, as many as the queue
+    // from the first shot this rank loads, at most its share of the shots, and logged)
+    // taken at once, as many as the queue
     // hands out without waiting; those of one batch_key go together, a retry alone. A
     // batch that fails is tried again shot by shot, so that its good shots are stacked
     // and only the bad ones fail. Each shot is finished, stacked and checkpointed as its
@@ -420,7 +421,10 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             try {
                 t.shot = load_shot(i);
                 if (batch == 0) {
-                    batch = migration_batch(model, t.shot, wavelet, opt.migration, long(order.size()));
+                    // No more than this rank's share of the shots: a rank taking a batch
+                    // must not leave the other ranks without work.
+                    const long share = (long(order.size()) + world.size() - 1) / world.size();
+                    batch = migration_batch(model, t.shot, wavelet, opt.migration, share);
                     every_rank().info("migrating up to {} shot(s) of one window at a time (propagation.batch {}{})",
                                       batch, opt.migration.propagation.batch,
                                       opt.migration.propagation.batch ? "" : ": automatic");
