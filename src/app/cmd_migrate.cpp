@@ -152,7 +152,8 @@ JobFingerprint settings_of(const po::variables_map& vm, const std::vector<std::s
     for (const auto& [key, value] : vm) {
         if (key == "config" || key == "output.job" || key == "migration.max-shots" ||
             key == "migration.checkpoint-minutes" || key == "propagation.device" || key == "propagation.threads" ||
-            key == "parallel.ranks-per-shot" || key == "dry-run" || key == "migration.keep-shot-images")
+            key == "parallel.ranks-per-shot" || key == "dry-run" || key == "migration.keep-shot-images" ||
+            key == "propagation.batch")  // a batch's images are bit for bit its shots' alone
             continue;
         os << key << "=";
         const auto& v = value.value();

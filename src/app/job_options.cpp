@@ -68,7 +68,8 @@ po::options_description propagation_options() {
         ("propagation.precision", po::value<std::string>()->default_value("single"), "single or double")
         ("propagation.device", po::value<std::string>()->default_value("auto"), "auto (GPU when present), cpu or gpu")
         ("propagation.batch", po::value<int>()->default_value(0),
-         "rtm model: shots propagated together in one launch (0: automatic, enough to fill a GPU; 1 on the CPU)")
+         "shots propagated together in one launch (rtm model; rtm migrate: shots of one window) (0: automatic, "
+         "enough to fill a GPU; 1 on the CPU)")
         ("propagation.threads", po::value<int>()->default_value(0),
          "CPU threads (0: OMP_NUM_THREADS when set, else the CPUs this process may use divided by the ranks "
          "on this node under mpirun or Slurm)")

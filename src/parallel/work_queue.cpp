@@ -18,7 +18,7 @@ enum : std::size_t { kNext, kBusy, kRetries, kDone, kStop, kFixed };
 WorkQueue::WorkQueue(const World& world, std::vector<long> order, long ids)
     : world_(world), order_(std::move(order)), ids_(ids), c_(world, kFixed + 2 * std::size_t(ids)) {}
 
-WorkQueue::Claim WorkQueue::next() {
+WorkQueue::Claim WorkQueue::next(bool wait) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto claimed = [&](long item, bool retry) {
         waiting_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -53,7 +53,7 @@ WorkQueue::Claim WorkQueue::next() {
             continue;  // `busy` was read before this: read it again now that the order is spent
         }
         // Nothing to take: done once no rank holds an item (none can come back).
-        if (busy == 0 && !retry_waits) break;
+        if (!wait || (busy == 0 && !retry_waits)) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     claimed(-1, false);

@@ -28,8 +28,10 @@ public:
         explicit operator bool() const { return item >= 0; }
     };
     // The next item for this rank; an empty claim when every item is finished (or
-    // handed out and none can come back to this rank), or after stop().
-    Claim next();
+    // handed out and none can come back to this rank), or after stop(). wait = false:
+    // also an empty claim at once when no item can be taken now (a rank that holds
+    // claims takes more without waiting for its own to come back).
+    Claim next(bool wait = true);
     // Reports a claim finished. A failure is retried on another rank (returns true) when
     // it was a first try and there is another rank; otherwise it is final (false).
     bool finish(const Claim& claim, bool ok);

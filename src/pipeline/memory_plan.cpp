@@ -20,8 +20,9 @@ const char* storage_name(SourceStorage s) {
 }
 
 MemoryNeeds memory_needs(const Domain& d, int steps, int states, int every, int first, Precision precision,
-                         bool bf16_snapshots, bool two_snapshots) {
+                         bool bf16_snapshots, bool two_snapshots, int members) {
     MemoryNeeds n;
+    n.members = members;
     n.window_points = double(d.window().size());
     n.padded_points = double(d.box().padded_size());
     n.band_points = double(d.band().size());
@@ -39,18 +40,19 @@ MemoryNeeds memory_needs(const Domain& d, int steps, int states, int every, int 
 }
 
 double propagation_bytes(const MemoryNeeds& n) {
-    // Per propagator: the state arrays, (v dt)^2 and the damping; then 3 window arrays
-    // in double for the imaging.
-    return 2 * n.padded_points * n.value_bytes * (n.state_arrays + 2) + 3 * 8 * n.window_points;
+    // Per propagator: the state arrays of every member, (v dt)^2 and the damping; then
+    // image and illumination of every member and v^2, window arrays in double.
+    return 2 * n.padded_points * n.value_bytes * (n.state_arrays * double(n.members) + 2) +
+           (2.0 * n.members + 1) * 8 * n.window_points;
 }
 
-MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget, const std::string& shot) {
+MemoryPlan try_plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget) {
     MemoryPlan p;
     p.budget = budget;
     p.snapshot_bytes = double(n.states) * n.window_points * (n.bf16_snapshots ? 2 : n.value_bytes) *
-                       (n.two_snapshots ? 2 : 1);
-    p.band_bytes = double(n.steps + 1) * n.band_points * 4;
-    p.state_bytes = n.padded_points * n.value_bytes * n.state_arrays;
+                       (n.two_snapshots ? 2 : 1) * n.members;
+    p.band_bytes = double(n.steps + 1) * n.band_points * 4 * n.members;
+    p.state_bytes = n.padded_points * n.value_bytes * n.state_arrays * n.members;
     p.storage = requested;
     if (p.storage == SourceStorage::Auto)
         p.storage = p.snapshot_bytes <= budget ? SourceStorage::Snapshots
@@ -83,7 +85,13 @@ MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double bud
         }
     }
     p.recompute = n.steps > 0 ? double(p.forward_steps) / n.steps : 1;
-    if (p.bytes_kept > budget || (p.storage == SourceStorage::Checkpoints && !(budget >= p.state_bytes))) {
+    p.fits = !(p.bytes_kept > budget || (p.storage == SourceStorage::Checkpoints && !(budget >= p.state_bytes)));
+    return p;
+}
+
+MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget, const std::string& shot) {
+    const MemoryPlan p = try_plan_memory(n, requested, budget);
+    if (!p.fits) {
         std::ostringstream os;
         os.precision(3);
         os << shot << " cannot keep its source wavefield in the budget of " << budget / 1e9 << " GB by "

@@ -22,7 +22,9 @@ enum class SourceStorage { Auto, Snapshots, Boundary, Checkpoints };
 
 const char* storage_name(SourceStorage s);  // "auto", "snapshots", "boundary", "checkpoints"
 
-// What one shot's propagation holds, in values and bytes.
+// What one shot's propagation holds, in values and bytes; a batch of `members` shots
+// migrated together (Propagator batch) holds each shot's share once per member, and
+// shares (v dt)^2, the damping and v^2.
 struct MemoryNeeds {
     double window_points = 0;   // window nodes (what a snapshot holds)
     double padded_points = 0;   // computed points with layers and halos (one wavefield array)
@@ -35,20 +37,23 @@ struct MemoryNeeds {
     bool bf16_snapshots = false;
     bool two_snapshots = false;  // inverse scattering keeps u[s] and u[s+1]
     int state_arrays = 2;        // padded arrays in one state: u, u_prev (+2 per C-PML axis)
+    int members = 1;             // shots of the batch
 };
 
 // A migration shot's needs on domain d: `states` imaging steps `every` time steps
-// apart from time step `first`, in `precision`.
+// apart from time step `first`, in `precision`; for a batch of `members` shots.
 MemoryNeeds memory_needs(const Domain& d, int steps, int states, int every, int first, Precision precision,
-                         bool bf16_snapshots, bool two_snapshots);
+                         bool bf16_snapshots, bool two_snapshots, int members = 1);
 
 // The propagation's own arrays (both propagators, receiver traces aside): per
 // propagator the two wavefields, (v dt)^2, the damping and the C-PML memory, and the
-// image, illumination and v^2 on the window in double.
+// image, illumination and v^2 on the window in double (per member but (v dt)^2, the
+// damping and v^2).
 double propagation_bytes(const MemoryNeeds& n);
 
 struct MemoryPlan {
     SourceStorage storage = SourceStorage::Auto;  // the one chosen
+    bool fits = true;                             // bytes_kept within the budget (checkpoints: one state)
     double budget = 0;                            // bytes allowed for it
     double snapshot_bytes = 0, band_bytes = 0;    // what each way would hold
     double state_bytes = 0;                       // one checkpoint
@@ -60,8 +65,10 @@ struct MemoryPlan {
 
 // The plan for `requested` (Auto: the first that fits) within `budget` bytes; throws,
 // naming migration.memory-budget and every way's size, when it does not fit (with
-// checkpoints: not one state stored).
+// checkpoints: not one state stored). All sizes are the whole batch's.
 MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget, const std::string& shot);
+// The same without throwing: fits says whether it does.
+MemoryPlan try_plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget);
 
 // What the machine can give to the kept source wavefield now: on a GPU its free
 // memory, on the CPU the available host memory (MemAvailable), less `not_yet_allocated`

@@ -99,46 +99,72 @@ int imaging_interval(const MigrationOptions& opt, const Wavelet& wavelet, const 
     return k;
 }
 
-ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
-                           const MigrationOptions& opt) {
-    const auto start = std::chrono::steady_clock::now();
-    PhaseTimer setting_up("set-up (domain, propagators)");
-    const TimeAxis ta = time_axis(model, shot, wavelet, opt.propagation);
-    const int N = ta.nt;
-    ShotMigration out;
-    out.window = shot_window(model, shot, opt.aperture);
-    const Grid& wg = out.window.grid;
-    const Domain domain(wg, out.window.vp, damping_domain(opt, ta.dt, wavelet));
-    const std::string who = "shot " + std::to_string(shot.id);
+namespace {
 
-    const bool born = opt.condition == ImagingCondition::BornAdjoint;
-    const bool is = opt.condition == ImagingCondition::InverseScattering;
-    const int k = imaging_interval(opt, wavelet, ta);
-    out.image_every = k;
-    out.steps = N;
+// "shot 3" or "shots 3, 4, 5".
+std::string who_of(const ShotGather* const* shots, int count) {
+    std::string who = count > 1 ? "shots" : "shot";
+    for (int i = 0; i < count; ++i) who += (i ? ", " : " ") + std::to_string(shots[i]->id);
+    return who;
+}
+
+// Shots of one batch_key migrated together: what they share (the window, its domain,
+// the time axis and the imaging steps), and run() for some of them.
+struct BatchMigration {
+    const Model& model;
+    const Wavelet& wavelet;
+    const MigrationOptions& opt;
+    TimeAxis ta;
+    int N;
+    ShotWindow window;
+    Domain domain;
+    bool born, is;
+    int k;
     // Imaging at receiver-wavefield times j (multiples of k) with the source wavefield
     // at s(j) = j, or j - 1 for the Born adjoint (Born injects at step n into u[n+1]):
     // s = 0, k, 2k, ... (source_times, ascending).
-    const int shift = born ? 1 : 0;
+    int shift;
     std::vector<int> source_times;
-    for (int j = 0; j < N; j += k)
-        if (j - shift >= 0) source_times.push_back(j - shift);
-    const int M = int(source_times.size());
+    int M;
     // Checkpointed states: state i is the source propagator after e + i k steps, e = 1
     // for inverse scattering (current u[s+1], previous u[s]: reversed in time, the
     // current u[s] and previous u[s+1] it images with), else 0 (current u[s]).
-    const int e = is ? 1 : 0;
+    int e;
 
-    // How to keep the source wavefield (memory_plan.h); the budget "auto" (0) from the
-    // memory free before this shot's propagators are made.
-    const MemoryNeeds needs = memory_needs(domain, N, M, k, e, opt.propagation.precision, opt.bf16_snapshots, is);
-    const double budget = opt.memory_budget > 0 ? opt.memory_budget
-                                                : auto_memory_budget(opt.propagation.backend, propagation_bytes(needs));
+    BatchMigration(const Model& model, const ShotGather& first, const Wavelet& wavelet, const MigrationOptions& opt)
+        : model(model), wavelet(wavelet), opt(opt), ta(time_axis(model, first, wavelet, opt.propagation)), N(ta.nt),
+          window(shot_window(model, first, opt.aperture)),
+          domain(window.grid, window.vp, damping_domain(opt, ta.dt, wavelet)),
+          born(opt.condition == ImagingCondition::BornAdjoint),
+          is(opt.condition == ImagingCondition::InverseScattering), k(imaging_interval(opt, wavelet, ta)),
+          shift(born ? 1 : 0), e(is ? 1 : 0) {
+        for (int j = 0; j < N; j += k)
+            if (j - shift >= 0) source_times.push_back(j - shift);
+        M = int(source_times.size());
+    }
+
+    // How to keep the source wavefield (memory_plan.h) for `members` shots; the budget
+    // "auto" (0) from the memory free before their propagators are made.
+    MemoryNeeds needs_of(int members) const {
+        return memory_needs(domain, N, M, k, e, opt.propagation.precision, opt.bf16_snapshots, is, members);
+    }
+    double budget_of(const MemoryNeeds& n) const {
+        return opt.memory_budget > 0 ? opt.memory_budget
+                                     : auto_memory_budget(opt.propagation.backend, propagation_bytes(n));
+    }
+
+    // shots[0 .. B-1] propagated together (member m: shots[m]) into out[0 .. B-1].
+    void run(const ShotGather* const* shots, int B, ShotMigration* out) const;
+};
+
+void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* out) const {
+    PhaseTimer setting_up("set-up (domain, propagators)");
+    const Grid& wg = window.grid;
+    const std::string who = who_of(shots, B);
+    const MemoryNeeds needs = needs_of(B);
+    const double budget = budget_of(needs);
     const MemoryPlan plan = plan_memory(needs, opt.storage, budget, who);
     const SourceStorage storage = plan.storage;
-    out.storage = storage;
-    out.bytes_kept = plan.bytes_kept;
-    out.checkpoints = plan.checkpoints;
     spdlog::info("{}: source wavefield by {}{} ({:.3g} GB of a budget of {:.3g} GB{}; snapshots {:.3g} GB, boundary "
                  "band {:.3g} GB), recomputation factor {:.2f} ({} source steps for {})",
                  who, storage_name(storage),
@@ -148,9 +174,13 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
                  plan.bytes_kept / 1e9, budget / 1e9, opt.memory_budget > 0 ? "" : ", auto", plan.snapshot_bytes / 1e9,
                  plan.band_bytes / 1e9, plan.recompute, plan.forward_steps, N);
 
-    auto src = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
+    // Member m of both propagators is shot m.
+    auto src = make_propagator(domain, opt.propagation.precision, opt.propagation.backend, B);
     const auto src_trace = source_trace(wavelet, ta, opt.propagation);
-    src->set_sources({source_stencil(domain, out.window, model, shot)}, {src_trace});
+    std::vector<PointStencil> sources;
+    for (int m = 0; m < B; ++m)
+        sources.push_back(member_stencil(source_stencil(domain, window, model, *shots[m]), domain.box(), m));
+    src->set_sources(sources, std::vector<std::vector<double>>(std::size_t(B), src_trace));
     src->set_receivers({}, N);
     src->reset();
 
@@ -238,23 +268,32 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     // of sampling a receiver is spreading its value with the same weights).
     forward_pass.stop();
     PhaseTimer making("set-up (domain, propagators)");
-    auto rec = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
+    auto rec = make_propagator(domain, opt.propagation.precision, opt.propagation.backend, B);
     making.stop();
     PhaseTimer receiver_data("receiver data to the step");
     {
-        auto data = data_at_step(shot, ta, model, wavelet, opt.mute_direct, opt.mute_after, opt.rho_filter && !born, opt.propagation);
-        // The born-adjoint condition keeps the exact transpose; the others take back the
-        // transpose's dt / record dt (see data_at_step), so that their images do not
-        // depend on the record interval. On the data, not on the imaging weight: the
-        // illumination (the source wavefield's) shares that weight and must not move.
-        const double gain = domain.cell_volume() * (born ? 1.0 : shot.dt / ta.dt);
-        for (auto& tr : data) {
-            std::reverse(tr.begin(), tr.end());
-            for (double& x : tr) x *= gain;
+        std::vector<PointStencil> where;
+        std::vector<std::vector<double>> data;
+        for (int m = 0; m < B; ++m) {
+            const ShotGather& shot = *shots[m];
+            auto d = data_at_step(shot, ta, model, wavelet, opt.mute_direct, opt.mute_after,
+                                  opt.rho_filter && !born, opt.propagation);
+            // The born-adjoint condition keeps the exact transpose; the others take back the
+            // transpose's dt / record dt (see data_at_step), so that their images do not
+            // depend on the record interval. On the data, not on the imaging weight: the
+            // illumination (the source wavefield's) shares that weight and must not move.
+            const double gain = domain.cell_volume() * (born ? 1.0 : shot.dt / ta.dt);
+            for (auto& tr : d) {
+                std::reverse(tr.begin(), tr.end());
+                for (double& x : tr) x *= gain;
+                data.push_back(std::move(tr));
+            }
+            for (auto& r : receiver_stencils(domain, window, model, shot))
+                where.push_back(member_stencil(std::move(r), domain.box(), m));
         }
         receiver_data.stop();
         const PhaseTimer t("receivers as sources to the device");
-        rec->set_sources(receiver_stencils(domain, out.window, model, shot), data);
+        rec->set_sources(where, data);
         rec->set_receivers({}, N);
     }
     // Time-integral weight of one imaging step: k dt; the born-adjoint condition is a
@@ -298,20 +337,89 @@ ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wav
     }
     backward_pass.stop();
     PhaseTimer to_host("shot image to the host");
-    out.image = rec->correlation(false);
-    out.illumination = rec->correlation(true);
-    out.source_steps = source_steps;
-    out.recompute = double(source_steps) / N;
-    out.busy_seconds = src->busy_seconds() + rec->busy_seconds();
-    out.point_updates = double(domain.box().points()) * double(source_steps + N);
+    const auto image = rec->correlation(false), illumination = rec->correlation(true);  // member after member
+    const double busy = src->busy_seconds() + rec->busy_seconds();
     to_host.stop();
     {
         const PhaseTimer t("free the shot's propagators");
         src.reset();
         rec.reset();
     }
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (int m = 0; m < B; ++m) {
+        ShotMigration& r = out[m];
+        r.window = window;
+        r.image.assign(image.begin() + m * wg.size(), image.begin() + (m + 1) * wg.size());
+        r.illumination.assign(illumination.begin() + m * wg.size(), illumination.begin() + (m + 1) * wg.size());
+        r.storage = storage;
+        r.bytes_kept = plan.bytes_kept / B;
+        r.checkpoints = plan.checkpoints;
+        r.steps = N;
+        r.image_every = k;
+        r.source_steps = source_steps;
+        r.recompute = double(source_steps) / N;
+        r.busy_seconds = busy / B;
+        r.point_updates = double(domain.box().points()) * double(source_steps + N);
+        r.batch = B;
+    }
+}
+
+}  // namespace
+
+BatchKey batch_key(const Model& model, const ShotGather& shot, const MigrationOptions& opt) {
+    const ShotWindow w = window_extent(model, shot, opt.aperture);
+    return {w.ix0, w.iy0, w.grid.nx, w.grid.ny, w.grid.nz, shot.nt, shot.dt};
+}
+
+int migration_batch(const Model& model, const ShotGather& shot, const Wavelet& wavelet, const MigrationOptions& opt,
+                    long shots) {
+    const Grid w = window_extent(model, shot, opt.aperture).grid;
+    const double p = opt.propagation.pml_cells;
+    const double points = (w.nx + 2 * p) * (w.ndim() == 3 ? w.ny + 2 * p : 1.0) *
+                          (w.nz + (opt.propagation.free_surface ? 1 : 2) * p);
+    const double samples = double(shot.receivers.size()) * time_axis(model, shot, wavelet, opt.propagation).nt;
+    return modelling_batch(opt.propagation, shots, points, samples);
+}
+
+std::vector<ShotMigration> migrate_shots(const Model& model, const std::vector<const ShotGather*>& shots,
+                                         const Wavelet& wavelet, const MigrationOptions& opt) {
+    if (shots.empty()) return {};
+    const auto start = std::chrono::steady_clock::now();
+    const ShotGather& first = *shots.front();
+    const BatchKey key = batch_key(model, first, opt);
+    for (const ShotGather* s : shots)
+        if (batch_key(model, *s, opt) != key)
+            fail("shot " + std::to_string(s->id),
+                 "its window or record sampling differs from shot " + std::to_string(first.id) +
+                     "'s, with which it was to be migrated",
+                 "Migrate together only shots of one batch_key");
+    PhaseTimer setting_up("set-up (domain, propagators)");
+    const BatchMigration batch(model, first, wavelet, opt);
+    setting_up.stop();
+    // Every shot keeps its source wavefield the way it would alone (the same image bit
+    // for bit): the batch goes in parts of as many shots as fit that way together.
+    const int count = int(shots.size());
+    const MemoryNeeds one = batch.needs_of(1);
+    const MemoryPlan alone = plan_memory(one, opt.storage, batch.budget_of(one), who_of(shots.data(), count));
+    int together = count;
+    for (; together > 1; --together) {
+        const MemoryNeeds n = batch.needs_of(together);
+        const MemoryPlan p = try_plan_memory(n, opt.storage, batch.budget_of(n));
+        if (p.fits && p.storage == alone.storage) break;
+    }
+    if (together < count)
+        spdlog::info("{}: {} shots at a time (their source wavefields by {} do not fit the budget all at once)",
+                     who_of(shots.data(), count), together, storage_name(alone.storage));
+    std::vector<ShotMigration> out(shots.size());
+    for (int from = 0; from < count; from += together)
+        batch.run(shots.data() + from, std::min(together, count - from), out.data() + from);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (auto& r : out) r.seconds = seconds / double(shots.size());
     return out;
+}
+
+ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
+                           const MigrationOptions& opt) {
+    return std::move(migrate_shots(model, {&shot}, wavelet, opt).front());
 }
 
 ShotGather born_shot(const Model& model, const Volume& dm, const ShotGather& shot, const Wavelet& wavelet,

@@ -1,5 +1,6 @@
 #pragma once
-// Reverse-time migration of one shot, and Born modelling (its adjoint partner).
+// Reverse-time migration of one shot or of a batch of shots, and Born modelling (its
+// adjoint partner).
 //
 // Per shot: the model is cut to the shot's window (source and receivers plus an
 // aperture), with damping layers around it (their discrete adjoint is exact: the same
@@ -32,7 +33,12 @@
 // zero-lag sum over steps is the exact correlation weighted by 1 / cos(w dt / 2) (an
 // amplitude weight, no shift: 3% at 40 Hz with a 2 ms step); inverse scattering's time
 // derivatives are one-step differences, not exact ones.
+// A batch: shots of one window and record sampling (batch_key) propagated together,
+// member m of the source and receiver propagators being shot m (Propagator: one launch
+// per kernel for all of them, what fills a GPU in 2D), each shot's image kept apart and
+// equal bit for bit to the one it gets alone.
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "pipeline/memory_plan.h"
@@ -59,6 +65,8 @@ struct MigrationOptions {
     bool rho_filter = true;
 };
 
+// Per shot; a shot migrated in a batch gets its share (1 / members) of the batch's
+// memory and times.
 struct ShotMigration {
     ShotWindow window;
     std::vector<double> image, illumination;   // on the window
@@ -71,6 +79,7 @@ struct ShotMigration {
     double seconds = 0;      // wall time of the shot
     double busy_seconds = 0; // of which in propagation steps (Propagator::busy_seconds)
     double point_updates = 0;  // grid points x steps of both propagators
+    int batch = 1;             // shots propagated together with it (itself included)
 };
 
 // Steps between imaging steps: migration.image-every, or from the Nyquist rate of the
@@ -80,6 +89,25 @@ int imaging_interval(const MigrationOptions& opt, const Wavelet& wavelet, const 
 
 ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
                            const MigrationOptions& opt);
+
+// Shots with equal keys may be migrated together: their window (first node and size)
+// and record sampling (nt, dt), hence their domain and time steps, are the same.
+using BatchKey = std::tuple<int, int, int, int, int, int, double>;
+BatchKey batch_key(const Model& model, const ShotGather& shot, const MigrationOptions& opt);
+
+// How many shots of `shots` like `shot` to migrate together: modelling's choice
+// (modelling_batch, propagation.batch: 0 chooses, 1 on the CPU, on a GPU enough for
+// kBatchPoints grid points) for its window with damping layers and its data at the step.
+int migration_batch(const Model& model, const ShotGather& shot, const Wavelet& wavelet, const MigrationOptions& opt,
+                    long shots);
+
+// Shots of one batch_key (throws naming the first that differs) migrated together: one
+// result per shot, in order, each image bit for bit migrate_shot's. Every shot keeps its
+// source wavefield the way it would alone (the plan for one shot); when the whole batch
+// cannot keep them that way within the budget, it runs in parts of as many shots as can
+// (logged). A blow-up or bad data in any shot stops the batch (the error names its shots).
+std::vector<ShotMigration> migrate_shots(const Model& model, const std::vector<const ShotGather*>& shots,
+                                         const Wavelet& wavelet, const MigrationOptions& opt);
 
 // Born modelling: data scattered by dm (a perturbation of slowness squared, s^2/m^2,
 // on the model grid) in the background model, recorded with `shot`'s geometry and

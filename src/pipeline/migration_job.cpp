@@ -9,7 +9,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <regex>
 
 #include <nlohmann/json.hpp>
@@ -352,54 +351,126 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     auto last_checkpoint = clock::now();
     const StopOnSignal stop;
     const auto loop_start = clock::now();
-    for (;;) {
-        if (g_stop_signal) queue.stop();
-        const parallel::WorkQueue::Claim claim = queue.next();
-        if (!claim) break;
-        ++me.shots;
-        const std::size_t i = std::size_t(claim.item);
-        const std::string which = "shot " + std::to_string(names[i].id) + " from " + names[i].file;
-        std::optional<ShotMigration> m;
+    // A shot taken from the queue: its claim, name and gather (once loaded).
+    struct Taken {
+        parallel::WorkQueue::Claim claim;
+        std::size_t i = 0;
+        std::string which;
+        ShotGather shot;
+    };
+    // Whatever stops one shot (its data, its geometry, a blow-up, its memory) stops only
+    // that shot; the job's own I/O is outside these handlers and stops the job.
+    auto failed = [&](const Taken& t, const std::exception& e) {
+        if (queue.finish(t.claim, false)) {
+            every_rank().warn("{} failed (another rank tries it once more): {}", t.which, e.what());
+        } else {
+            failed_here.push_back({t.i, e.what()});
+            every_rank().error("{} failed, not stacked (the other shots go on): {}", t.which, e.what());
+        }
+    };
+    auto stacked = [&](const Taken& t, const ShotMigration& m) {
         try {
-            const ShotGather shot = load_shot(i);
-            m = migrate_shot(model, shot, wavelet, opt.migration);
             // The last step that can fail: it adds the whole shot or, refusing it, nothing.
             const PhaseTimer stacking("stack");
-            mine.add(m->window.grid, m->window.ix0, m->window.iy0, m->image, m->illumination);
+            mine.add(m.window.grid, m.window.ix0, m.window.iy0, m.image, m.illumination);
         } catch (const std::exception& e) {
-            // Whatever stops one shot (its data, its geometry, a blow-up, its memory) stops
-            // only that shot; the job's own I/O is outside this block and stops the job.
-            m.reset();
-            if (queue.finish(claim, false)) {
-                every_rank().warn("{} failed (another rank tries it once more): {}", which, e.what());
-            } else {
-                failed_here.push_back({i, e.what()});
-                every_rank().error("{} failed, not stacked (the other shots go on): {}", which, e.what());
+            failed(t, e);
+            return;
+        }
+        done_here.push_back(std::int64_t(t.i));
+        done_info.push_back({t.i, m.seconds, storage_name(m.storage)});
+        me.busy += m.seconds;
+        me.propagation += m.busy_seconds;
+        me.points += m.point_updates;
+        queue.finish(t.claim, true);
+        // Job-wide: shots done, their rate so far, and when the rest should be done.
+        const long done = before + queue.finished_ok();
+        const double sec = std::chrono::duration<double>(clock::now() - loop_start).count();
+        const double rate = double(done - before) / sec;
+        every_rank().info("{} ({} of {} done, {:.0f} shots/h, ETA {}): window {} x {} x {}, {} steps, imaging "
+                          "every {}, source wavefield by {} ({:.1f} MB){}, {:.1f} s",
+                          t.which, done, n, rate * 3600, format_duration(double(long(order.size()) + before - done) / rate),
+                          m.window.grid.nx, m.window.grid.ny, m.window.grid.nz, m.steps, m.image_every,
+                          storage_name(m.storage), m.bytes_kept / 1e6,
+                          m.batch > 1 ? " in a batch of " + std::to_string(m.batch) : "", m.seconds);
+        // A QC picture that cannot be written loses the picture, not the stacked shot.
+        if (opt.keep_shot_images) try {
+                write_shot_preview(opt.folder, model.grid(), m, names[t.i], opt.migration);
+            } catch (const std::exception& e) {
+                every_rank().warn("{}: its image for QC (migration.keep-shot-images) was not written: {}", t.which,
+                                  e.what());
+            }
+    };
+    // Shots migrated together (migrate_shots): up to `batch` (migration_batch, chosen
+    // from the first shot this rank loads, at most its share of the shots, and logged)
+    // taken at once, as many as the queue
+    // hands out without waiting; those of one batch_key go together, a retry alone. A
+    // batch that fails is tried again shot by shot, so that its good shots are stacked
+    // and only the bad ones fail. Each shot is finished, stacked and checkpointed as its
+    // own, so the image is the same bit for bit for any batch and any number of ranks.
+    int batch = 0;
+    for (;;) {
+        if (g_stop_signal) queue.stop();
+        std::vector<Taken> taken;  // claimed and loaded
+        int claimed = 0;
+        for (parallel::WorkQueue::Claim c = queue.next(); c; c = queue.next(false)) {
+            ++claimed;
+            const std::size_t i = std::size_t(c.item);
+            Taken& t = taken.emplace_back();
+            t.claim = c;
+            t.i = i;
+            t.which = "shot " + std::to_string(names[i].id) + " from " + names[i].file;
+            try {
+                t.shot = load_shot(i);
+                if (batch == 0) {
+                    // No more than this rank's share of the shots: a rank taking a batch
+                    // must not leave the other ranks without work.
+                    const long share = (long(order.size()) + world.size() - 1) / world.size();
+                    batch = migration_batch(model, t.shot, wavelet, opt.migration, share);
+                    every_rank().info("migrating up to {} shot(s) of one window at a time (propagation.batch {}{})",
+                                      batch, opt.migration.propagation.batch,
+                                      opt.migration.propagation.batch ? "" : ": automatic");
+                }
+            } catch (const std::exception& e) {
+                failed(t, e);
+                taken.pop_back();
+            }
+            if (c.retry || int(taken.size()) >= std::max(1, batch)) break;
+        }
+        if (!claimed) break;
+        me.shots += claimed;
+        std::vector<std::pair<BatchKey, std::vector<const Taken*>>> groups;
+        for (const Taken& t : taken) {
+            try {
+                const BatchKey key = batch_key(model, t.shot, opt.migration);
+                auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == key; });
+                if (t.claim.retry || g == groups.end()) groups.push_back({key, {&t}});
+                else g->second.push_back(&t);
+            } catch (const std::exception& e) {
+                failed(t, e);
             }
         }
-        if (m) {
-            done_here.push_back(std::int64_t(i));
-            done_info.push_back({i, m->seconds, storage_name(m->storage)});
-            me.busy += m->seconds;
-            me.propagation += m->busy_seconds;
-            me.points += m->point_updates;
-            queue.finish(claim, true);
-            // Job-wide: shots done, their rate so far, and when the rest should be done.
-            const long done = before + queue.finished_ok();
-            const double t = std::chrono::duration<double>(clock::now() - loop_start).count();
-            const double rate = double(done - before) / t;
-            every_rank().info("{} ({} of {} done, {:.0f} shots/h, ETA {}): window {} x {} x {}, {} steps, imaging "
-                              "every {}, source wavefield by {} ({:.1f} MB), {:.1f} s",
-                              which, done, n, rate * 3600, format_duration(double(long(order.size()) + before - done) / rate),
-                              m->window.grid.nx, m->window.grid.ny, m->window.grid.nz, m->steps, m->image_every,
-                              storage_name(m->storage), m->bytes_kept / 1e6, m->seconds);
-            // A QC picture that cannot be written loses the picture, not the stacked shot.
-            if (opt.keep_shot_images) try {
-                    write_shot_preview(opt.folder, model.grid(), *m, names[i], opt.migration);
-                } catch (const std::exception& e) {
-                    every_rank().warn("{}: its image for QC (migration.keep-shot-images) was not written: {}", which,
-                                      e.what());
+        for (const auto& [key, group] : groups) {
+            std::vector<const ShotGather*> shots;
+            for (const Taken* t : group) shots.push_back(&t->shot);
+            std::vector<ShotMigration> results;
+            try {
+                results = migrate_shots(model, shots, wavelet, opt.migration);
+            } catch (const std::exception& e) {
+                if (group.size() == 1) {
+                    failed(*group.front(), e);
+                    continue;
                 }
+                every_rank().warn("{} shots migrated together failed ({}): migrating them one at a time", group.size(),
+                                  e.what());
+                for (const Taken* t : group) try {
+                        stacked(*t, migrate_shot(model, t->shot, wavelet, opt.migration));
+                    } catch (const std::exception& e1) {
+                        failed(*t, e1);
+                    }
+                continue;
+            }
+            for (std::size_t j = 0; j < group.size(); ++j) stacked(*group[j], results[j]);
         }
         if (clock::now() - last_checkpoint >= std::chrono::duration<double>(opt.checkpoint_minutes * 60)) {
             const PhaseTimer t("checkpoint");

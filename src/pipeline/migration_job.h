@@ -34,6 +34,12 @@
 // memory) is tried once more on another rank, then recorded as failed with the error's
 // message; the other shots go on. A later run retries the failed shots (the cause may
 // have been transient, or fixed) and never redoes done ones.
+//
+// Batches (propagation.batch, migration_batch): a rank takes up to a batch of shots at
+// once and migrates those of one window together (migrate_shots); a batch that throws
+// is migrated again shot by shot (the log says so), each shot then failing or stacking
+// on its own. Shots are claimed, stacked and checkpointed one by one, so the batch
+// changes neither the image nor the job folder.
 #include <functional>
 #include <string>
 #include <utility>
@@ -96,8 +102,8 @@ struct JobReport {
 };
 
 // Runs (or resumes) the job over the shots `names`, on every rank of the world (all
-// call it); load_shot(i) reads shot i of them when a rank takes it (one gather in memory
-// at a time per rank). A folder holding a job with
+// call it); load_shot(i) reads shot i of them when a rank takes it (one batch of gathers
+// in memory at a time per rank). A folder holding a job with
 // another fingerprint is refused, naming the input that changed.
 JobReport run_migration_job(const Model& model, const std::vector<JobShot>& names,
                             const std::function<ShotGather(std::size_t)>& load_shot, const Wavelet& wavelet,

@@ -31,7 +31,8 @@ struct PropagationOptions {
     bool time_dispersion_correction = true;
     Precision precision = Precision::Single;
     Backend backend;                 // CPU unless set (see choose_backend)
-    // Shots propagated together by `rtm model` (one launch per kernel for all of them):
+    // Shots propagated together by `rtm model` and `rtm migrate` (one launch per kernel for
+    // all of them; migration: shots of one window, migration_batch):
     // 0 chooses, 1 on the CPU (its threads are busy with one shot already) and on the
     // GPU enough shots for kBatchPoints grid points (a 2D shot alone leaves most of a GPU
     // idle), but no more than kBatchSamples receiver samples (the traces of a batch are

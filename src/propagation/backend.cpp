@@ -10,11 +10,11 @@ Propagator::Propagator(int batch) : batch_(batch) {
     if (batch < 1) fail("propagator", "a batch of " + std::to_string(batch) + " members", "Ask for at least one");
 }
 
-void Propagator::single_member(const char* what) const {
-    if (batch_ != 1)
-        fail("backend " + name(), std::string(what) + " acts on one wavefield, but this propagator carries a batch of " +
-                                      std::to_string(batch_),
-             "Make the propagator with batch 1 for migration");
+void Propagator::require_same_batch(const Propagator& source) const {
+    if (source.batch() != batch_)
+        fail("correlate", "the source propagator carries a batch of " + std::to_string(source.batch()) +
+                              " but this one " + std::to_string(batch_),
+             "Make both propagators of a migration with the same batch");
 }
 
 bool Propagator::finite() const {

@@ -116,48 +116,56 @@ public:
 
     // The window's nodes of every member, member after member.
     std::vector<double> window_of(const std::vector<T>& f) const {
-        const Grid& g = d_.window();
-        std::vector<double> out(g.size() * batch());
-        for (int m = 0; m < batch(); ++m)
-            for (int iz = 0; iz < g.nz; ++iz)
-                for (int iy = 0; iy < g.ny; ++iy)
-                    for (int ix = 0; ix < g.nx; ++ix)
-                        out[m * g.size() + g.index(ix, iy, iz)] =
-                            double(f[m * box_.padded_size() + d_.index(ix, iy, iz)]);
+        const auto& idx = window_index();
+        std::vector<double> out(idx.size() * batch());
+        for (int m = 0; m < batch(); ++m) {
+            const T* fm = f.data() + member_offset(m);
+            double* o = out.data() + m * idx.size();
+            for (std::size_t i = 0; i < idx.size(); ++i) o[i] = double(fm[idx[i]]);
+        }
         return out;
     }
+    // Member m's arrays start this many values into u_, w_ and the C-PML memory.
+    std::size_t member_offset(int m) const { return std::size_t(m) * box_.padded_size(); }
 
     void add_field(const std::vector<double>& f) override {
-        single_member("add_field");
-        const Grid& g = d_.window();
-        if (f.size() != g.size())
+        const auto& idx = window_index();
+        if (f.size() != idx.size() * batch())
             fail("add_field", "the field has " + std::to_string(f.size()) + " values but the window " +
-                                  std::to_string(g.size()) + " nodes");
-        for (int iz = 0; iz < g.nz; ++iz)
-            for (int iy = 0; iy < g.ny; ++iy)
-                for (int ix = 0; ix < g.nx; ++ix) {
-                    const double v = f[g.index(ix, iy, iz)];
-                    if (v == 0) continue;
-                    const long p = d_.index(ix, iy, iz);
-                    u_[p] += T(d_.injection(p) * v);
-                }
+                                  std::to_string(idx.size()) + " nodes" +
+                                  (batch() > 1 ? " for each of " + std::to_string(batch()) + " members" : ""));
+        for (int m = 0; m < batch(); ++m) {
+            T* um = u_.data() + member_offset(m);
+            const double* fm = f.data() + m * idx.size();
+            for (std::size_t i = 0; i < idx.size(); ++i) {
+                const double v = fm[i];
+                if (v == 0) continue;
+                um[idx[i]] += T(d_.injection(idx[i]) * v);
+            }
+        }
     }
 
     void reverse_time() override { std::swap(u_, w_); }
 
-    std::size_t band_size() const override { return d_.band().size(); }
+    std::size_t band_size() const override { return d_.band().size() * batch(); }
     void save_band(float* dst) const override {
-        single_member("save_band");
         const auto& b = d_.band();
-        for (std::size_t i = 0; i < b.size(); ++i) dst[i] = float(u_[b[i]]);
+        for (int m = 0; m < batch(); ++m) {
+            const T* um = u_.data() + member_offset(m);
+            float* dm = dst + m * b.size();
+            for (std::size_t i = 0; i < b.size(); ++i) dm[i] = float(um[b[i]]);
+        }
     }
     void restore_band(const float* src) override {
-        single_member("restore_band");
         const auto& b = d_.band();
-        for (std::size_t i = 0; i < b.size(); ++i) u_[b[i]] = T(src[i]);
+        for (int m = 0; m < batch(); ++m) {
+            T* um = u_.data() + member_offset(m);
+            const float* sm = src + m * b.size();
+            for (std::size_t i = 0; i < b.size(); ++i) um[b[i]] = T(sm[i]);
+        }
     }
 
-    // A state: u, u_prev and the C-PML memory, one after another in a slot.
+    // A state: u, u_prev and the C-PML memory (every member's), one after another in a slot.
     std::vector<std::vector<T>*> state_arrays() {
         std::vector<std::vector<T>*> a{&u_, &w_};
         for (int ax = 0; ax < 3; ++ax)
@@ -174,7 +182,6 @@ public:
     }
     std::size_t state_bytes() const override { return state_values() * sizeof(T); }
     void reserve_states(std::size_t count) override {
-        single_member("reserve_states");
         states_.resize(count * state_values());
         state_slots_ = count;
     }
@@ -192,79 +199,100 @@ public:
         }
     }
 
+    // A slot: the window of every member, member after member.
+    std::size_t slot_values() const { return window_index().size() * batch(); }
     std::size_t keep(bool bf16) override {
-        single_member("keep");
         if ((bf16 && !kept_.empty()) || (!bf16 && !kept16_.empty()))
             fail("keep", "snapshots of one propagator must all be of one kind (all bfloat16 or none)");
         const auto& idx = window_index();
-        if (bf16) {
-            for (long p : idx) kept16_.push_back(to_bf16(float(u_[p])));
-            return kept16_.size() / idx.size() - 1;
+        for (int m = 0; m < batch(); ++m) {
+            const T* um = u_.data() + member_offset(m);
+            if (bf16)
+                for (long p : idx) kept16_.push_back(to_bf16(float(um[p])));
+            else
+                for (long p : idx) kept_.push_back(um[p]);
         }
-        for (long p : idx) kept_.push_back(u_[p]);
-        return kept_.size() / idx.size() - 1;
+        return (bf16 ? kept16_.size() : kept_.size()) / slot_values() - 1;
     }
     void reserve_kept(std::size_t count, bool bf16) override {
-        const std::size_t values = count * window_index().size();
+        const std::size_t values = count * slot_values();
         if (bf16) kept16_.reserve(values);
         else kept_.reserve(values);
     }
     void recall(std::size_t slot, bool previous) override {
         const auto& idx = window_index();
-        const std::size_t kept = (kept16_.empty() ? kept_.size() : kept16_.size()) / idx.size();
+        const std::size_t kept = (kept16_.empty() ? kept_.size() : kept16_.size()) / slot_values();
         if (slot >= kept)
             fail("recall", "slot " + std::to_string(slot) + " was never kept (" + std::to_string(kept) + " kept)");
-        const std::size_t off = slot * idx.size();
         auto& f = previous ? w_ : u_;
-        for (std::size_t i = 0; i < idx.size(); ++i)
-            f[idx[i]] = kept16_.empty() ? kept_[off + i] : T(from_bf16(kept16_[off + i]));
+        for (int m = 0; m < batch(); ++m) {
+            T* fm = f.data() + member_offset(m);
+            const std::size_t off = slot * slot_values() + m * idx.size();
+            for (std::size_t i = 0; i < idx.size(); ++i)
+                fm[idx[i]] = kept16_.empty() ? kept_[off + i] : T(from_bf16(kept16_[off + i]));
+        }
     }
     void clear_kept() override {
         std::vector<T>().swap(kept_);
         std::vector<std::uint16_t>().swap(kept16_);
     }
 
+    // Member after member, each with exactly the arithmetic of a batch of one.
     void correlate(const Propagator& source, double w, ImagingCondition condition) override {
         const auto* src = dynamic_cast<const CpuPropagator<T>*>(&source);
         if (!src) unsupported("correlate with a propagator of another backend or precision");
-        single_member("correlate");
-        src->single_member("correlate");
+        require_same_batch(source);
         const auto& idx = window_index();
+        const std::size_t ws = idx.size();
         if (image_.empty()) {
-            image_.assign(idx.size(), 0.0);
-            illum_.assign(idx.size(), 0.0);
+            image_.assign(ws * batch(), 0.0);
+            illum_.assign(ws * batch(), 0.0);
         }
         const Grid& g = d_.window();
         const auto& v2 = d_.v2();
         const double dt = d_.dt();
-        switch (condition) {
-            case ImagingCondition::CrossCorrelation:
-                for (std::size_t i = 0; i < idx.size(); ++i) image_[i] += w * double(src->u_[idx[i]]) * double(u_[idx[i]]);
-                break;
-            case ImagingCondition::InverseScattering: {
-                const auto us = src->window_of(src->u_), usp = src->window_of(src->w_);
-                const auto l = window_of(u_), lp = window_of(w_);
-                const auto gg = imaging::grad_dot(us, l, g);
-                for (std::size_t i = 0; i < idx.size(); ++i) {
-                    const double srate = (us[i] - usp[i]) / dt, lrate = (l[i] - lp[i]) / dt;
-                    image_[i] += w * (srate * lrate / v2[i] - gg[i]);
+        for (int m = 0; m < batch(); ++m) {
+            const T* us = src->u_.data() + member_offset(m);
+            const T* u = u_.data() + member_offset(m);
+            double* image = image_.data() + m * ws;
+            double* illum = illum_.data() + m * ws;
+            switch (condition) {
+                case ImagingCondition::CrossCorrelation:
+                    for (std::size_t i = 0; i < ws; ++i) image[i] += w * double(us[idx[i]]) * double(u[idx[i]]);
+                    break;
+                case ImagingCondition::InverseScattering: {
+                    const auto s_now = src->member_window(src->u_, m), s_prev = src->member_window(src->w_, m);
+                    const auto l = member_window(u_, m), lp = member_window(w_, m);
+                    const auto gg = imaging::grad_dot(s_now, l, g);
+                    for (std::size_t i = 0; i < ws; ++i) {
+                        const double srate = (s_now[i] - s_prev[i]) / dt, lrate = (l[i] - lp[i]) / dt;
+                        image[i] += w * (srate * lrate / v2[i] - gg[i]);
+                    }
+                    break;
                 }
-                break;
+                case ImagingCondition::BornAdjoint: {
+                    const auto lap = imaging::laplacian(src->member_window(src->u_, m), g);
+                    for (std::size_t i = 0; i < ws; ++i) image[i] -= w * (v2[i] * lap[i] * double(u[idx[i]]));
+                    break;
+                }
             }
-            case ImagingCondition::BornAdjoint: {
-                const auto lap = imaging::laplacian(src->window_of(src->u_), g);
-                for (std::size_t i = 0; i < idx.size(); ++i) image_[i] -= w * (v2[i] * lap[i] * double(u_[idx[i]]));
-                break;
+            for (std::size_t i = 0; i < ws; ++i) {
+                const double s = us[idx[i]];
+                illum[i] += w * s * s;
             }
         }
-        for (std::size_t i = 0; i < idx.size(); ++i) {
-            const double s = src->u_[idx[i]];
-            illum_[i] += w * s * s;
-        }
+    }
+    // Member m's window of f.
+    std::vector<double> member_window(const std::vector<T>& f, int m) const {
+        const auto& idx = window_index();
+        const T* fm = f.data() + member_offset(m);
+        std::vector<double> out(idx.size());
+        for (std::size_t i = 0; i < idx.size(); ++i) out[i] = double(fm[idx[i]]);
+        return out;
     }
     std::vector<double> correlation(bool illumination) const override {
         const auto& v = illumination ? illum_ : image_;
-        return v.empty() ? std::vector<double>(d_.window().size(), 0.0) : v;
+        return v.empty() ? std::vector<double>(d_.window().size() * batch(), 0.0) : v;
     }
 
     std::string name() const override {

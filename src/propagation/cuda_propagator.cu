@@ -6,6 +6,9 @@
 // traces stay on the device for the whole run (time-major, one row per step) and come
 // back on request. Migration operations: previous wavefield, volume sources (add_field),
 // time reversal, and the edge band's save/restore through a device gather/scatter.
+// A batch (Propagator) runs every operation on all members in one launch each: the
+// window kernels take the batch, the band's indices list every member's band, a
+// snapshot slot and a state hold every member.
 //
 // Snapshots (keep/recall) and the cross-correlation image stay on the device:
 //   keep(bf16) packs the window's current wavefield (T, or bfloat16 converted on the
@@ -273,7 +276,6 @@ public:
     }
     std::size_t state_bytes() const override { return state_values() * sizeof(T); }
     void reserve_states(std::size_t count) override {
-        single_member("reserve_states");
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // queued copies may use the old slots
         states_dev_.resize(0);
         states_host_ = kc::PinnedBuffer();
@@ -327,34 +329,35 @@ public:
         return flag == 0;
     }
 
-    // u += injection * f on the window's nodes (f there, x fastest), on the stream after
-    // the step just queued: f goes up as T (converted here), the product is taken in
-    // double as the CPU does.
+    // u += injection * f on the window's nodes (f there, x fastest, member after member),
+    // on the stream after the step just queued: f goes up as T (converted here), the
+    // product is taken in double as the CPU does.
     void add_field(const std::vector<double>& f) override {
-        single_member("add_field");
         const Grid& g = d_.window();
-        if (f.size() != g.size())
+        if (f.size() != g.size() * batch())
             fail("add_field", "the field has " + std::to_string(f.size()) + " values but the window " +
-                                  std::to_string(g.size()) + " nodes");
+                                  std::to_string(g.size()) + " nodes" +
+                                  (batch() > 1 ? " for each of " + std::to_string(batch()) + " members" : ""));
         if (inj_.empty()) {  // injection coefficient per window node, once
             std::vector<T> c(g.size());
             for (int iz = 0; iz < g.nz; ++iz)
                 for (int iy = 0; iy < g.ny; ++iy)
                     for (int ix = 0; ix < g.nx; ++ix) c[g.index(ix, iy, iz)] = T(injection(d_.index(ix, iy, iz)));
             inj_.upload(c);
-            field_.resize(g.size());
+            field_.resize(f.size());
         }
-        field_host_.resize(g.size());
+        field_host_.resize(f.size());
         for (std::size_t i = 0; i < f.size(); ++i) field_host_[i] = T(f[i]);
         // Pageable source: the copy is staged before it returns, so field_host_ may change after.
         RTM_CUDA_CHECK(cudaMemcpyAsync(field_.data(), field_host_.data(), f.size() * sizeof(T),
                                        cudaMemcpyHostToDevice, stream_));
-        kc::add_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, inj_.data(), field_.data(), u_.data(), stream_);
+        kc::add_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, inj_.data(), field_.data(), u_.data(), stream_,
+                            batch());
     }
 
     void reverse_time() override { std::swap(u_, w_); }
 
-    std::size_t band_size() const override { return d_.band().size(); }
+    std::size_t band_size() const override { return d_.band().size() * batch(); }
 
     // The band is saved every step of a run: a gather into a device buffer, one
     // asynchronous copy into pinned host memory, and a host copy into the caller's
@@ -363,7 +366,6 @@ public:
     // copies and queues the next step); migration uses store_band / load_band
     // instead, which keep the history on the propagator and never wait.
     void save_band(float* dst) const override {
-        single_member("save_band");
         prepare_band();
         const std::size_t nb = band_idx_.size();
         if (!nb) return;
@@ -377,7 +379,6 @@ public:
     // its last upload has finished), then up and scattered on the stream: no wait for
     // the queued steps.
     void restore_band(const float* src) override {
-        single_member("restore_band");
         prepare_band();
         const std::size_t nb = band_idx_.size();
         if (!nb) return;
@@ -393,7 +394,6 @@ public:
 
     // --- Band history (see the file's header) ---
     void reserve_bands(std::size_t count) override {
-        single_member("reserve_bands");
         prepare_band();
         const std::size_t nb = band_idx_.size();
         for (auto& st : bstage_) st.slot = -1;
@@ -474,7 +474,6 @@ public:
 
     // --- Snapshots and cross-correlation (see the file's header) ---
     std::size_t keep(bool bf16) override {
-        single_member("keep");
         if (slots_.empty()) kept_bf16_ = bf16;
         else if (kept_bf16_ != bf16)
             fail("keep", "snapshots of one propagator must all be of one kind (all bfloat16 or none)");
@@ -484,7 +483,7 @@ public:
         slots_.push_back(where);
         const Grid& g = d_.window();
         if (!where.host) {
-            kc::pack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, u_.data(), where.p, bf16, stream_);
+            kc::pack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, u_.data(), where.p, bf16, stream_, batch());
             return slot;
         }
         const int b = stage_next_;
@@ -492,7 +491,8 @@ public:
         Stage& st = stage_[b];
         st.slot = -1;  // holds no slot worth reusing after this
         RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, st.copy_done, 0));
-        kc::pack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, u_.data(), st.buf.data(), bf16, stream_);
+        kc::pack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, u_.data(), st.buf.data(), bf16, stream_,
+                             batch());
         RTM_CUDA_CHECK(cudaEventRecord(st.compute_done, stream_));
         RTM_CUDA_CHECK(cudaStreamWaitEvent(copy_, st.compute_done, 0));
         RTM_CUDA_CHECK(cudaMemcpyAsync(where.p, st.buf.data(), slot_bytes(), cudaMemcpyDeviceToHost, copy_));
@@ -508,7 +508,7 @@ public:
         const Slot& where = slots_[slot];
         T* dst = previous ? w_.data() : u_.data();
         if (!where.host) {
-            kc::unpack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, where.p, kept_bf16_, dst, stream_);
+            kc::unpack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, where.p, kept_bf16_, dst, stream_, batch());
             return;
         }
         int b = stage_[0].slot == long(slot) ? 0 : stage_[1].slot == long(slot) ? 1 : -1;
@@ -519,7 +519,8 @@ public:
         }
         Stage& st = stage_[b];
         RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, st.copy_done, 0));
-        kc::unpack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, st.buf.data(), kept_bf16_, dst, stream_);
+        kc::unpack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, st.buf.data(), kept_bf16_, dst, stream_,
+                               batch());
         RTM_CUDA_CHECK(cudaEventRecord(st.compute_done, stream_));
         st.slot = -1;
         // Prefetch the next slot down into the other buffer.
@@ -540,15 +541,14 @@ public:
     void correlate(const Propagator& source, double w, ImagingCondition condition) override {
         const auto* src = dynamic_cast<const CudaPropagator<T>*>(&source);
         if (!src) unsupported("correlate with a propagator of another backend or precision");
-        single_member("correlate");
-        src->single_member("correlate");
+        require_same_batch(source);
         const Grid& g = d_.window();
         if (src->d_.window().size() != g.size())
             fail("correlate", "the source propagator's window differs from this one's");
         if (image_.empty()) {
-            require_memory(2 * g.size() * sizeof(double), "image and illumination");
-            image_.resize(g.size());
-            illum_.resize(g.size());
+            require_memory(2 * g.size() * batch() * sizeof(double), "image and illumination");
+            image_.resize(g.size() * batch());
+            illum_.resize(g.size() * batch());
             image_.zero(stream_);
             illum_.zero(stream_);
         }
@@ -560,7 +560,7 @@ public:
         }
         if (condition == ImagingCondition::CrossCorrelation) {
             kc::correlate_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, src->u_.data(), u_.data(), w,
-                                      image_.data(), illum_.data(), stream_);
+                                      image_.data(), illum_.data(), stream_, batch());
         } else {
             if (v2_.empty()) {
                 require_memory(g.size() * sizeof(double), "v^2 for the imaging condition");
@@ -578,7 +578,7 @@ public:
             wi.w = w;
             wi.born = condition == ImagingCondition::BornAdjoint;
             kc::image_window_cuda(box_, wi, src->u_.data(), src->w_.data(), u_.data(), w_.data(), v2_.data(),
-                                  image_.data(), illum_.data(), stream_);
+                                  image_.data(), illum_.data(), stream_, batch());
         }
         if (src != this) {
             RTM_CUDA_CHECK(cudaEventRecord(handoff_, stream_));
@@ -588,7 +588,7 @@ public:
 
     std::vector<double> correlation(bool illumination) const override {
         const auto& f = illumination ? illum_ : image_;
-        if (f.empty()) return std::vector<double>(d_.window().size(), 0.0);
+        if (f.empty()) return std::vector<double>(d_.window().size() * batch(), 0.0);
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
         return f.download();
     }
@@ -623,11 +623,16 @@ private:
     // Computed-point coordinates of window node (0, 0, 0).
     kc::Index3 window_origin() const { return {box_.pml_lo[0], box_.pml_lo[1], box_.pml_lo[2]}; }
 
-    // Band indices go to the device on first use (8 B per band node); pinned host
-    // buffers for the copies (one down, kRestoreRing up).
+    // Band indices of every member (member m's moved by m padded boxes: one gather or
+    // scatter moves the whole batch's band) go to the device on first use (8 B per band
+    // node); pinned host buffers for the copies (one down, kRestoreRing up).
     void prepare_band() const {
         if (band_ready_) return;
-        const auto& b = d_.band();
+        const auto& one = d_.band();
+        std::vector<long> b;
+        b.reserve(one.size() * batch());
+        for (int m = 0; m < batch(); ++m)
+            for (long p : one) b.push_back(p + long(m) * long(box_.padded_size()));
         require_memory(b.size() * (sizeof(long) + sizeof(float)), "edge band (indices and staging)");
         band_idx_.upload(b);
         band_buf_.resize(b.size());
@@ -650,7 +655,8 @@ private:
         cudaEvent_t compute_done = nullptr, copy_done = nullptr;
         long slot = -1;  // the host slot it holds (uploaded or being uploaded), -1: none
     };
-    std::size_t slot_bytes() const { return d_.window().size() * (kept_bf16_ ? 2 : sizeof(T)); }
+    // A slot holds every member's window.
+    std::size_t slot_bytes() const { return d_.window().size() * batch() * (kept_bf16_ ? 2 : sizeof(T)); }
     static double headroom_bytes() {
         const char* v = std::getenv("RTM_KEEP_HEADROOM_GB");
         return (v ? std::atof(v) : 2.0) * double(1 << 30);

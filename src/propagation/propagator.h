@@ -50,18 +50,19 @@ public:
     virtual bool finite() const;
 
     // --- For migration (a backend without them says so when a migration starts) ---
-    // The previous wavefield u[n-1] on the window's nodes.
+    // The previous wavefield u[n-1] on the window's nodes (member after member).
     virtual std::vector<double> previous_wavefield() const { unsupported("previous_wavefield"); }
-    // Adds (v dt)^2 f to the current wavefield on the window (f on the window's nodes):
-    // called right after step(n), it injects the volume source f[n] into u[n+1] exactly
-    // as point sources are injected.
+    // Adds (v dt)^2 f to the current wavefield on the window (f on the window's nodes, one
+    // window per member, member after member): called right after step(n), it injects the
+    // volume source f[n] into u[n+1] exactly as point sources are injected.
     virtual void add_field(const std::vector<double>& f) { unsupported("add_field"); }
     // Swaps u[n] and u[n-1]: after it, step(n) for n = N-1, N-2, ... runs time
     // backwards (u[n-1] = 2 u[n] - u[n+1] + (v dt)^2 (Lap u[n] + s[n]) is the same update).
     virtual void reverse_time() { unsupported("reverse_time"); }
     // The band of window nodes within R of the window's edge (which holds everything the
     // window's interior needs from outside), for rebuilding a wavefield backwards:
-    // save it after each forward step, restore it after each backward one.
+    // save it after each forward step, restore it after each backward one. band_size()
+    // counts the values of every member (each member's band, member after member).
     virtual std::size_t band_size() const { unsupported("band_size"); }
     virtual void save_band(float* dst) const { unsupported("save_band"); }
     virtual void restore_band(const float* src) { unsupported("restore_band"); }
@@ -94,7 +95,7 @@ public:
 
     // Snapshots and cross-correlation kept where the wavefields live (device memory on
     // a GPU), so migration moves no wavefield to the host while it runs:
-    // keep() stores the current wavefield (in the propagation's precision, or in
+    // keep() stores the current wavefield of every member (in the propagation's precision, or in
     // bfloat16: 8 bits of mantissa, float's range) and returns its slot (slots count from
     // 0 in order; all of one kind); recall(slot) makes a stored wavefield the current one
     // (previous: the previous one, which inverse scattering reads as u_s').
@@ -105,7 +106,8 @@ public:
     virtual void recall(std::size_t slot, bool previous = false) { unsupported("recall"); }
     virtual void clear_kept() { unsupported("clear_kept"); }
     // image += w * I, illumination += w * u_s^2 on the window, with u_s the source's
-    // current wavefield and u this propagator's (source: same backend and precision):
+    // current wavefield and u this propagator's (source: same backend, precision and
+    // batch; member m's image from member m of both):
     //   CrossCorrelation:  I = u_s u
     //   InverseScattering: I = (u_s - u_s') (u - u') / (dt^2 v^2) - grad u_s . grad u,
     //                      u_s' and u' the previous wavefields (both rates at t + dt/2,
@@ -116,13 +118,14 @@ public:
                            ImagingCondition condition = ImagingCondition::CrossCorrelation) {
         unsupported("correlate");
     }
-    // The accumulated image and illumination (window nodes); zeroed by reset().
+    // The accumulated image and illumination (window nodes, member after member); zeroed by reset().
     virtual std::vector<double> correlation(bool illumination) const { unsupported("correlation"); }
 
 protected:
     explicit Propagator(int batch = 1);
     [[noreturn]] void unsupported(const char* what) const;
-    void single_member(const char* what) const;  // throws for a batch
+    // Throws unless `source` carries as many members as this propagator (correlate).
+    void require_same_batch(const Propagator& source) const;
 
 private:
     int batch_ = 1;

@@ -111,6 +111,20 @@ TEST_CASE("mpirun -np 3 rtm migrate gives the image and stack of one process, bi
     CHECK(bytes_of(dir / "three" / "stack-1.bin") == bytes_of(dir / "one" / "stack-1.bin"));
 }
 
+TEST_CASE("mpirun -np 2 rtm migrate in batches of 3 gives the image and stack of one process shot by shot, bit for bit") {
+    const auto dir = scratch("cli-mpi-migrate-batch");
+    const auto one = run_rtm(migrate_args(dir / "one"));
+    INFO(one.output);
+    REQUIRE(one.status == 0);
+    // The receivers span the model: every shot's window is the whole model, one batch key.
+    const auto two = mpi_rtm(2, migrate_args(dir / "two") + " --propagation.batch 3");
+    INFO(two.output);
+    REQUIRE(two.status == 0);
+    CHECK_THAT(two.output, Contains("in a batch of") && Contains("8 shots stacked"));
+    CHECK(bytes_of(dir / "two" / "image.sgy") == bytes_of(dir / "one" / "image.sgy"));
+    CHECK(bytes_of(dir / "two" / "stack-1.bin") == bytes_of(dir / "one" / "stack-1.bin"));
+}
+
 TEST_CASE("a job with a rank killed by SIGKILL resumes on another rank count to the uninterrupted image") {
     const auto dir = scratch("cli-mpi-kill");
     const auto whole = run_rtm(migrate_args(dir / "whole"));

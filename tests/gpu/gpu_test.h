@@ -2,6 +2,7 @@
 // Shared helpers of the GPU tests: the visible skip, seeded random fields, and the
 // relative L2 error with the position of the largest difference.
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -40,6 +41,15 @@ namespace rtm::test {
 inline double twin_bound(int steps, Precision prec) {
     return std::sqrt(180.0 * steps) * std::ldexp(1.0, prec == Precision::Single ? -24 : -53);
 }
+
+// Sets RTM_KEEP_HEADROOM_GB for the scope (e.g. 1e9 GB: a CUDA propagator's snapshots,
+// band history and states go to pinned host memory; nullptr: unchanged).
+struct Headroom {
+    explicit Headroom(const char* gb) {
+        if (gb) setenv("RTM_KEEP_HEADROOM_GB", gb, 1);
+    }
+    ~Headroom() { unsetenv("RTM_KEEP_HEADROOM_GB"); }
+};
 
 // True when a CUDA device can be used; otherwise a visible skip (support/skip.h).
 inline bool gpu_or_skip() {

@@ -13,14 +13,6 @@ using namespace rtm::test;
 
 namespace {
 
-// Sets RTM_KEEP_HEADROOM_GB for the scope (1e9 GB: the states go to pinned host memory).
-struct Headroom {
-    explicit Headroom(const char* gb) {
-        if (gb) setenv("RTM_KEEP_HEADROOM_GB", gb, 1);
-    }
-    ~Headroom() { unsetenv("RTM_KEEP_HEADROOM_GB"); }
-};
-
 void check_gpu_checkpointing(int ndim, bool host) {
     const bool is3d = ndim == 3;
     const Model m = is3d ? make_model(25, 23, 21, 20, [](double x, double y, double z) {

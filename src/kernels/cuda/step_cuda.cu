@@ -580,11 +580,11 @@ template <class T>
 __global__ void add_window_kernel(Box B, Index3 o, int nx, int ny, int nz, const T* __restrict__ coef,
                                   const T* __restrict__ f, T* u) {
     const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int iy = blockIdx.y, iz = blockIdx.z;
+    const int m = blockIdx.y / ny, iy = blockIdx.y % ny, iz = blockIdx.z;
     if (ix >= nx) return;
     const long i = (long(iz) * ny + iy) * nx + ix;
-    const long p = B.at(o.x + ix, o.y + iy, o.z + iz);
-    u[p] += T(double(coef[i]) * double(f[i]));
+    const long p = B.at(o.x + ix, o.y + iy, o.z + iz) + m * long(B.padded_size());
+    u[p] += T(double(coef[i]) * double(f[i + m * long(nx) * ny * nz]));
 }
 
 template <class T>
@@ -604,10 +604,10 @@ __global__ void scatter_kernel(const float* __restrict__ src, const long* __rest
 template <class T>
 __global__ void pack_window_kernel(Box B, Index3 o, int nx, int ny, const T* __restrict__ u, void* dst, bool bf16) {
     const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int iy = blockIdx.y, iz = blockIdx.z;
+    const int m = blockIdx.y / ny, iy = blockIdx.y % ny, iz = blockIdx.z;
     if (ix >= nx) return;
-    const long i = (long(iz) * ny + iy) * nx + ix;
-    const T v = u[B.at(o.x + ix, o.y + iy, o.z + iz)];
+    const long i = (long(iz) * ny + iy) * nx + ix + m * long(nx) * ny * gridDim.z;
+    const T v = u[B.at(o.x + ix, o.y + iy, o.z + iz) + m * long(B.padded_size())];
     if (bf16) static_cast<std::uint16_t*>(dst)[i] = to_bf16(float(v));
     else static_cast<T*>(dst)[i] = v;
 }
@@ -615,10 +615,10 @@ __global__ void pack_window_kernel(Box B, Index3 o, int nx, int ny, const T* __r
 template <class T>
 __global__ void unpack_window_kernel(Box B, Index3 o, int nx, int ny, const void* src, bool bf16, T* u) {
     const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int iy = blockIdx.y, iz = blockIdx.z;
+    const int m = blockIdx.y / ny, iy = blockIdx.y % ny, iz = blockIdx.z;
     if (ix >= nx) return;
-    const long i = (long(iz) * ny + iy) * nx + ix;
-    u[B.at(o.x + ix, o.y + iy, o.z + iz)] =
+    const long i = (long(iz) * ny + iy) * nx + ix + m * long(nx) * ny * gridDim.z;
+    u[B.at(o.x + ix, o.y + iy, o.z + iz) + m * long(B.padded_size())] =
         bf16 ? T(from_bf16(static_cast<const std::uint16_t*>(src)[i])) : static_cast<const T*>(src)[i];
 }
 
@@ -627,10 +627,10 @@ __global__ void correlate_window_kernel(Box B, Index3 o, int nx, int ny, const T
                                         const T* __restrict__ u, double w, double* __restrict__ image,
                                         double* __restrict__ illum) {
     const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int iy = blockIdx.y, iz = blockIdx.z;
+    const int m = blockIdx.y / ny, iy = blockIdx.y % ny, iz = blockIdx.z;
     if (ix >= nx) return;
-    const long i = (long(iz) * ny + iy) * nx + ix;
-    const long p = B.at(o.x + ix, o.y + iy, o.z + iz);
+    const long i = (long(iz) * ny + iy) * nx + ix + m * long(nx) * ny * gridDim.z;
+    const long p = B.at(o.x + ix, o.y + iy, o.z + iz) + m * long(B.padded_size());
     const double s = double(us[p]), ws = __dmul_rn(w, s);
     image[i] = __dadd_rn(image[i], __dmul_rn(ws, double(u[p])));
     illum[i] = __dadd_rn(illum[i], __dmul_rn(ws, s));
@@ -664,10 +664,11 @@ __global__ void image_window_kernel(Box B, WindowImaging wi, const T* __restrict
                                     const T* __restrict__ u, const T* __restrict__ up, const double* __restrict__ v2,
                                     double* __restrict__ image, double* __restrict__ illum) {
     const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int iy = blockIdx.y, iz = blockIdx.z;
+    const int m = blockIdx.y / wi.ny, iy = blockIdx.y % wi.ny, iz = blockIdx.z;
     if (ix >= wi.nx) return;
-    const long i = (long(iz) * wi.ny + iy) * wi.nx + ix;
-    const long p = B.at(wi.origin.x + ix, wi.origin.y + iy, wi.origin.z + iz);
+    const long i = (long(iz) * wi.ny + iy) * wi.nx + ix;             // v2's node (shared)
+    const long im = i + m * long(wi.nx) * wi.ny * wi.nz;              // the member's image node
+    const long p = B.at(wi.origin.x + ix, wi.origin.y + iy, wi.origin.z + iz) + m * long(B.padded_size());
     const long st[3] = {1, B.sy(), B.sz()};
     const int c[3] = {ix, iy, iz}, n[3] = {wi.nx, wi.ny, wi.nz};
     const double s = double(us[p]);
@@ -685,8 +686,8 @@ __global__ void image_window_kernel(Box B, WindowImaging wi, const T* __restrict
         const double srate = (s - double(usp[p])) / wi.dt, lrate = (double(u[p]) - double(up[p])) / wi.dt;
         term = srate * lrate / v2[i] - gg;
     }
-    image[i] += wi.w * term;
-    illum[i] += wi.w * s * s;
+    image[im] += wi.w * term;
+    illum[im] += wi.w * s * s;
 }
 
 __global__ void copy_kernel(const float4* __restrict__ src, float4* __restrict__ dst, std::size_t n4) {
@@ -1201,13 +1202,27 @@ void nonfinite_cuda(const Box& box, const T* f, int batch, int* flag, cudaStream
     RTM_CUDA_CHECK_LAUNCH("nonfinite_kernel");
 }
 
+// Launches launch(m0, members, grid) for groups of batch members whose window rows
+// (ny per member, the grid's y dimension) fit its 65535 blocks: the window kernels read
+// the member from blockIdx.y / ny.
+template <class L>
+void window_members(int nx, int ny, int nz, int batch, L launch) {
+    if (nx <= 0 || ny <= 0 || nz <= 0) return;
+    const int per = std::max(1, 65535 / ny);
+    for (int m0 = 0; m0 < batch; m0 += per) {
+        const int members = std::min(per, batch - m0);
+        launch(m0, dim3((nx + 127) / 128, unsigned(ny * members), unsigned(nz)));
+    }
+}
+
 template <class T>
 void add_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* coef, const T* f, T* u,
-                     cudaStream_t stream) {
-    if (nx <= 0 || ny <= 0 || nz <= 0) return;
-    const dim3 block(128), grid((nx + 127) / 128, ny, nz);
-    add_window_kernel<T><<<grid, block, 0, stream>>>(box, origin, nx, ny, nz, coef, f, u);
-    RTM_CUDA_CHECK_LAUNCH("add_window_kernel");
+                     cudaStream_t stream, int batch) {
+    const long ws = long(nx) * ny * nz, ps = long(box.padded_size());
+    window_members(nx, ny, nz, batch, [&](int m0, dim3 grid) {
+        add_window_kernel<T><<<grid, 128, 0, stream>>>(box, origin, nx, ny, nz, coef, f + m0 * ws, u + m0 * ps);
+        RTM_CUDA_CHECK_LAUNCH("add_window_kernel");
+    });
 }
 
 template <class T>
@@ -1228,36 +1243,48 @@ void scatter_cuda(const float* src, const long* index, std::size_t n, T* f, cuda
 
 template <class T>
 void pack_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* u, void* dst, bool bf16,
-                      cudaStream_t stream) {
-    if (nx <= 0 || ny <= 0 || nz <= 0) return;
-    pack_window_kernel<T><<<dim3((nx + 127) / 128, ny, nz), 128, 0, stream>>>(box, origin, nx, ny, u, dst, bf16);
-    RTM_CUDA_CHECK_LAUNCH("pack_window_kernel");
+                      cudaStream_t stream, int batch) {
+    const long ws = long(nx) * ny * nz, ps = long(box.padded_size());
+    const std::size_t bytes = bf16 ? 2 : sizeof(T);
+    window_members(nx, ny, nz, batch, [&](int m0, dim3 grid) {
+        pack_window_kernel<T><<<grid, 128, 0, stream>>>(box, origin, nx, ny, u + m0 * ps,
+                                                        static_cast<std::uint8_t*>(dst) + m0 * ws * bytes, bf16);
+        RTM_CUDA_CHECK_LAUNCH("pack_window_kernel");
+    });
 }
 
 template <class T>
 void unpack_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const void* src, bool bf16, T* u,
-                        cudaStream_t stream) {
-    if (nx <= 0 || ny <= 0 || nz <= 0) return;
-    unpack_window_kernel<T><<<dim3((nx + 127) / 128, ny, nz), 128, 0, stream>>>(box, origin, nx, ny, src, bf16, u);
-    RTM_CUDA_CHECK_LAUNCH("unpack_window_kernel");
+                        cudaStream_t stream, int batch) {
+    const long ws = long(nx) * ny * nz, ps = long(box.padded_size());
+    const std::size_t bytes = bf16 ? 2 : sizeof(T);
+    window_members(nx, ny, nz, batch, [&](int m0, dim3 grid) {
+        unpack_window_kernel<T><<<grid, 128, 0, stream>>>(
+            box, origin, nx, ny, static_cast<const std::uint8_t*>(src) + m0 * ws * bytes, bf16, u + m0 * ps);
+        RTM_CUDA_CHECK_LAUNCH("unpack_window_kernel");
+    });
 }
 
 template <class T>
 void correlate_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* us, const T* u,
-                           double w, double* image, double* illum, cudaStream_t stream) {
-    if (nx <= 0 || ny <= 0 || nz <= 0) return;
-    correlate_window_kernel<T><<<dim3((nx + 127) / 128, ny, nz), 128, 0, stream>>>(box, origin, nx, ny, us, u, w,
-                                                                                    image, illum);
-    RTM_CUDA_CHECK_LAUNCH("correlate_window_kernel");
+                           double w, double* image, double* illum, cudaStream_t stream, int batch) {
+    const long ws = long(nx) * ny * nz, ps = long(box.padded_size());
+    window_members(nx, ny, nz, batch, [&](int m0, dim3 grid) {
+        correlate_window_kernel<T><<<grid, 128, 0, stream>>>(box, origin, nx, ny, us + m0 * ps, u + m0 * ps, w,
+                                                             image + m0 * ws, illum + m0 * ws);
+        RTM_CUDA_CHECK_LAUNCH("correlate_window_kernel");
+    });
 }
 
 template <class T>
 void image_window_cuda(const Box& box, const WindowImaging& wi, const T* us, const T* usp, const T* u, const T* up,
-                       const double* v2, double* image, double* illum, cudaStream_t stream) {
-    if (wi.nx <= 0 || wi.ny <= 0 || wi.nz <= 0) return;
-    image_window_kernel<T><<<dim3((wi.nx + 127) / 128, wi.ny, wi.nz), 128, 0, stream>>>(box, wi, us, usp, u, up, v2,
-                                                                                       image, illum);
-    RTM_CUDA_CHECK_LAUNCH("image_window_kernel");
+                       const double* v2, double* image, double* illum, cudaStream_t stream, int batch) {
+    const long ws = long(wi.nx) * wi.ny * wi.nz, ps = long(box.padded_size());
+    window_members(wi.nx, wi.ny, wi.nz, batch, [&](int m0, dim3 grid) {
+        image_window_kernel<T><<<grid, 128, 0, stream>>>(box, wi, us + m0 * ps, usp + m0 * ps, u + m0 * ps,
+                                                         up + m0 * ps, v2, image + m0 * ws, illum + m0 * ws);
+        RTM_CUDA_CHECK_LAUNCH("image_window_kernel");
+    });
 }
 
 void copy_cuda(const float* src, float* dst, std::size_t n, cudaStream_t stream) {
@@ -1308,15 +1335,15 @@ KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_o
                                  int, double, int, cudaStream_t);                                            \
     template void nonfinite_cuda<T>(const Box&, const T*, int, int*, cudaStream_t);                          \
     template KernelInfo describe_step<T>(const Box&, const LaunchConfig&, bool, int);                              \
-    template void add_window_cuda<T>(const Box&, Index3, int, int, int, const T*, const T*, T*, cudaStream_t); \
+    template void add_window_cuda<T>(const Box&, Index3, int, int, int, const T*, const T*, T*, cudaStream_t, int); \
     template void gather_cuda<T>(const T*, const long*, std::size_t, float*, cudaStream_t);                   \
     template void scatter_cuda<T>(const float*, const long*, std::size_t, T*, cudaStream_t); \
-    template void pack_window_cuda<T>(const Box&, Index3, int, int, int, const T*, void*, bool, cudaStream_t);  \
-    template void unpack_window_cuda<T>(const Box&, Index3, int, int, int, const void*, bool, T*, cudaStream_t); \
+    template void pack_window_cuda<T>(const Box&, Index3, int, int, int, const T*, void*, bool, cudaStream_t, int); \
+    template void unpack_window_cuda<T>(const Box&, Index3, int, int, int, const void*, bool, T*, cudaStream_t, int); \
     template void correlate_window_cuda<T>(const Box&, Index3, int, int, int, const T*, const T*, double,       \
-                                           double*, double*, cudaStream_t);                                    \
+                                           double*, double*, cudaStream_t, int);                               \
     template void image_window_cuda<T>(const Box&, const WindowImaging&, const T*, const T*, const T*, const T*, \
-                                       const double*, double*, double*, cudaStream_t);
+                                       const double*, double*, double*, cudaStream_t, int);
 RTM_INSTANTIATE(float)
 RTM_INSTANTIATE(double)
 

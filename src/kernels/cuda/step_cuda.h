@@ -101,6 +101,10 @@ template <class T>
 void nonfinite_cuda(const Box& box, const T* f, int batch, int* flag, cudaStream_t stream = nullptr);
 
 // Migration helpers. Index3: computed-point coordinates of a window's first node.
+// `batch`: members of a batch (StepArgs::batch), padded fields one after another at a
+// stride of box.padded_size(), window arrays (f, snapshots, image, illumination) one after
+// another at a stride of nx ny nz; coef and v2 are shared. Each member gets exactly a
+// batch of one's arithmetic, in one launch (or one per group of 65535 / ny members).
 struct Index3 {
     int x = 0, y = 0, z = 0;
 };
@@ -108,7 +112,7 @@ struct Index3 {
 // at computed point origin + (ix, iy, iz) (a volume source added after a step).
 template <class T>
 void add_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* coef, const T* f, T* u,
-                     cudaStream_t stream = nullptr);
+                     cudaStream_t stream = nullptr, int batch = 1);
 // dst[i] = float(f[index[i]]) (band save) and f[index[i]] = T(src[i]) (band restore).
 template <class T>
 void gather_cuda(const T* f, const long* index, std::size_t n, float* dst, cudaStream_t stream = nullptr);
@@ -126,13 +130,13 @@ void scatter_cuda(const float* src, const long* index, std::size_t n, T* f, cuda
 //              8 B read, 32 B read + written per node in fp32.
 template <class T>
 void pack_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* u, void* dst, bool bf16,
-                      cudaStream_t stream = nullptr);
+                      cudaStream_t stream = nullptr, int batch = 1);
 template <class T>
 void unpack_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const void* src, bool bf16, T* u,
-                        cudaStream_t stream = nullptr);
+                        cudaStream_t stream = nullptr, int batch = 1);
 template <class T>
 void correlate_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* us, const T* u,
-                           double w, double* image, double* illum, cudaStream_t stream = nullptr);
+                           double w, double* image, double* illum, cudaStream_t stream = nullptr, int batch = 1);
 
 // The inverse-scattering and Born-adjoint imaging terms on a window (twins of
 // CpuPropagator::correlate; derivatives with imaging::field_ops' 8th-order stencils,
@@ -149,7 +153,8 @@ struct WindowImaging {
 };
 template <class T>
 void image_window_cuda(const Box& box, const WindowImaging& wi, const T* us, const T* usp, const T* u, const T* up,
-                       const double* v2, double* image, double* illum, cudaStream_t stream = nullptr);
+                       const double* v2, double* image, double* illum, cudaStream_t stream = nullptr,
+                       int batch = 1);
 
 // Streaming copy dst = src of n floats (16-byte accesses): the bandwidth ceiling.
 void copy_cuda(const float* src, float* dst, std::size_t n, cudaStream_t stream = nullptr);
