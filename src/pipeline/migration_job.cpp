@@ -341,7 +341,8 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     if (opt.max_shots >= 0 && order.size() > std::size_t(opt.max_shots)) order.resize(std::size_t(opt.max_shots));
     const long before = long(std::count(done_before.begin(), done_before.end(), 1));
 
-    parallel::WorkQueue queue(world, order, long(n));
+    // Shots to the ranks (shot groups) as they ask; a group's leader stacks and records.
+    parallel::WorkQueue queue(parallel::ShotGroups::get(), order, long(n));
     imaging::Stack mine(model.grid());  // this rank's shots of this run
     std::vector<std::int64_t> done_here;
     json done_info = json::array(), failed_here = json::array();  // [shot, seconds, storage], [shot, reason]
@@ -359,25 +360,32 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         const std::size_t i = std::size_t(claim.item);
         const std::string which = "shot " + std::to_string(names[i].id) + " from " + names[i].file;
         std::optional<ShotMigration> m;
+        bool agreed = false;  // the group has agreed on the shot's outcome
         try {
             const ShotGather shot = load_shot(i);
             m = migrate_shot(model, shot, wavelet, opt.migration);
+            agreed = true;
+            if (!queue.agree(true, which + " done"))
+                fail(which, "another rank of its shot group failed it (see that rank's message)");
             // The last step that can fail: it adds the whole shot or, refusing it, nothing.
-            mine.add(m->window.grid, m->window.ix0, m->window.iy0, m->image, m->illumination);
+            if (queue.leader()) mine.add(m->window.grid, m->window.ix0, m->window.iy0, m->image, m->illumination);
         } catch (const std::exception& e) {
             // Whatever stops one shot (its data, its geometry, a blow-up, its memory) stops
             // only that shot; the job's own I/O is outside this block and stops the job.
+            if (!agreed) queue.agree(false, which + " failed: " + e.what());
             m.reset();
             if (queue.finish(claim, false)) {
                 every_rank().warn("{} failed (another rank tries it once more): {}", which, e.what());
-            } else {
+            } else if (queue.leader()) {
                 failed_here.push_back({i, e.what()});
                 every_rank().error("{} failed, not stacked (the other shots go on): {}", which, e.what());
             }
         }
         if (m) {
-            done_here.push_back(std::int64_t(i));
-            done_info.push_back({i, m->seconds, storage_name(m->storage)});
+            if (queue.leader()) {
+                done_here.push_back(std::int64_t(i));
+                done_info.push_back({i, m->seconds, storage_name(m->storage)});
+            }
             me.busy += m->seconds;
             me.propagation += m->busy_seconds;
             me.points += m->point_updates;
@@ -386,13 +394,14 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             const long done = before + queue.finished_ok();
             const double t = std::chrono::duration<double>(clock::now() - loop_start).count();
             const double rate = double(done - before) / t;
-            every_rank().info("{} ({} of {} done, {:.0f} shots/h, ETA {}): window {} x {} x {}, {} steps, imaging "
+            if (queue.leader())
+              every_rank().info("{} ({} of {} done, {:.0f} shots/h, ETA {}): window {} x {} x {}, {} steps, imaging "
                               "every {}, source wavefield by {} ({:.1f} MB), {:.1f} s",
                               which, done, n, rate * 3600, format_duration(double(long(order.size()) + before - done) / rate),
                               m->window.grid.nx, m->window.grid.ny, m->window.grid.nz, m->steps, m->image_every,
                               storage_name(m->storage), m->bytes_kept / 1e6, m->seconds);
             // A QC picture that cannot be written loses the picture, not the stacked shot.
-            if (opt.keep_shot_images) try {
+            if (opt.keep_shot_images && queue.leader()) try {
                     write_shot_preview(opt.folder, model.grid(), *m, names[i], opt.migration);
                 } catch (const std::exception& e) {
                     every_rank().warn("{}: its image for QC (migration.keep-shot-images) was not written: {}", which,

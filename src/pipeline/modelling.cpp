@@ -181,13 +181,12 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
     const StepsToRecord to_record(ta, record_nt, record_dt, opt);
     // Counted in shot-steps, so that a batch holding every shot still shows progress.
     Progress progress("modelling: shot-steps", long(geometry.size()) * nt);
-    // Batches go to the ranks of the job as they ask (one rank: all, in order); each
-    // batch's gathers go to this rank's sink.
-    const parallel::World& world = parallel::World::get();
+    // Batches go to the ranks (shot groups) of the job as they ask (one rank: all, in
+    // order); each batch's gathers go to its group leader's sink.
     std::vector<long> batches;
     for (long b = 0; b * batch < long(geometry.size()); ++b) batches.push_back(b);
     const long batch_count = long(batches.size());
-    parallel::WorkQueue queue(world, std::move(batches), batch_count);
+    parallel::WorkQueue queue(parallel::ShotGroups::get(), std::move(batches), batch_count);
     long shots_here = 0;
     double busy = 0;  // of the propagators replaced
     while (const parallel::WorkQueue::Claim claim = queue.next()) {
@@ -224,7 +223,7 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
         const auto traces = prop->receiver_traces();  // the members' receivers in turn
 
         std::size_t r0 = 0;
-        for (int m = 0; m < members; ++m) {
+        for (int m = 0; m < members && queue.leader(); ++m) {
             ShotGather shot = geometry[first + m];
             shot.data.assign(shot.receivers.size() * std::size_t(record_nt), 0.f);
 #pragma omp parallel for schedule(dynamic)
@@ -237,7 +236,7 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
         queue.finish(claim, true);
     }
     if (stats) {
-        stats->shots = shots_here;
+        stats->shots = queue.leader() ? shots_here : 0;  // a group's shots are its leader's
         stats->steps = long(nt) * stats->shots;
         stats->point_updates = double(box.points()) * nt * stats->shots;
         stats->seconds = progress.elapsed();
