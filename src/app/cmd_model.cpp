@@ -168,7 +168,7 @@ void born(const po::variables_map& vm, const Model& model, const std::vector<Sho
         progress.update(++here);
     }
     const TimeAxis ta = time_axis(model, geometry.front(), wavelet, prop);
-    stats.shots = here;
+    stats.shots = queue.leader() ? here : 0;  // a group's shots are its leader's
     stats.steps = long(ta.nt) * stats.shots;
     stats.dt = ta.dt;
     stats.seconds = progress.elapsed();
