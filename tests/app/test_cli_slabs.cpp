@@ -80,7 +80,7 @@ TEST_CASE("2 ranks per shot: rtm model's gathers are one process's, bit for bit 
     CHECK(bytes_of(dir / "many") == bytes_of(dir / "one"));
 }
 
-TEST_CASE("3 ranks per shot, and two groups of 2: rtm model's gathers are one process's, bit for bit (C-PML all round)") {
+TEST_CASE("3 ranks per shot, and two groups of 2 with batches: rtm model's gathers are one process's, bit for bit (C-PML all round)") {
     const auto dir = scratch("cli-slabs-model-cpml");
     // The source on the upper face of three slabs, the receivers on the lower one.
     const auto args = model_2d(face_depth(151, 10, kPml, false, 3, 1), face_depth(151, 10, kPml, false, 3, 2), "");
@@ -89,7 +89,9 @@ TEST_CASE("3 ranks per shot, and two groups of 2: rtm model's gathers are one pr
     REQUIRE(r.one.status == 0);
     REQUIRE(r.many.status == 0);
     CHECK(bytes_of(dir / "many") == bytes_of(dir / "one"));
-    const auto four = mpi_rtm(4, args + " --parallel.ranks-per-shot 2 --output.shots " + (dir / "four").string());
+    // Two groups, each modelling its shots two at a time (a batch: every member's planes exchanged).
+    const auto four = mpi_rtm(4, args + " --parallel.ranks-per-shot 2 --propagation.batch 2 --output.shots " +
+                                     (dir / "four").string());
     INFO(four.output);
     REQUIRE(four.status == 0);
     CHECK_THAT(four.output, Contains("parallel: 4 ranks, 2 per shot, 2 groups"));
