@@ -34,6 +34,10 @@ bool dry_run(const po::variables_map& vm, const std::vector<std::string>& plan) 
 void check_slabs(const Model& model, const PropagationOptions& prop) {
     const int per_shot = parallel::ShotGroups::get().per_shot();
     if (per_shot == 1) return;
+    if (!model.extra.empty())
+        fail("option parallel.ranks-per-shot", "is " + std::to_string(per_shot) +
+                 ": one shot over several ranks has no anisotropic (VTI/TTI) slabs yet",
+             "Set parallel.ranks-per-shot = 1 for models with epsilon, delta, theta or phi");
     const int lo = prop.free_surface ? 0 : prop.pml_cells, hi = prop.pml_cells;
     parallel::slab_layout(model.grid().nz + lo + hi, lo, hi, prop.free_surface, per_shot);
 }

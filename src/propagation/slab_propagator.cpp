@@ -135,8 +135,6 @@ public:
         return assemble(own.empty() ? inner_->correlation(illumination) : own, 1);
     }
 
-    std::size_t plane_bytes() const override { return inner_->plane_bytes(); }
-
 private:
     // A stencil of the whole domain (member offsets of its box) as this slab's: padded
     // plane p of the whole box is plane p - z0 here; owned_only keeps the taps on owned

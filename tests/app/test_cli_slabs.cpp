@@ -186,7 +186,7 @@ TEST_CASE("2 ranks per shot: rtm migrate's image is one process's, bit for bit (
                     "--migration.condition inverse-scattering --migration.storage checkpoints --migration.memory-budget 0.005");
 }
 
-TEST_CASE("a shot that blows up in a group of 2 is tried on the other group, then recorded failed; the job goes on") {
+TEST_CASE("a shot that blows up in a group of 2 is tried on the other group, then recorded failed while the job goes on") {
     const auto dir = scratch("cli-slabs-failed");
     // Shot 2's traces scaled to 1e38: its receiver wavefield overflows on every slab;
     // the group agrees on it (finite() over the group), so no member is left waiting.
