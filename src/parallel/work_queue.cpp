@@ -103,10 +103,6 @@ void WorkQueue::stop() {
     if (c_) c_->fetch_add(kStop, 1);
 }
 bool WorkQueue::stopped() { return c_ && c_->load(kStop) != 0; }
-long WorkQueue::finished_ok() {
-    long done = c_ ? long(c_->load(kDone)) : 0;
-    group_.broadcast(&done, sizeof done);
-    return done;
-}
+long WorkQueue::finished_ok() { return c_ ? long(c_->load(kDone)) : 0; }
 
 }  // namespace rtm::parallel

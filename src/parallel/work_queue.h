@@ -19,8 +19,9 @@
 namespace rtm::parallel {
 
 // Over shot groups (shot_groups.h), the leaders take items as ranks do, and each tells
-// its group: every member gets the same claims, the same retry answers and the same
-// counts, so all run the same code; "another rank" is then another group.
+// its group: every member gets the same claims and the same retry answers, so all run
+// the same code; "another rank" is then another group. Every member calls next() and
+// finish() once per claim (they meet there).
 class WorkQueue {
 public:
     // Collective. `order`: the items to hand out, first to last, the same on every rank;
@@ -42,7 +43,7 @@ public:
     // No rank takes another item (a signal on any rank stops the whole job).
     void stop();
     bool stopped();
-    long finished_ok();           // items done, job-wide
+    long finished_ok();           // items done, job-wide (on group leaders; 0 on other members)
     double waiting_seconds() const { return waiting_; }  // this rank's time in next() without work
     // Whether every member of this rank's group had its claim's work succeed (`mine`
     // here); a member that does not come ends the job (World::agree). One rank: mine.

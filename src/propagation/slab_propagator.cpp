@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
+#include <utility>
+
+#include <spdlog/spdlog.h>
 
 #include "core/error.h"
 #include "imaging/field_ops.h"
@@ -26,6 +30,7 @@ public:
         if (whole.anisotropic())
             fail("option parallel.ranks-per-shot", "one shot over several ranks has no anisotropic (VTI/TTI) slabs yet",
                  "Set parallel.ranks-per-shot = 1 for models with epsilon, delta, theta or phi");
+        log_layout();
         Backend one = backend;
         one.group = nullptr;
         inner_ = make_propagator(domain_, precision, one, batch);
@@ -136,6 +141,16 @@ public:
     }
 
 private:
+    // The slabs, once per process and box depth (every shot makes its propagators).
+    void log_layout() const {
+        static std::set<std::pair<int, int>> said;
+        if (!said.insert({whole_.box().nz, group_.size()}).second) return;
+        std::string planes;
+        for (const auto& s : slabs_) planes += " [" + std::to_string(s.z0) + ", " + std::to_string(s.z1) + ")";
+        spdlog::info("z-slabs of the {} depth planes (layers included) over the {} ranks of a shot group:{}",
+                     whole_.box().nz, group_.size(), planes);
+    }
+
     // A stencil of the whole domain (member offsets of its box) as this slab's: padded
     // plane p of the whole box is plane p - z0 here; owned_only keeps the taps on owned
     // planes (injection), else all, which must lie within reach (sampling).
