@@ -18,8 +18,15 @@
 //    finite() is agreed over the group, so every member takes the same decisions.
 //  - Errors: every member runs the same code on the same data, so errors of the data
 //    or a blow-up happen on all at the same point; a member's own failure (its memory)
-//    leaves the others in an exchange: the shot loops' agreement (World::agree) then
-//    ends the job after kGroupAgreeSeconds, naming the rank and the reason.
+//    leaves the others in an exchange. rtm migrate's shot loop has the group agree on
+//    each shot's outcome (WorkQueue::agree): a failure all members met is the shot's
+//    (retried on another group, then recorded failed), one member's alone ends the job
+//    after kGroupAgreeSeconds, naming the rank and the reason. In rtm model any error
+//    ends the job at once, as with one rank per shot.
+//  - For a GPU backend later: the exchange goes through copy_planes_out/in (host
+//    staging now; peer copies and the overlap with the interior belong there), and the
+//    derivative imaging conditions, computed here on the host, would move to the device
+//    with a ghost-aware window.
 #include <memory>
 
 #include "parallel/slab_layout.h"
