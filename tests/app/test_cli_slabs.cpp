@@ -98,23 +98,53 @@ TEST_CASE("3 ranks per shot, and two groups of 2 with batches: rtm model's gathe
     CHECK(bytes_of(dir / "four") == bytes_of(dir / "one"));
 }
 
+namespace {
+
+// dome3d: 81 x 61 x 61 nodes at 25 m; 8 absorbing cells keep the runs short. One shot,
+// the source half a cell above the face of 2 slabs, the receivers a third of a cell below.
+std::string model_3d() {
+    const double face = face_depth(61, 25, 8, false, 2, 1);
+    return "model --model.vp " + kDome + " --propagation.pml 8" +
+           " --acquisition.source-x0 1000 --acquisition.source-y0 750 --acquisition.source-depth " +
+           std::to_string(face - 12.5) +
+           " --acquisition.receiver-x0 0 --acquisition.receiver-dx 250 --acquisition.receiver-nx 9"
+           " --acquisition.receiver-y0 250 --acquisition.receiver-dy 500 --acquisition.receiver-ny 3"
+           " --acquisition.receiver-depth " + std::to_string(face + 8) +
+           " --acquisition.record-length 0.3 --wavelet.ricker-f0 8 --propagation.device cpu"
+           " --propagation.threads 1";
+}
+
+}  // namespace
+
 TEST_CASE("2 ranks per shot: rtm model of a 3D model gives one process's gathers, bit for bit") {
     const auto dir = scratch("cli-slabs-model-3d");
-    // dome3d: 81 x 61 x 61 nodes at 25 m; 8 absorbing cells keep the run short.
-    const double face = face_depth(61, 25, 8, false, 2, 1);
-    const std::string args = "model --model.vp " + kDome + " --propagation.pml 8" +
-                             " --acquisition.source-x0 1000 --acquisition.source-y0 750 --acquisition.source-depth " +
-                             std::to_string(face - 12.5) +
-                             " --acquisition.receiver-x0 0 --acquisition.receiver-dx 250 --acquisition.receiver-nx 9"
-                             " --acquisition.receiver-y0 250 --acquisition.receiver-dy 500 --acquisition.receiver-ny 3"
-                             " --acquisition.receiver-depth " + std::to_string(face + 8) +
-                             " --acquisition.record-length 0.3 --wavelet.ricker-f0 8 --propagation.device cpu"
-                             " --propagation.threads 1";
-    const auto r = both(2, 2, args, dir, "--output.shots");
+    const auto r = both(2, 2, model_3d(), dir, "--output.shots");
     INFO(r.one.output << r.many.output);
     REQUIRE(r.one.status == 0);
     REQUIRE(r.many.status == 0);
     CHECK(bytes_of(dir / "many") == bytes_of(dir / "one"));
+}
+
+TEST_CASE("2 ranks per shot: rtm migrate of a 3D shot is one process's image, bit for bit (inverse scattering, free surface)") {
+    // The gradient across the face in y too, the free surface's mirror on the top slab,
+    // damping layers, the boundary band per slab.
+    const auto dir = scratch("cli-slabs-migrate-3d");
+    const auto shot = run_rtm(model_3d() + " --output.shots " + (dir / "shot.sgy").string());
+    INFO(shot.output);
+    REQUIRE(shot.status == 0);
+    const std::string args = "migrate --model.vp " + kDome + " --data.shots " + (dir / "shot.sgy").string() +
+                             " --wavelet.ricker-f0 8 --migration.aperture 300 --propagation.pml 8 --propagation.device cpu"
+                             " --propagation.threads 1 --propagation.free-surface true"
+                             " --migration.condition inverse-scattering --migration.storage boundary";
+    const auto r = both(2, 2, args, dir, "--output.job");
+    INFO(r.one.output << r.many.output);
+    REQUIRE(r.one.status == 0);
+    REQUIRE(r.many.status == 0);
+    for (const char* f : {"image.sgy", "illumination.sgy"}) {
+        INFO(f);
+        CHECK(bytes_of(dir / "many" / f) == bytes_of(dir / "one" / f));
+        CHECK(bytes_of(dir / "many" / f).size() > 3600);
+    }
 }
 
 TEST_CASE("2 ranks per shot: Born modelling gives one process's gathers, bit for bit") {
