@@ -157,17 +157,19 @@ void born(const po::variables_map& vm, const Model& model, const std::vector<Sho
     Progress progress("born: shot", long(geometry.size()));
     std::vector<long> order(geometry.size());
     std::iota(order.begin(), order.end(), 0L);
-    parallel::WorkQueue queue(parallel::World::get(), order, long(order.size()));  // shots to ranks as they ask
+    // Shots to ranks (shot groups) as they ask; a group's leader writes its gathers.
+    parallel::WorkQueue queue(parallel::ShotGroups::get(), order, long(order.size()));
     long here = 0;
     while (const auto claim = queue.next()) {
         double busy = 0;
-        sink(std::size_t(claim.item), born_shot(model, dm, geometry[std::size_t(claim.item)], wavelet, mo, &busy));
+        ShotGather gather = born_shot(model, dm, geometry[std::size_t(claim.item)], wavelet, mo, &busy);
+        if (queue.leader()) sink(std::size_t(claim.item), std::move(gather));
         stats.busy_seconds += busy;
         queue.finish(claim, true);
         progress.update(++here);
     }
     const TimeAxis ta = time_axis(model, geometry.front(), wavelet, prop);
-    stats.shots = here;
+    stats.shots = queue.leader() ? here : 0;  // a group's shots are its leader's
     stats.steps = long(ta.nt) * stats.shots;
     stats.dt = ta.dt;
     stats.seconds = progress.elapsed();

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/threads.h"
 #include "core/log.h"
+#include "parallel/shot_groups.h"
 #include "parallel/world.h"
 #include "io/model_io.h"
 #include "io/shot_io.h"
@@ -75,8 +76,8 @@ po::options_description propagation_options() {
          "on this node under mpirun or Slurm)")
         ("parallel.ranks-per-shot", po::value<int>()->default_value(1),
          "ranks (GPUs) that propagate one shot together; under mpirun the N ranks form N / ranks-per-shot groups, "
-         "each taking the next shot as it finishes one; must be 1 in this version (every rank its own shots: "
-         "splitting one shot over GPUs is not built yet)");
+         "each taking the next shot as it finishes one and propagating it in z-slabs (CPU ranks only in this "
+         "version: propagation.device = cpu)");
     return d;
 }
 
@@ -191,16 +192,21 @@ PropagationOptions propagation_from(const po::variables_map& vm) {
     set_cpu_threads(vm["propagation.threads"].as<int>(), "propagation.threads");  // the host's share on a GPU too
     const parallel::World& world = parallel::World::get();
     const int per_shot = vm["parallel.ranks-per-shot"].as<int>();
-    if (per_shot < 1)
-        fail("option parallel.ranks-per-shot", "is " + std::to_string(per_shot) + ": a shot needs at least one rank",
-             "Use 1: each rank (one per GPU) migrates or models its own shots");
-    if (per_shot != 1)
-        fail("option parallel.ranks-per-shot", "is " + std::to_string(per_shot) +
-                 ": one shot over several ranks (z-slabs) is not built yet in this version",
-             "Use 1: each rank (one per GPU) migrates or models its own shots");
+    parallel::ShotGroups::configure(per_shot);  // refuses a G that does not divide the ranks
     spdlog::info("{}", parallel::layout_description(per_shot));
-    // One GPU per rank: the node-local rank's.
-    p.backend = choose_backend(parse_device(vm["propagation.device"].as<std::string>()), world.node_rank());
+    // One GPU per rank: the node-local rank's. One shot over several GPUs needs the
+    // exchange between devices, which is not built: refused whether asked for or found.
+    const DeviceChoice device = parse_device(vm["propagation.device"].as<std::string>());
+    const auto refuse_gpu_slabs = [&](const std::string& why) {
+        fail("option parallel.ranks-per-shot", "is " + std::to_string(per_shot) + " with the GPU (" + why +
+                 "): one shot over several GPUs (the z-slab exchange between devices) is not built yet; "
+                 "CPU ranks can share a shot",
+             "Set propagation.device = cpu, or parallel.ranks-per-shot = 1 (one shot per GPU)");
+    };
+    if (per_shot > 1 && device == DeviceChoice::Gpu) refuse_gpu_slabs("propagation.device = gpu");
+    p.backend = choose_backend(device, world.node_rank());
+    if (per_shot > 1 && p.backend.gpu) refuse_gpu_slabs(p.backend.why);
+    p.backend.group = &parallel::ShotGroups::get().group();  // where each shot runs
     if (world.size() > 1) every_rank().info("rank {} of {} on {}: {}", world.rank(), world.size(), world.node_name(), p.backend.why);
     else spdlog::info("device: {}", p.backend.why);
     return p;

@@ -8,6 +8,8 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "parallel/shot_groups.h"
+#include "parallel/slab_layout.h"
 
 namespace rtm::app {
 
@@ -24,6 +26,20 @@ bool dry_run(const po::variables_map& vm, const std::vector<std::string>& plan) 
     if (!vm["dry-run"].as<bool>()) return false;
     spdlog::info("dry run: the model, every shot's geometry and the output paths are checked; nothing was propagated");
     return true;
+}
+
+// Refuses a shot group whose ranks cannot share the shots' grid in z-slabs
+// (parallel/slab_layout.h), before any propagation: every shot's box has the model's
+// depth samples plus the absorbing layers (none on top under a free surface).
+void check_slabs(const Model& model, const PropagationOptions& prop) {
+    const int per_shot = parallel::ShotGroups::get().per_shot();
+    if (per_shot == 1) return;
+    if (!model.extra.empty())
+        fail("option parallel.ranks-per-shot", "is " + std::to_string(per_shot) +
+                 ": one shot over several ranks has no anisotropic (VTI/TTI) slabs yet",
+             "Set parallel.ranks-per-shot = 1 for models with epsilon, delta, theta or phi");
+    const int lo = prop.free_surface ? 0 : prop.pml_cells, hi = prop.pml_cells;
+    parallel::slab_layout(model.grid().nz + lo + hi, lo, hi, prop.free_surface, per_shot);
 }
 
 }  // namespace
@@ -65,6 +81,7 @@ bool preflight_model(const po::variables_map& vm, const Model& model, const std:
                                                                 : std::string("options acquisition.*");
     const PlanShots shots{geometry.size(), [&](std::size_t k) -> const ShotGather& { return geometry[k]; },
                           [&](std::size_t) { return source; }};
+    check_slabs(model, prop);
     const auto plan = plan_job(model, vm["model.vp"].as<std::string>(), shots, wavelet, prop, nullptr);
     check_output_path(shots_out, "output.shots", false);
     check_output_path(preview_out, "output.preview", false);
@@ -84,6 +101,7 @@ bool preflight_model(const po::variables_map& vm, const Model& model, const std:
 
 bool preflight_migrate(const po::variables_map& vm, const Model& model, const PlanShots& shots,
                        const Wavelet& wavelet, const MigrationOptions& migration, const std::string& job_folder) {
+    check_slabs(model, migration.propagation);
     const auto plan = plan_job(model, vm["model.vp"].as<std::string>(), shots, wavelet, migration.propagation, &migration);
     check_output_path(job_folder, "output.job", true);
     if (model.grid().nz > kSegyMaxField)

@@ -5,9 +5,7 @@
 
 #include "core/error.h"
 
-#ifdef RTM_HAVE_MPI
-#include <mpi.h>
-#endif
+#include "parallel/native.h"
 
 namespace rtm::parallel {
 
@@ -28,7 +26,7 @@ SharedCounters::SharedCounters(const World& world, std::size_t count) : impl_(ne
 #ifdef RTM_HAVE_MPI
     impl_->mpi = true;
     const MPI_Aint bytes = world.root() ? MPI_Aint(count * sizeof(std::int64_t)) : 0;
-    if (MPI_Win_allocate(bytes, sizeof(std::int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &impl_->base, &impl_->win) !=
+    if (MPI_Win_allocate(bytes, sizeof(std::int64_t), MPI_INFO_NULL, Native::comm(world), &impl_->base, &impl_->win) !=
         MPI_SUCCESS)
         fail("MPI", "cannot make the shared shot counters (MPI_Win_allocate)", "Check the MPI installation");
     if (world.root())

@@ -10,17 +10,24 @@
 // since one of their items may come back for a retry.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "parallel/shared_counters.h"
+#include "parallel/shot_groups.h"
 
 namespace rtm::parallel {
 
+// Over shot groups (shot_groups.h), the leaders take items as ranks do, and each tells
+// its group: every member gets the same claims and the same retry answers, so all run
+// the same code; "another rank" is then another group. Every member calls next() and
+// finish() once per claim (they meet there).
 class WorkQueue {
 public:
     // Collective. `order`: the items to hand out, first to last, the same on every rank;
     // item ids are < `ids` (e.g. the job's shot numbers).
     WorkQueue(const World& world, std::vector<long> order, long ids);
+    WorkQueue(const ShotGroups& groups, std::vector<long> order, long ids);
 
     struct Claim {
         long item = -1;
@@ -38,14 +45,21 @@ public:
     // No rank takes another item (a signal on any rank stops the whole job).
     void stop();
     bool stopped();
-    long finished_ok();           // items done, job-wide
+    long finished_ok();           // items done, job-wide (on group leaders; 0 on other members)
     double waiting_seconds() const { return waiting_; }  // this rank's time in next() without work
+    // Whether every member of this rank's group had its claim's work succeed (`mine`
+    // here); a member that does not come ends the job (World::agree). One rank: mine.
+    bool agree(bool mine, const std::string& what) const;
+    bool leader() const { return group_.root(); }  // the one that records and writes
 
 private:
-    const World& world_;
+    Claim claim_next(bool wait);
+
+    const World& world_;  // the ranks (or group leaders) that take items
+    World group_;         // this rank's shot group (one rank without groups)
     std::vector<long> order_;
     long ids_;
-    SharedCounters c_;
+    std::unique_ptr<SharedCounters> c_;  // on the ranks that take items
     double waiting_ = 0;
 };
 

@@ -4,14 +4,16 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 
 #include "core/error.h"
 
-#ifdef RTM_HAVE_MPI
-#include <mpi.h>
-#endif
+#include <chrono>
+#include <thread>
+
+#include "parallel/native.h"
 
 namespace rtm::parallel {
 
@@ -32,6 +34,10 @@ bool mpi_on() {
     return init && !done;
 }
 
+// The communicators Worlds stand for: MPI_COMM_WORLD first, then those split from it
+// (a handful per job: they live as long as the process).
+std::vector<MPI_Comm> g_comms{MPI_COMM_WORLD};
+
 // MPI counts are int: large buffers go in pieces.
 constexpr std::size_t kChunk = std::size_t(1) << 30;
 
@@ -44,6 +50,8 @@ extern "C" void combine_records(void* in, void* inout, int* len, MPI_Datatype*) 
 }
 
 }  // namespace
+
+MPI_Comm Native::comm(const World& w) { return g_comms[std::size_t(w.comm_)]; }
 
 Session::Session(int& argc, char**& argv) {
     int provided = 0;
@@ -79,13 +87,13 @@ void check(int rc, const char* what) {
 }  // namespace
 
 void World::barrier() const {
-    if (size_ > 1) check(MPI_Barrier(MPI_COMM_WORLD), "barrier");
+    if (size_ > 1) check(MPI_Barrier(Native::comm(*this)), "barrier");
 }
 
 void World::broadcast(void* data, std::size_t bytes) const {
     if (size_ == 1) return;
     for (std::size_t at = 0; at < bytes; at += kChunk)
-        check(MPI_Bcast(static_cast<char*>(data) + at, int(std::min(kChunk, bytes - at)), MPI_BYTE, 0, MPI_COMM_WORLD),
+        check(MPI_Bcast(static_cast<char*>(data) + at, int(std::min(kChunk, bytes - at)), MPI_BYTE, 0, Native::comm(*this)),
               "broadcast");
 }
 
@@ -94,7 +102,7 @@ std::vector<std::string> World::gather(const std::string& mine) const {
     if (mine.size() > INT_MAX) fail("MPI gather", "a rank's report is over 2 GB", "Internal error");
     int n = int(mine.size());
     std::vector<int> counts(root() ? size_ : 0), at(root() ? size_ : 0);
-    check(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "gather");
+    check(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, Native::comm(*this)), "gather");
     std::string all;
     if (root()) {
         long total = 0;
@@ -102,7 +110,7 @@ std::vector<std::string> World::gather(const std::string& mine) const {
         if (total > INT_MAX) fail("MPI gather", "the ranks' reports are over 2 GB", "Internal error");
         all.resize(std::size_t(total));
     }
-    check(MPI_Gatherv(mine.data(), n, MPI_CHAR, all.data(), counts.data(), at.data(), MPI_CHAR, 0, MPI_COMM_WORLD),
+    check(MPI_Gatherv(mine.data(), n, MPI_CHAR, all.data(), counts.data(), at.data(), MPI_CHAR, 0, Native::comm(*this)),
           "gather");
     std::vector<std::string> out;
     if (root())
@@ -123,7 +131,7 @@ void World::reduce_to_root(void* data, std::size_t count, std::size_t bytes, Com
     for (std::size_t at = 0; at < count; at += per) {
         const std::size_t n = std::min(per, count - at);
         char* mine = static_cast<char*>(data) + at * bytes;
-        check(MPI_Reduce(mine, root() ? received.data() : nullptr, int(n), record, op, 0, MPI_COMM_WORLD), "reduce");
+        check(MPI_Reduce(mine, root() ? received.data() : nullptr, int(n), record, op, 0, Native::comm(*this)), "reduce");
         if (root()) std::copy(received.begin(), received.begin() + std::ptrdiff_t(n * bytes), mine);
     }
     MPI_Op_free(&op);
@@ -131,8 +139,72 @@ void World::reduce_to_root(void* data, std::size_t count, std::size_t bytes, Com
 }
 
 void World::abort(int code) const {
-    if (size_ > 1 && mpi_on()) MPI_Abort(MPI_COMM_WORLD, code);
+    if (g_world.size_ > 1 && mpi_on()) MPI_Abort(MPI_COMM_WORLD, code);
     std::exit(code);
+}
+
+World World::split(int color) const {
+    World w = *this;
+    if (size_ == 1) return w;
+    MPI_Comm c;
+    check(MPI_Comm_split(Native::comm(*this), color, rank_, &c), "split");
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(c, &w.rank_);
+    MPI_Comm_size(c, &w.size_);
+    w.comm_ = int(g_comms.size());
+    g_comms.push_back(c);
+    return w;
+}
+
+std::vector<std::vector<char>> World::allgather(const void* data, std::size_t bytes) const {
+    if (size_ == 1) return {std::vector<char>(static_cast<const char*>(data), static_cast<const char*>(data) + bytes)};
+    if (bytes > INT_MAX) fail("MPI allgather", "a rank's part is over 2 GB", "Use more ranks per shot");
+    const int n = int(bytes);
+    std::vector<int> counts(static_cast<std::size_t>(size_)), at(static_cast<std::size_t>(size_));
+    check(MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, Native::comm(*this)), "allgather");
+    long total = 0;
+    for (int r = 0; r < size_; ++r) at[std::size_t(r)] = int(total), total += counts[std::size_t(r)];
+    if (total > INT_MAX) fail("MPI allgather", "the ranks' parts are over 2 GB", "Use more ranks per shot");
+    std::vector<char> all(static_cast<std::size_t>(total));
+    check(MPI_Allgatherv(data, n, MPI_BYTE, all.data(), counts.data(), at.data(), MPI_BYTE, Native::comm(*this)),
+          "allgather");
+    std::vector<std::vector<char>> out;
+    for (int r = 0; r < size_; ++r)
+        out.emplace_back(all.begin() + at[std::size_t(r)], all.begin() + at[std::size_t(r)] + counts[std::size_t(r)]);
+    return out;
+}
+
+bool World::all(bool mine) const {
+    if (size_ == 1) return mine;
+    int in = mine, out = 0;
+    check(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, Native::comm(*this)), "allreduce");
+    return out != 0;
+}
+
+bool World::agree(bool mine, double seconds, const std::string& what) const {
+    if (size_ == 1) return mine;
+    int in = mine, out = 0;
+    MPI_Request req;
+    check(MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_LAND, Native::comm(*this), &req), "allreduce");
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    for (int done = 0;;) {
+        check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "allreduce");
+        if (done) return out != 0;
+        if (std::chrono::steady_clock::now() > until) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    const World& job = World::get();
+    std::fprintf(stderr, "rtm: rank %d of %d: %s; the other ranks of its shot group did not come to agree within "
+                         "%.0f s (they wait elsewhere, e.g. in the exchange this rank left): ending the job "
+                         "(run the same command again to resume)\n", job.rank(), job.size(), what.c_str(), seconds);
+    job.abort(1);
+}
+
+void World::sendrecv(const void* data, std::size_t bytes, int to, void* rdata, std::size_t rbytes, int from) const {
+    if (bytes > INT_MAX || rbytes > INT_MAX) fail("MPI exchange", "a message over 2 GB", "Use more ranks per shot");
+    check(MPI_Sendrecv(data, int(bytes), MPI_BYTE, to < 0 ? MPI_PROC_NULL : to, 7, rdata, int(rbytes), MPI_BYTE,
+                       from < 0 ? MPI_PROC_NULL : from, 7, Native::comm(*this), MPI_STATUS_IGNORE),
+          "exchange");
 }
 
 std::string mpi_description() {
@@ -153,6 +225,15 @@ void World::broadcast(void*, std::size_t) const {}
 std::vector<std::string> World::gather(const std::string& mine) const { return {mine}; }
 void World::reduce_to_root(void*, std::size_t, std::size_t, Combine) const {}
 void World::abort(int code) const { std::exit(code); }
+World World::split(int) const { return *this; }
+std::vector<std::vector<char>> World::allgather(const void* data, std::size_t bytes) const {
+    return {std::vector<char>(static_cast<const char*>(data), static_cast<const char*>(data) + bytes)};
+}
+bool World::all(bool mine) const { return mine; }
+bool World::agree(bool mine, double, const std::string&) const { return mine; }
+void World::sendrecv(const void*, std::size_t, int, void*, std::size_t, int) const {
+    fail("exchange", "a rank has no neighbours without MPI", "Internal error");
+}
 std::string mpi_description() { return "no MPI (built without it: one rank)"; }
 
 #endif

@@ -5,6 +5,10 @@
 //
 // Ranks are grouped by node (processes that share memory): the node-local rank picks
 // the GPU, so one rank per GPU is `mpirun -np <GPUs>` on one node, or as many per node.
+//
+// A World may also stand for a part of the job (split): the ranks of one shot group,
+// or the groups' leaders (parallel/shot_groups.h). Its collectives then involve only
+// those ranks; rank() and size() are within it, node_rank() stays the process's.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -51,10 +55,26 @@ public:
     // Ends every rank at once (a rank that cannot go on while others wait for it).
     [[noreturn]] void abort(int code) const;
 
+    // Collective: the ranks of equal `color` (>= 0) form a world each, ranked as here
+    // (MPI_Comm_split). Without MPI: this one-rank world.
+    World split(int color) const;
+    // Every rank's bytes on every rank, in rank order (any sizes, each under 2 GB).
+    std::vector<std::vector<char>> allgather(const void* data, std::size_t bytes) const;
+    // Whether `mine` holds on every rank (a blocking AND over all ranks).
+    bool all(bool mine) const;
+    // As all(), for a rank that may meet the others elsewhere: when some rank does not
+    // arrive within `seconds` (it waits in another collective, e.g. an exchange that this
+    // rank left by an error), the job is ended, naming this rank, `what` and the wait.
+    bool agree(bool mine, double seconds, const std::string& what) const;
+    // Sends `bytes` to rank `to` while receiving `rbytes` from rank `from` (-1: none).
+    void sendrecv(const void* data, std::size_t bytes, int to, void* rdata, std::size_t rbytes, int from) const;
+
 private:
     friend class Session;
+    friend struct Native;
     int rank_ = 0, size_ = 1, node_rank_ = 0, node_size_ = 1;
     std::string node_name_ = "localhost";
+    int comm_ = 0;  // which communicator (world.cpp's table; 0: every rank)
 };
 
 // Starts MPI for the life of main (when built with it), and ends it.

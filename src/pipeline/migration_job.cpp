@@ -341,7 +341,8 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     if (opt.max_shots >= 0 && order.size() > std::size_t(opt.max_shots)) order.resize(std::size_t(opt.max_shots));
     const long before = long(std::count(done_before.begin(), done_before.end(), 1));
 
-    parallel::WorkQueue queue(world, order, long(n));
+    // Shots to the ranks (shot groups) as they ask; a group's leader stacks and records.
+    parallel::WorkQueue queue(parallel::ShotGroups::get(), order, long(n));
     imaging::Stack mine(model.grid());  // this rank's shots of this run
     std::vector<std::int64_t> done_here;
     json done_info = json::array(), failed_here = json::array();  // [shot, seconds, storage], [shot, reason]
@@ -359,26 +360,46 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         ShotGather shot;
     };
     // Whatever stops one shot (its data, its geometry, a blow-up, its memory) stops only
-    // that shot; the job's own I/O is outside these handlers and stops the job.
+    // that shot; the job's own I/O is outside these handlers and stops the job. In a shot
+    // group (parallel.ranks-per-shot) every member calls the same handlers for the same
+    // shots in the same order (finish is collective there); the leader records and logs.
     auto failed = [&](const Taken& t, const std::exception& e) {
         if (queue.finish(t.claim, false)) {
-            every_rank().warn("{} failed (another rank tries it once more): {}", t.which, e.what());
-        } else {
+            if (queue.leader()) every_rank().warn("{} failed (another rank tries it once more): {}", t.which, e.what());
+        } else if (queue.leader()) {
             failed_here.push_back({t.i, e.what()});
             every_rank().error("{} failed, not stacked (the other shots go on): {}", t.which, e.what());
+        }
+    };
+    // Work every member of the group does for the same shots (reading, migrating): they
+    // agree on its outcome, so that a failure on one member fails it on all, and none is
+    // left waiting in an exchange for a member that gave up.
+    auto together = [&](const std::string& what, const auto& work) {
+        bool agreed = false;
+        try {
+            auto result = work();
+            agreed = true;
+            if (!queue.agree(true, what + " done"))
+                fail(what, "another rank of its shot group failed it (see that rank's message)");
+            return result;
+        } catch (const std::exception& e) {
+            if (!agreed) queue.agree(false, what + " failed: " + e.what());
+            throw;
         }
     };
     auto stacked = [&](const Taken& t, const ShotMigration& m) {
         try {
             // The last step that can fail: it adds the whole shot or, refusing it, nothing.
             const PhaseTimer stacking("stack");
-            mine.add(m.window.grid, m.window.ix0, m.window.iy0, m.image, m.illumination);
+            if (queue.leader()) mine.add(m.window.grid, m.window.ix0, m.window.iy0, m.image, m.illumination);
         } catch (const std::exception& e) {
             failed(t, e);
             return;
         }
-        done_here.push_back(std::int64_t(t.i));
-        done_info.push_back({t.i, m.seconds, storage_name(m.storage)});
+        if (queue.leader()) {
+            done_here.push_back(std::int64_t(t.i));
+            done_info.push_back({t.i, m.seconds, storage_name(m.storage)});
+        }
         me.busy += m.seconds;
         me.propagation += m.busy_seconds;
         me.points += m.point_updates;
@@ -387,6 +408,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         const long done = before + queue.finished_ok();
         const double sec = std::chrono::duration<double>(clock::now() - loop_start).count();
         const double rate = double(done - before) / sec;
+        if (!queue.leader()) return;
         every_rank().info("{} ({} of {} done, {:.0f} shots/h, ETA {}): window {} x {} x {}, {} steps, imaging "
                           "every {}, source wavefield by {} ({:.1f} MB){}, {:.1f} s",
                           t.which, done, n, rate * 3600, format_duration(double(long(order.size()) + before - done) / rate),
@@ -421,15 +443,17 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             t.i = i;
             t.which = "shot " + std::to_string(names[i].id) + " from " + names[i].file;
             try {
-                t.shot = load_shot(i);
+                t.shot = together(t.which + " (reading)", [&] { return load_shot(i); });
                 if (batch == 0) {
                     // No more than this rank's share of the shots: a rank taking a batch
                     // must not leave the other ranks without work.
-                    const long share = (long(order.size()) + world.size() - 1) / world.size();
+                    const long groups = parallel::ShotGroups::get().count();
+                    const long share = (long(order.size()) + groups - 1) / groups;
                     batch = migration_batch(model, t.shot, wavelet, opt.migration, share);
-                    every_rank().info("migrating up to {} shot(s) of one window at a time (propagation.batch {}{})",
-                                      batch, opt.migration.propagation.batch,
-                                      opt.migration.propagation.batch ? "" : ": automatic");
+                    if (queue.leader())
+                        every_rank().info("migrating up to {} shot(s) of one window at a time (propagation.batch {}{})",
+                                          batch, opt.migration.propagation.batch,
+                                          opt.migration.propagation.batch ? "" : ": automatic");
                 }
             } catch (const std::exception& e) {
                 failed(t, e);
@@ -455,16 +479,18 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             for (const Taken* t : group) shots.push_back(&t->shot);
             std::vector<ShotMigration> results;
             try {
-                results = migrate_shots(model, shots, wavelet, opt.migration);
+                results = together(group.front()->which + (group.size() > 1 ? " and the others of its batch" : ""),
+                                   [&] { return migrate_shots(model, shots, wavelet, opt.migration); });
             } catch (const std::exception& e) {
                 if (group.size() == 1) {
                     failed(*group.front(), e);
                     continue;
                 }
-                every_rank().warn("{} shots migrated together failed ({}): migrating them one at a time", group.size(),
-                                  e.what());
+                if (queue.leader())
+                    every_rank().warn("{} shots migrated together failed ({}): migrating them one at a time",
+                                      group.size(), e.what());
                 for (const Taken* t : group) try {
-                        stacked(*t, migrate_shot(model, t->shot, wavelet, opt.migration));
+                        stacked(*t, together(t->which, [&] { return migrate_shot(model, t->shot, wavelet, opt.migration); }));
                     } catch (const std::exception& e1) {
                         failed(*t, e1);
                     }

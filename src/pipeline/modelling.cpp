@@ -185,13 +185,12 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
     const StepsToRecord to_record(ta, record_nt, record_dt, opt);
     // Counted in shot-steps, so that a batch holding every shot still shows progress.
     Progress progress("modelling: shot-steps", long(geometry.size()) * nt);
-    // Batches go to the ranks of the job as they ask (one rank: all, in order); each
-    // batch's gathers go to this rank's sink.
-    const parallel::World& world = parallel::World::get();
+    // Batches go to the ranks (shot groups) of the job as they ask (one rank: all, in
+    // order); each batch's gathers go to its group leader's sink.
     std::vector<long> batches;
     for (long b = 0; b * batch < long(geometry.size()); ++b) batches.push_back(b);
     const long batch_count = long(batches.size());
-    parallel::WorkQueue queue(world, std::move(batches), batch_count);
+    parallel::WorkQueue queue(parallel::ShotGroups::get(), std::move(batches), batch_count);
     long shots_here = 0;
     double busy = 0;  // of the propagators replaced
     // A batch's traces go to the record's sampling and to the sink while the next batch
@@ -241,6 +240,7 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
         PhaseTimer reading_back("traces to the host");
         std::vector<double> traces = prop->receiver_traces();  // the members' receivers in turn
         reading_back.stop();
+        // Only a group's leader writes its gathers (the members hold the same traces).
         auto to_sink = [&, traces = std::move(traces), first, members] {
             std::size_t r0 = 0;
             for (int m = 0; m < members; ++m) {
@@ -256,14 +256,14 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
             }
         };
         finish_in_flight();
-        if (opt.backend.gpu) in_flight = std::async(std::launch::async, std::move(to_sink));
-        else to_sink();
+        if (queue.leader() && opt.backend.gpu) in_flight = std::async(std::launch::async, std::move(to_sink));
+        else if (queue.leader()) to_sink();
         shots_here += members;
         queue.finish(claim, true);
     }
     finish_in_flight();
     if (stats) {
-        stats->shots = shots_here;
+        stats->shots = queue.leader() ? shots_here : 0;  // a group's shots are its leader's
         stats->steps = long(nt) * stats->shots;
         stats->point_updates = double(box.points()) * nt * stats->shots;
         stats->seconds = progress.elapsed();

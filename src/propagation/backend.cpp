@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "parallel/world.h"
+#include "propagation/slab_propagator.h"
 
 namespace rtm {
 
@@ -89,6 +91,12 @@ std::unique_ptr<Propagator> make_propagator(const Domain& domain, Precision prec
     if (backend.gpu && domain.anisotropic())
         fail("option propagation.device = gpu", "the GPU backend has no anisotropic (VTI/TTI) kernels yet",
              "Set propagation.device = cpu for models with epsilon, delta, theta or phi");
+    if (backend.group && backend.group->size() > 1) {
+        if (backend.gpu)
+            fail("option parallel.ranks-per-shot", "one shot over several GPUs (the exchange between devices) is not built yet",
+                 "Set propagation.device = cpu, or parallel.ranks-per-shot = 1");
+        return make_slab_propagator(domain, precision, backend, *backend.group, batch);
+    }
     if (backend.gpu) return make_cuda_propagator(domain, precision, batch);
     return make_cpu_propagator(domain, precision, batch);
 }

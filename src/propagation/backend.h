@@ -8,6 +8,10 @@
 
 namespace rtm {
 
+namespace parallel {
+class World;
+}
+
 enum class DeviceChoice { Auto, Cpu, Gpu };
 
 // Parses "auto", "cpu" or "gpu" (the propagation.device option); throws naming it.
@@ -17,13 +21,17 @@ struct Backend {
     bool gpu = false;
     std::string why;  // e.g. "GPU 0: NVIDIA H100 (80 GB) found" or "no CUDA device: ..."
     DeviceChoice choice = DeviceChoice::Auto;  // what was asked for (a GPU chosen by Auto may be declined)
+    // Where a shot runs: the ranks of its shot group (parallel/shot_groups.h), each
+    // propagating a z-slab (propagation/slab_propagator.h); null or one rank: this rank alone.
+    const parallel::World* group = nullptr;
 };
 
 // Resolves Auto; throws when Gpu is asked for but none can be used. A GPU is chosen
 // for the process's node-local rank: GPU node_rank mod the GPUs it sees (one per rank).
 Backend choose_backend(DeviceChoice choice, int node_rank = 0);
 
-// batch: members propagated together (see Propagator).
+// The propagator of a shot on `backend`'s device and placement (over the ranks of
+// backend.group when there are several); batch: members propagated together (see Propagator).
 std::unique_ptr<Propagator> make_propagator(const Domain& domain, Precision precision,
                                             const Backend& backend, int batch = 1);
 

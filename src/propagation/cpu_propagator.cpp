@@ -32,7 +32,7 @@ public:
             const bool used = box_.ndim == 3 || ax != 1;
             args_.inv_h2[ax] = used ? T(1 / (h[ax] * h[ax])) : T(0);
             args_.inv_h[ax] = used ? T(1 / h[ax]) : T(0);
-            if ((box_.pml_lo[ax] || box_.pml_hi[ax]) && d.options().boundary == Boundary::Cpml) {
+            if (d.cpml(ax)) {
                 a_[ax].assign(d.profile(ax).a.begin(), d.profile(ax).a.end());
                 b_[ax].assign(d.profile(ax).b.begin(), d.profile(ax).b.end());
                 psi_[ax].assign(n, T(0));
@@ -297,6 +297,23 @@ public:
 
     std::string name() const override {
         return sizeof(T) == 4 ? "cpu (fp32)" : "cpu (fp64)";
+    }
+
+    std::size_t plane_bytes() const override { return std::size_t(box_.sz()) * sizeof(T); }
+    // Padded plane iz + R of each member starts at (iz + R) sz.
+    void copy_planes_out(int iz0, int count, void* dst) const override {
+        const std::size_t n = std::size_t(box_.sz()) * std::size_t(count), at = std::size_t(iz0 + stencil::R) * box_.sz();
+        for (int m = 0; m < batch(); ++m) {
+            const auto f = u_.begin() + std::ptrdiff_t(m * box_.padded_size() + at);
+            std::copy(f, f + std::ptrdiff_t(n), static_cast<T*>(dst) + m * n);
+        }
+    }
+    void copy_planes_in(int iz0, int count, const void* src) override {
+        const std::size_t n = std::size_t(box_.sz()) * std::size_t(count), at = std::size_t(iz0 + stencil::R) * box_.sz();
+        for (int m = 0; m < batch(); ++m) {
+            const T* b = static_cast<const T*>(src) + m * n;
+            std::copy(b, b + n, u_.begin() + std::ptrdiff_t(m * box_.padded_size() + at));
+        }
     }
 
 private:

@@ -63,6 +63,7 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
     const double h[3] = {window.dx, window.dy, window.dz};
     const int n[3] = {box_.nx, box_.ny, box_.nz};
     if (opt.boundary == Boundary::Cpml) {
+        for (int ax = 0; ax < 3; ++ax) cpml_[ax] = box_.pml_lo[ax] || box_.pml_hi[ax];
         for (int ax = 0; ax < 3; ++ax)
             prof_[ax] = cpml_profile(n[ax], box_.pml_lo[ax], box_.pml_hi[ax], h[ax], opt.dt, vmax,
                                      opt.f_dominant);
@@ -135,6 +136,52 @@ void Domain::set_anisotropy(const AnisotropyFields& extra, std::size_t nodes) {
                 if (tti_.tilted)
                     for (int ax = 0; ax < 3; ++ax) tti_.axis[ax][p] = t.n[ax];
             }
+}
+
+Domain Domain::slab(int z0, int z1) const {
+    if (z0 < 0 || z1 > box_.nz || z1 - z0 < R)
+        fail("slab", "planes [" + std::to_string(z0) + ", " + std::to_string(z1) + ") of a box of " +
+                         std::to_string(box_.nz) + " planes", "Internal error: see parallel/slab_layout.h");
+    Domain d;
+    d.opt_ = opt_;
+    d.box_ = box_;
+    d.box_.nz = z1 - z0;
+    const int lo = box_.pml_lo[2], hi = box_.pml_hi[2];
+    d.box_.pml_lo[2] = std::max(0, std::min(lo, z1) - z0);
+    d.box_.pml_hi[2] = std::max(0, z1 - std::max(z0, box_.nz - hi));
+    d.box_.free_surface = box_.free_surface && z0 == 0;
+    d.opt_.free_surface = d.box_.free_surface;
+    // Window planes wz = iz - lo of the planes held.
+    const int w0 = std::max(z0, lo) - lo, w1 = std::min(z1, box_.nz - hi) - lo;
+    d.window_ = window_;
+    d.window_.nz = w1 - w0;
+    d.window_.z0 = window_.z0 + w0 * window_.dz;
+    const std::size_t plane = std::size_t(window_.nx) * window_.ny;
+    d.v2_.assign(v2_.begin() + std::ptrdiff_t(w0 * plane), v2_.begin() + std::ptrdiff_t(w1 * plane));
+    // Rows and planes have this box's strides (nx, ny unchanged): padded plane k of the
+    // slab is padded plane z0 + k here.
+    const long sz = box_.sz(), shift = long(z0) * sz;
+    const auto sliced = [&](const std::vector<double>& a) {
+        if (a.empty()) return a;
+        return std::vector<double>(a.begin() + shift, a.begin() + shift + long(d.box_.padded_size()));
+    };
+    d.vdt2_ = sliced(vdt2_);
+    d.damp_ = sliced(damp_);
+    d.tti_.tilted = tti_.tilted;
+    d.tti_.cpp = sliced(tti_.cpp);
+    d.tti_.cpq = sliced(tti_.cpq);
+    for (int ax = 0; ax < 3; ++ax) d.tti_.axis[ax] = sliced(tti_.axis[ax]);
+    for (int ax = 0; ax < 3; ++ax) {
+        d.prof_[ax] = prof_[ax];
+        d.cpml_[ax] = cpml_[ax];
+    }
+    for (auto* v : {&d.prof_[2].a, &d.prof_[2].b})
+        if (!v->empty()) *v = std::vector<double>(v->begin() + z0, v->begin() + z1);
+    for (long p : band_) {
+        const long iz = p / sz - R;
+        if (iz >= z0 && iz < z1) d.band_.push_back(p - shift);
+    }
+    return d;
 }
 
 double Domain::cell_volume() const {

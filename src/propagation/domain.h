@@ -65,6 +65,11 @@ public:
     // v^2 on the window's nodes (x fastest), for the imaging conditions.
     const std::vector<double>& v2() const { return v2_; }
     const CpmlProfile& profile(int axis) const { return prof_[axis]; }
+    // Whether the step computes C-PML terms along `axis` (memory variables held): where
+    // the box has C-PML layers on it, and on a slab of such a domain even without layer
+    // planes of its own (a = 0, b = 1 there), so that its points take the kernels' code
+    // path, and with it the rounding (fused multiply-adds), of the whole domain.
+    bool cpml(int axis) const { return cpml_[axis]; }
     // Damping k = eta v^2 dt / 2 on the padded grid (empty for C-PML).
     const std::vector<double>& damping() const { return damp_; }
     // What a unit source density adds to u[n+1] at padded point p: (v dt)^2, divided
@@ -86,7 +91,17 @@ public:
     bool anisotropic() const { return !tti_.cpp.empty(); }
     const TtiCoefficients& tti() const { return tti_; }
 
+    // The domain of computed planes [z0, z1) of this one: a z-slab (parallel/slab_layout.h)
+    // propagated by one rank of a shot group. Its box has z1 - z0 planes, the layer planes
+    // inside it (pml_lo[2], pml_hi[2]) and a free surface only at the top (z0 = 0); every
+    // padded array is this one's padded planes z0 - R .. z1 + R - 1 (the halo at an inner
+    // face will hold the neighbours' planes), the window is the window planes it holds,
+    // the z profile the entries of its planes, band() the owned points of this band, in
+    // this band's order. Point stencils stay this domain's (see SlabPropagator).
+    Domain slab(int z0, int z1) const;
+
 private:
+    Domain() = default;
     void set_anisotropy(const AnisotropyFields& extra, std::size_t nodes);
 
     Grid window_;
@@ -94,6 +109,7 @@ private:
     kernels::Box box_;
     std::vector<double> vdt2_, v2_;
     CpmlProfile prof_[3];
+    bool cpml_[3] = {false, false, false};
     std::vector<double> damp_;
     std::vector<long> band_;
     TtiCoefficients tti_;

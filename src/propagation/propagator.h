@@ -93,6 +93,15 @@ public:
 
     virtual std::string name() const = 0;
 
+    // --- For z-slabs (propagation/slab_propagator.h) ---
+    // The current wavefield's padded planes iz0 .. iz0 + count - 1 (computed-plane
+    // numbers, -R .. nz + R - 1 with the halo) of every member, member after member, in
+    // the propagation's precision: plane_bytes() bytes a plane. What a slab sends its
+    // neighbours (its edge planes) and receives from them (into its halo).
+    virtual std::size_t plane_bytes() const { unsupported("plane_bytes"); }
+    virtual void copy_planes_out(int iz0, int count, void* dst) const { unsupported("copy_planes_out"); }
+    virtual void copy_planes_in(int iz0, int count, const void* src) { unsupported("copy_planes_in"); }
+
     // Snapshots and cross-correlation kept where the wavefields live (device memory on
     // a GPU), so migration moves no wavefield to the host while it runs:
     // keep() stores the current wavefield of every member (in the propagation's precision, or in

@@ -177,11 +177,11 @@ TEST_CASE("a shot that fails on one rank is tried once on another, then recorded
                              Contains("failed, not stacked") && Contains("writing the image of 7 of 8 shots"));
 }
 
-TEST_CASE("parallel.ranks-per-shot other than 1 is refused, naming the option") {
+TEST_CASE("parallel.ranks-per-shot above one process's single rank is refused, naming the option") {
     const auto r = run_rtm(migrate_args(scratch("cli-mpi-per-shot") / "job") + " --parallel.ranks-per-shot 2");
     INFO(r.output);
     CHECK(r.status == 1);
-    CHECK_THAT(r.output, Contains("parallel.ranks-per-shot") && Contains("not built yet"));
+    CHECK_THAT(r.output, Contains("parallel.ranks-per-shot") && Contains("does not divide the job's 1 ranks"));
 }
 
 #endif

@@ -1,0 +1,157 @@
+// One shot's grid in z-slabs (parallel/slab_layout.h) and a slab's domain (Domain::slab):
+// the rules that make G slabs propagate bit for bit as one box, the balance of work,
+// and the refusal that names the option and what would work.
+#include <string>
+#include <vector>
+
+#include "support/catch.hpp"
+#include "support/test_data.h"
+
+#include "parallel/slab_layout.h"
+#include "propagation/domain.h"
+
+using namespace rtm;
+using parallel::Slab;
+using parallel::slab_layout;
+using rtm::test::contains;
+using rtm::test::error_of;
+
+namespace {
+
+constexpr int R = stencil::R;
+
+// Checks the layout rules of slab_layout.h for one box.
+void check_rules(const std::vector<Slab>& s, int nz, int lo, int hi, bool fs, int ranks) {
+    REQUIRE(int(s.size()) == ranks);
+    CHECK(s.front().z0 == 0);
+    CHECK(s.back().z1 == nz);
+    for (std::size_t g = 0; g < s.size(); ++g) {
+        INFO("slab " << g << " [" << s[g].z0 << ", " << s[g].z1 << ")");
+        CHECK(s[g].planes() >= R);
+        if (g > 0) {
+            CHECK(s[g].z0 == s[g - 1].z1);  // contiguous
+            CHECK(s[g].z0 >= lo + R);       // a face R below the top layer
+            CHECK(s[g].z0 <= nz - hi - R);  // and R above the bottom one
+        }
+    }
+    if (fs && ranks > 1) CHECK(s.front().planes() >= R + 1);  // the mirror reads planes 1..R
+}
+
+double work(int z0, int z1, int nz, int lo, int hi) {
+    double w = 0;
+    for (int z = z0; z < z1; ++z)
+        w += ((lo > 0 && z < lo + R) || (hi > 0 && z >= nz - hi - R)) ? parallel::kLayerPlaneWeight : 1.0;
+    return w;
+}
+
+}  // namespace
+
+TEST_CASE("z-slabs cover the box in order, each R planes thick at least, with faces R planes from the layers") {
+    for (const bool fs : {false, true})
+        for (const int pml : {0, 8, 20})
+            for (const int window : {9, 40, 151, 400})
+                for (int ranks = 1; ranks <= 8; ++ranks) {
+                    const int lo = fs ? 0 : pml, hi = pml, nz = window + lo + hi;
+                    INFO("nz " << nz << ", layers " << lo << " + " << hi << (fs ? ", free surface" : "") << ", "
+                               << ranks << " ranks");
+                    std::vector<Slab> s;
+                    try {
+                        s = slab_layout(nz, lo, hi, fs, ranks);
+                    } catch (const std::exception&) {
+                        // Refused only when the faces cannot keep their distances: R
+                        // apart between R below the top layer and R above the bottom one.
+                        const int first = std::max(lo + R, fs ? R + 1 : R), last = nz - hi - R;
+                        CHECK(last - first < (ranks - 2) * R);
+                        continue;
+                    }
+                    check_rules(s, nz, lo, hi, fs, ranks);
+                }
+}
+
+TEST_CASE("z-slabs share the work within one layer plane's weight of an equal share") {
+    // Each face is put on the plane nearest its share of the cumulative work, so it
+    // misses by at most half a plane's weight; a slab (two faces) by at most one plane's
+    // weight, the heaviest being kLayerPlaneWeight. (Faces far from the layers here: no
+    // face is moved by the distance rules.)
+    const int lo = 20, hi = 20, nz = 600 + lo + hi;
+    for (int ranks = 2; ranks <= 6; ++ranks) {
+        const auto s = slab_layout(nz, lo, hi, false, ranks);
+        const double share = work(0, nz, nz, lo, hi) / ranks;
+        for (const auto& slab : s) {
+            INFO(ranks << " ranks, slab [" << slab.z0 << ", " << slab.z1 << ")");
+            CHECK(std::abs(work(slab.z0, slab.z1, nz, lo, hi) - share) <= parallel::kLayerPlaneWeight);
+        }
+    }
+    // The layers weigh more: the two outer slabs of three hold fewer planes than the middle one.
+    const auto s = slab_layout(nz, lo, hi, false, 3);
+    CHECK(s[0].planes() < s[1].planes());
+    CHECK(s[2].planes() < s[1].planes());
+}
+
+TEST_CASE("too many ranks per shot for a grid is refused, naming the option, the largest count and the smallest grid") {
+    const int lo = 20, hi = 20, window = 30, nz = window + lo + hi;
+    // nz = 70: faces between lo + R = 24 and nz - hi - R = 46, R = 4 apart: at most
+    // (46 - 24) / 4 + 1 = 6 faces, 7 slabs; 8 slabs need 7 faces, 24 + 6 * 4 = 48 <= nz - 24,
+    // nz >= 72: a window of 32 depth samples.
+    const std::string e = error_of([&] { slab_layout(nz, lo, hi, false, 8); });
+    CHECK(contains(e, "parallel.ranks-per-shot <= 7"));
+    CHECK(contains(e, "at least 32 depth samples"));
+    // Both are exact: 7 ranks fit this grid, 8 fit a window of 32 samples but not 31.
+    CHECK_NOTHROW(slab_layout(nz, lo, hi, false, 7));
+    CHECK_NOTHROW(slab_layout(32 + lo + hi, lo, hi, false, 8));
+    CHECK_THROWS(slab_layout(31 + lo + hi, lo, hi, false, 8));
+}
+
+TEST_CASE("a slab's domain holds the whole domain's planes: box, layers, free surface, arrays, band") {
+    Grid g;
+    g.nx = 30;
+    g.nz = 50;
+    g.dx = g.dz = 10;
+    std::vector<float> vp(g.size());
+    for (std::size_t i = 0; i < vp.size(); ++i) vp[i] = float(1500 + i % 97);
+    for (const Boundary b : {Boundary::Cpml, Boundary::Damping})
+        for (const bool fs : {false, true}) {
+            DomainOptions o;
+            o.boundary = b;
+            o.pml_cells = 10;
+            o.free_surface = fs;
+            o.dt = 1e-3;
+            const Domain whole(g, vp, o);
+            const auto& W = whole.box();
+            const auto slabs = slab_layout(W.nz, W.pml_lo[2], W.pml_hi[2], fs, 3);
+            std::size_t band = 0, window_planes = 0;
+            for (std::size_t k = 0; k < slabs.size(); ++k) {
+                const Domain d = whole.slab(slabs[k].z0, slabs[k].z1);
+                const auto& B = d.box();
+                INFO("slab " << k << (fs ? ", free surface" : "") << (b == Boundary::Cpml ? ", C-PML" : ", damping"));
+                CHECK(B.nz == slabs[k].planes());
+                CHECK(B.sz() == W.sz());
+                CHECK(B.pml_lo[2] == (k == 0 ? W.pml_lo[2] : 0));
+                CHECK(B.pml_hi[2] == (k == 2 ? W.pml_hi[2] : 0));
+                CHECK(B.free_surface == (fs && k == 0));
+                for (int ax = 0; ax < 3; ++ax) CHECK(d.cpml(ax) == whole.cpml(ax));
+                // Padded plane p of the slab is the whole's plane z0 + p (halo included).
+                const long shift = long(slabs[k].z0) * W.sz();
+                bool same = true;
+                for (std::size_t i = 0; i < B.padded_size(); ++i) {
+                    same = same && d.vdt2()[i] == whole.vdt2()[i + std::size_t(shift)];
+                    if (b == Boundary::Damping) same = same && d.damping()[i] == whole.damping()[i + std::size_t(shift)];
+                }
+                CHECK(same);
+                if (b == Boundary::Cpml)
+                    for (int z = 0; z < B.nz; ++z) CHECK(d.profile(2).a[std::size_t(z)] == whole.profile(2).a[std::size_t(z + slabs[k].z0)]);
+                // Window planes: the slab's window is the whole window's planes it holds.
+                const std::size_t plane = std::size_t(g.nx);
+                const std::size_t w0 = std::size_t(std::max(slabs[k].z0, W.pml_lo[2]) - W.pml_lo[2]);
+                CHECK(d.window().z0 == Approx(g.z0 + double(w0) * g.dz));
+                for (std::size_t i = 0; i < d.v2().size(); ++i) same = same && d.v2()[i] == whole.v2()[w0 * plane + i];
+                CHECK(same);
+                window_planes += std::size_t(d.window().nz);
+                // The band: the whole's band points in this slab, in order, moved by the shift.
+                for (long p : d.band()) same = same && whole.band()[band++] == p + shift;
+                CHECK(same);
+            }
+            CHECK(window_planes == std::size_t(g.nz));
+            CHECK(band == whole.band().size());
+        }
+}

@@ -1,0 +1,71 @@
+// A small MPI program for test_world_mpi.cpp: the World operations that shot groups and
+// z-slabs use, run under mpirun. Prints "rank R: ok" when every check of its mode holds.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "parallel/world.h"
+
+using rtm::parallel::World;
+
+namespace {
+
+int failures = 0;
+void check(bool ok, const char* what) {
+    if (!ok) {
+        std::printf("rank %d: FAILED %s\n", World::get().rank(), what);
+        ++failures;
+    }
+}
+
+// -np 4: two pairs (split by rank / 2), each exchanging, gathering and agreeing alone.
+void collectives() {
+    const World& w = World::get();
+    const World pair = w.split(w.rank() / 2);
+    check(pair.size() == 2 && pair.rank() == w.rank() % 2, "split: pairs of consecutive ranks, ranked as in the world");
+    const int me = w.rank(), other = pair.rank() == 0 ? 1 : 0;
+    const auto parts = pair.allgather(&me, sizeof me);
+    int first = -1, second = -1;
+    std::memcpy(&first, parts[0].data(), sizeof first);
+    std::memcpy(&second, parts[1].data(), sizeof second);
+    check(parts.size() == 2 && first == w.rank() / 2 * 2 && second == first + 1, "allgather: the pair's ranks in order");
+    // Different sizes per rank: rank r sends r + 1 bytes.
+    const std::string mine(std::size_t(me + 1), char('a' + me));
+    const auto texts = pair.allgather(mine.data(), mine.size());
+    check(texts[std::size_t(pair.rank())].size() == mine.size() && texts[std::size_t(other)].size() == std::size_t(w.rank() / 2 * 2 + other + 1),
+          "allgather: each rank's own size");
+    int got = -1;
+    pair.sendrecv(&me, sizeof me, other, &got, sizeof got, other);
+    check(got == w.rank() / 2 * 2 + other, "sendrecv: the partner's rank");
+    got = -7;
+    pair.sendrecv(&me, 0, -1, &got, 0, -1);  // no neighbour: nothing moves
+    check(got == -7, "sendrecv with no neighbour leaves the buffer");
+    // Rank 3 says no: only its pair hears it.
+    check(pair.all(me != 3) == (w.rank() < 2), "all: the pair's own answer");
+    check(pair.agree(me != 3, 30, "test") == (w.rank() < 2), "agree: the pair's own answer");
+    long v = pair.rank() == 0 ? 42 + w.rank() : 0;
+    pair.broadcast(&v, sizeof v);
+    check(v == 42 + w.rank() / 2 * 2, "broadcast: from the pair's first rank");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    rtm::parallel::Session session(argc, argv);
+    const World& w = World::get();
+    const std::string mode = argc > 1 ? argv[1] : "";
+    if (mode == "collectives") collectives();
+    else if (mode == "agree-timeout") {
+        // Rank 1 waits elsewhere (a barrier rank 0 never joins), as a member left in an
+        // exchange by another's error: rank 0 gives up after 1 s and ends the job.
+        if (w.rank() == 0) w.agree(false, 1, "shot 7 failed: a test's reason");
+        else w.barrier();
+        std::printf("rank %d: not ended\n", w.rank());
+        return 1;
+    } else {
+        std::printf("usage: world_ranks collectives|agree-timeout\n");
+        return 2;
+    }
+    std::printf("rank %d: %s\n", w.rank(), failures ? "failed" : "ok");
+    return failures ? 1 : 0;
+}
