@@ -86,9 +86,6 @@ Backend choose_backend(DeviceChoice choice, int node_rank) {
 
 std::unique_ptr<Propagator> make_propagator(const Domain& domain, Precision precision,
                                             const Backend& backend, int batch) {
-    if (backend.gpu && domain.anisotropic())
-        fail("option propagation.device = gpu", "the GPU backend has no anisotropic (VTI/TTI) kernels yet",
-             "Set propagation.device = cpu for models with epsilon, delta, theta or phi");
     if (backend.gpu) return make_cuda_propagator(domain, precision, batch);
     return make_cpu_propagator(domain, precision, batch);
 }
