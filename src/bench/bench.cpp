@@ -395,7 +395,7 @@ int run_bench(int argc, char** argv) {
          "full, modelling: shots propagated in one launch, sharing the model (minimal bytes (3 + 1/batch) "
          "values per point)")
         ("physics", po::value(&o.physics)->default_value("iso"),
-         "iso|vti|tti: the isotropic step, or the VTI/TTI step (--mode full on the GPU; variants two-pass, swic, swic-2blocks)")
+         "iso|vti|tti: the isotropic step, or the VTI/TTI step (--mode full on the GPU; variants two-pass, swic, swic-maxregs, swic-late)")
         ("json", po::value(&json), "also write the results to this JSON file");
     po::variables_map vm;
     try {
@@ -459,7 +459,7 @@ int run_bench(int argc, char** argv) {
         std::string why;
         if (!cuda_device_available(&why)) fail("option --device gpu", why, "Use --device cpu");
         if (o.physics != "iso") {
-            if (variant == "default" || variant == "all") variant = "two-pass,swic,swic-2blocks";
+            if (variant == "default" || variant == "all") variant = "two-pass,swic,swic-maxregs,swic-late";
         } else if (variant == "default") {
             variant = kernels::cuda::variant_name(kernels::cuda::LaunchConfig{}.variant);
         }

@@ -148,8 +148,18 @@ struct SwicTiles {
     T f[NB][NDIM - 1][S::FY][S::FX], g[NB][NDIM - 1][S::FY][S::FX];  // x (and y) fluxes of p and q
 };
 
-// MINB: resident blocks per SM the registers are limited for (__launch_bounds__).
-template <class T, int NDIM, int MINB>
+// MINB: resident blocks per SM the registers are limited for (__launch_bounds__):
+// 1024 / threads (64 registers: 2 blocks in 3D, 8 in 2D) for swic and swic-late in fp32,
+// 1 for swic-maxregs and in fp64 (64 registers hold too few doubles: 0.17x the two-pass
+// kernel at 256^3 on the H100, docs/performance.md). FUSED: the in-plane wings of the
+// compact Laplacian are summed with the gradient from the same shared values, by every
+// thread before the second barrier (swic, swic-maxregs), or by the writing threads alone
+// after it (swic-late).
+template <class T, int NDIM, bool LIMITED>
+constexpr int swic_min_blocks() {
+    return LIMITED && sizeof(T) == 4 ? 1024 / (SwicShape<NDIM>::FX * SwicShape<NDIM>::FY) : 1;
+}
+template <class T, int NDIM, int MINB, bool FUSED>
 __global__ void __launch_bounds__(SwicShape<NDIM>::FX * SwicShape<NDIM>::FY, MINB)
     tti_swic_kernel(TtiStepArgs<T> A, int zchunk, int chunks) {
     using S = SwicShape<NDIM>;
@@ -226,20 +236,34 @@ __global__ void __launch_bounds__(SwicShape<NDIM>::FX * SwicShape<NDIM>::FY, MIN
         rq = load_ring(q, m + 1);
         __syncthreads();
 
-        // Gradients and fluxes at (column, m); zero outside the computed points.
+        // Gradients and fluxes at (column, m); zero outside the computed points. From the
+        // same shared values, the in-plane wings of the compact Laplacian (the writers').
         T fz = 0, gz = 0;
+        T wpx = 0, wqx = 0, wpy = 0, wqy = 0;
         {
             T fx = 0, fy = 0, gx = 0, gy = 0;
             if (col_in && in_z(m)) {
                 T dpx = 0, dqx = 0, dpy = 0, dqy = 0, dpz = 0, dqz = 0;
 #pragma unroll
                 for (int k = 1; k <= R; ++k) {
-                    const T d = T(stencil::d1(k));
-                    dpx += d * (sh.p[b][y][x + k] - sh.p[b][y][x - k]);
-                    dqx += d * (sh.q[b][y][x + k] - sh.q[b][y][x - k]);
+                    const T d = T(stencil::d1(k)), c = T(stencil::c2(k));
+                    const T pr = sh.p[b][y][x + k], pl = sh.p[b][y][x - k], qr = sh.q[b][y][x + k],
+                            ql = sh.q[b][y][x - k];
+                    dpx += d * (pr - pl);
+                    dqx += d * (qr - ql);
+                    if constexpr (FUSED) {
+                        wpx += c * (pr + pl);
+                        wqx += c * (qr + ql);
+                    }
                     if constexpr (NDIM == 3) {
-                        dpy += d * (sh.p[b][y + k][x] - sh.p[b][y - k][x]);
-                        dqy += d * (sh.q[b][y + k][x] - sh.q[b][y - k][x]);
+                        const T pu = sh.p[b][y + k][x], pd = sh.p[b][y - k][x], qu = sh.q[b][y + k][x],
+                                qd = sh.q[b][y - k][x];
+                        dpy += d * (pu - pd);
+                        dqy += d * (qu - qd);
+                        if constexpr (FUSED) {
+                            wpy += c * (pu + pd);
+                            wqy += c * (qu + qd);
+                        }
                     }
                     dpz += d * (qp[R + k] - qp[R - k]);
                     dqz += d * (qq[R + k] - qq[R - k]);
@@ -278,19 +302,23 @@ __global__ void __launch_bounds__(SwicShape<NDIM>::FX * SwicShape<NDIM>::FY, MIN
 
         if (writes) {
             // Plane m's own terms: the compact Laplacian and the in-plane divergences.
-            T wpx = 0, wqx = 0, wpy = 0, wqy = 0, wpz = 0, wqz = 0, dfx = 0, dgx = 0, dfy = 0, dgy = 0;
+            T wpz = 0, wqz = 0, dfx = 0, dgx = 0, dfy = 0, dgy = 0;
 #pragma unroll
             for (int k = 1; k <= R; ++k) {
                 const T c = T(stencil::c2(k)), d = T(stencil::d1(k));
-                wpx += c * (sh.p[b][y][x + k] + sh.p[b][y][x - k]);
-                wqx += c * (sh.q[b][y][x + k] + sh.q[b][y][x - k]);
                 wpz += c * (qp[R + k] + qp[R - k]);
                 wqz += c * (qq[R + k] + qq[R - k]);
+                if constexpr (!FUSED) {
+                    wpx += c * (sh.p[b][y][x + k] + sh.p[b][y][x - k]);
+                    wqx += c * (sh.q[b][y][x + k] + sh.q[b][y][x - k]);
+                    if constexpr (NDIM == 3) {
+                        wpy += c * (sh.p[b][y + k][x] + sh.p[b][y - k][x]);
+                        wqy += c * (sh.q[b][y + k][x] + sh.q[b][y - k][x]);
+                    }
+                }
                 dfx += d * (sh.f[b][0][ty][tx + k] - sh.f[b][0][ty][tx - k]);
                 dgx += d * (sh.g[b][0][ty][tx + k] - sh.g[b][0][ty][tx - k]);
                 if constexpr (NDIM == 3) {
-                    wpy += c * (sh.p[b][y + k][x] + sh.p[b][y - k][x]);
-                    wqy += c * (sh.q[b][y + k][x] + sh.q[b][y - k][x]);
                     dfy += d * (sh.f[b][NDIM - 2][ty + k][tx] - sh.f[b][NDIM - 2][ty - k][tx]);
                     dgy += d * (sh.g[b][NDIM - 2][ty + k][tx] - sh.g[b][NDIM - 2][ty - k][tx]);
                 }
@@ -326,6 +354,18 @@ __global__ void __launch_bounds__(SwicShape<NDIM>::FX * SwicShape<NDIM>::FY, MIN
         ap[2 * R] = aq[2 * R] = T(0);
         if constexpr (SwicTiles<T, NDIM>::NB == 1) __syncthreads();  // the tiles are rewritten next plane
     }
+}
+
+template <class T, int NDIM>
+using SwicFn = void (*)(TtiStepArgs<T>, int, int);
+
+// The SWiC kernel of a TtiKernel (not two-pass).
+template <class T, int NDIM>
+SwicFn<T, NDIM> swic_kernel(TtiKernel k) {
+    constexpr int limited = swic_min_blocks<T, NDIM, true>(), unlimited = swic_min_blocks<T, NDIM, false>();
+    if (k == TtiKernel::SwicMaxRegs) return tti_swic_kernel<T, NDIM, unlimited, true>;
+    if (k == TtiKernel::SwicLate) return tti_swic_kernel<T, NDIM, limited, false>;
+    return tti_swic_kernel<T, NDIM, limited, true>;
 }
 
 int sm_count() {
@@ -385,8 +425,7 @@ void step_ndim(const TtiStepArgs<T>& A, TtiKernel kernel, cudaStream_t s) {
         }
     } else {
         const SwicLaunch L = swic_launch<NDIM>(B, A.batch);
-        if (kernel == TtiKernel::Swic2) tti_swic_kernel<T, NDIM, 2><<<L.grid, L.block, 0, s>>>(A, L.zchunk, L.chunks);
-        else tti_swic_kernel<T, NDIM, 1><<<L.grid, L.block, 0, s>>>(A, L.zchunk, L.chunks);
+        swic_kernel<T, NDIM>(kernel)<<<L.grid, L.block, 0, s>>>(A, L.zchunk, L.chunks);
         RTM_CUDA_CHECK_LAUNCH("tti_swic_kernel");
     }
     if (B.free_surface) {
@@ -415,8 +454,7 @@ TtiKernelInfo describe_ndim(const Box& B, bool tilted, TtiKernel kernel, int bat
     const void* f = nullptr;
     if (tilted && kernel != TtiKernel::TwoPass) {
         const SwicLaunch L = swic_launch<NDIM>(B, batch);
-        f = kernel == TtiKernel::Swic2 ? reinterpret_cast<const void*>(tti_swic_kernel<T, NDIM, 2>)
-                                       : reinterpret_cast<const void*>(tti_swic_kernel<T, NDIM, 1>);
+        f = reinterpret_cast<const void*>(swic_kernel<T, NDIM>(kernel));
         info.threads = int(L.block.x * L.block.y);
         info.blocks = long(L.grid.x) * L.grid.y * L.grid.z;
         info.zchunk = L.zchunk;
@@ -437,20 +475,18 @@ TtiKernelInfo describe_ndim(const Box& B, bool tilted, TtiKernel kernel, int bat
 }  // namespace
 
 const std::vector<std::string>& tti_kernel_names() {
-    static const std::vector<std::string> names{"two-pass", "swic", "swic-2blocks"};
+    static const std::vector<std::string> names{"two-pass", "swic", "swic-maxregs", "swic-late"};
     return names;
 }
 
 TtiKernel parse_tti_kernel(const std::string& name) {
-    if (name == "two-pass") return TtiKernel::TwoPass;
-    if (name == "swic") return TtiKernel::Swic;
-    if (name == "swic-2blocks") return TtiKernel::Swic2;
-    fail("TTI kernel", "unknown kernel '" + name + "'", "Use two-pass, swic or swic-2blocks");
+    const auto& n = tti_kernel_names();
+    for (std::size_t i = 0; i < n.size(); ++i)
+        if (name == n[i]) return TtiKernel(i);
+    fail("TTI kernel", "unknown kernel '" + name + "'", "Use two-pass, swic, swic-maxregs or swic-late");
 }
 
-const char* tti_kernel_name(TtiKernel k) {
-    return k == TtiKernel::TwoPass ? "two-pass" : k == TtiKernel::Swic ? "swic" : "swic-2blocks";
-}
+const char* tti_kernel_name(TtiKernel k) { return tti_kernel_names().at(std::size_t(k)).c_str(); }
 
 double tti_bytes_per_point(TtiKernel k, int ndim, bool tilted, bool damped, int value_bytes) {
     // Values moved per point (see tti_cuda.h): p, q read; wp, wq read and written; cpp, cpq,
