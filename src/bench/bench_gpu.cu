@@ -195,12 +195,12 @@ std::vector<Row> tti_kernels_t(const Options& o, const Ceiling& c) {
         r.ceiling_gpts = c.gbs / bpp;
         r.ratio = r.gpts / r.ceiling_gpts;
         if (k == kc::TtiKernel::TwoPass) two_pass = r.gpts;
+        char speedup[64] = "";
+        if (k != kc::TtiKernel::TwoPass && two_pass > 0)
+            std::snprintf(speedup, sizeof speedup, ", %.3fx the two-pass kernel", r.gpts / two_pass);
         char note[240];
         std::snprintf(note, sizeof note, "%d regs, %d B smem, %d threads, %d blocks/SM, %ld blocks, zchunk %d%s", info.regs,
-                      info.smem, info.threads, info.blocks_per_sm, info.blocks, info.zchunk,
-                      k != kc::TtiKernel::TwoPass && two_pass > 0
-                          ? (", " + std::to_string(r.gpts / two_pass).substr(0, 5) + "x the two-pass kernel").c_str()
-                          : "");
+                      info.smem, info.threads, info.blocks_per_sm, info.blocks, info.zchunk, speedup);
         r.note = note;
         rows.push_back(r);
     }

@@ -104,7 +104,7 @@ public:
                 }
         }
         args_.batch = batch;
-        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        settle();
     }
 
     ~TtiCudaPropagator() override {
@@ -120,6 +120,7 @@ public:
         const auto inj = tti_injection(d_, where, traces);
         inj_p_.upload(inj.first);
         inj_q_.upload(inj.second);
+        settle();
     }
 
     void set_receivers(const std::vector<PointStencil>& where, int nt) override {
@@ -138,6 +139,7 @@ public:
         rec_w_.upload(wgt);
         rec_tr_.resize(std::size_t(nrec_) * nt);
         rec_tr_.zero(stream_);
+        settle();
     }
 
     void reset() override {
@@ -223,6 +225,13 @@ public:
     }
 
 private:
+    // Uploads (cudaMemcpy from pageable memory, on the legacy default stream) may still be
+    // in flight when they return, and stream_ does not wait for that stream: wait for both.
+    void settle() const {
+        RTM_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+
     // Sums the device time of the recorded steps (waits for the last).
     void collect() const {
         for (auto& e : events_) {
