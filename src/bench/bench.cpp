@@ -27,6 +27,7 @@
 #include "propagation/propagator.h"
 #ifdef RTM_HAVE_CUDA
 #include "kernels/cuda/step_cuda.h"
+#include "kernels/cuda/tti_cuda.h"
 #endif
 
 namespace rtm {
@@ -393,6 +394,8 @@ int run_bench(int argc, char** argv) {
         ("batch", po::value(&o.batch)->default_value(1),
          "full, modelling: shots propagated in one launch, sharing the model (minimal bytes (3 + 1/batch) "
          "values per point)")
+        ("physics", po::value(&o.physics)->default_value("iso"),
+         "iso|vti|tti: the isotropic step, or the VTI/TTI step (--mode full on the GPU; variants two-pass, swic, swic-maxregs, swic-late)")
         ("json", po::value(&json), "also write the results to this JSON file");
     po::variables_map vm;
     try {
@@ -429,6 +432,11 @@ int run_bench(int argc, char** argv) {
         fail("option --batch", "batches are for --mode full and modelling", "Leave --batch at 1");
     if (o.boundary != "cpml" && o.boundary != "damping")
         fail("option --boundary", "unknown boundary '" + o.boundary + "'", "Use cpml or damping");
+    if (o.physics != "iso" && o.physics != "vti" && o.physics != "tti")
+        fail("option --physics", "unknown physics '" + o.physics + "'", "Use iso, vti or tti");
+    if (o.physics != "iso" && (o.mode != "full" || o.device != "gpu" || o.batch != 1))
+        fail("option --physics " + o.physics, "times the GPU's VTI/TTI step alone",
+             "Use --mode full --device gpu (or auto on a GPU machine) and --batch 1");
     if (o.mode == "rtm") {
         // --steps is the shot's step count here; --repeats the wall-clock repeats.
         std::string name = "CPU, " + std::to_string(omp_get_max_threads()) + " OpenMP threads";
@@ -450,18 +458,24 @@ int run_bench(int argc, char** argv) {
 #ifdef RTM_HAVE_CUDA
         std::string why;
         if (!cuda_device_available(&why)) fail("option --device gpu", why, "Use --device cpu");
-        if (variant == "default") variant = kernels::cuda::variant_name(kernels::cuda::LaunchConfig{}.variant);
+        if (o.physics != "iso") {
+            if (variant == "default" || variant == "all") variant = "two-pass,swic,swic-maxregs,swic-late";
+        } else if (variant == "default") {
+            variant = kernels::cuda::variant_name(kernels::cuda::LaunchConfig{}.variant);
+        }
         if (variant == "all") o.variants = kernels::cuda::variant_names();
         else {
             std::stringstream ss(variant);
             std::string v;
             while (std::getline(ss, v, ',')) {
-                kernels::cuda::parse_variant(v.substr(0, v.find('+')));
+                if (o.physics != "iso") kernels::cuda::parse_tti_kernel(v);
+                else kernels::cuda::parse_variant(v.substr(0, v.find('+')));
                 o.variants.push_back(v);
             }
         }
         c = gpu_ceiling();
-        if (o.mode == "modelling") rows = modelling(o, c);
+        if (o.physics != "iso") rows = gpu_tti_kernels(o, c);
+        else if (o.mode == "modelling") rows = modelling(o, c);
         else rows = gpu_kernels(o, c);
 #else
         fail("option --device gpu", "this rtm was built without CUDA", "Use --device cpu");

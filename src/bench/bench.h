@@ -3,6 +3,7 @@
 // the same run. argv[0] is skipped (a program or sub-command name); the options follow:
 //   --grid NXxNYxNZ (NXxNZ in 2D)   --steps N   --variant NAME|all   --precision single|double
 //   --mode full|stencil|modelling|rtm   --device auto|cpu|gpu   --threads N   --zchunk N   --json FILE
+//   --physics iso|vti|tti (vti, tti: the GPU's VTI/TTI step, --mode full, variants two-pass, swic)
 //   --pml N   --boundary cpml|damping   (modelling; a variant NAME+nosplit runs the layer
 //   kernel over the whole box in one launch; NAME+ov1 / NAME+ov2 overlap C-PML pass 1 /
 //   pass 1 and the shell with the interior launch, see LaunchConfig::overlap)

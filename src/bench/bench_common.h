@@ -20,6 +20,7 @@ struct Options {
     int pml = 20;
     std::string boundary = "cpml";      // modelling: cpml|damping
     int batch = 1;                      // full, modelling: shots in one launch (GPU), sharing vdt2
+    std::string physics = "iso";        // iso|vti|tti: the isotropic step or the VTI/TTI one (full, GPU)
     // Minimal bytes per point of the full update: u, w read, w written per member, vdt2
     // read once for the whole batch (members share the model).
     double full_bytes() const { return (dbl ? 8 : 4) * (3 + 1.0 / batch); }
@@ -62,6 +63,7 @@ void rtm_mode(const Options& o, const std::string& json_file, const std::string&
 #ifdef RTM_HAVE_CUDA
 Ceiling gpu_ceiling();
 std::vector<Row> gpu_kernels(const Options& o, const Ceiling& c);  // modes full, stencil
+std::vector<Row> gpu_tti_kernels(const Options& o, const Ceiling& c);  // --physics vti|tti
 void gpu_synchronize();
 #endif
 

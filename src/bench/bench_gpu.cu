@@ -1,5 +1,6 @@
 // GPU half of rtm bench: the copy-bandwidth ceiling and the kernel modes (full
-// update, stencil only) timed with CUDA events, median of several repeats.
+// update, stencil only; the VTI/TTI step with --physics) timed with CUDA events,
+// median of several repeats.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/step_cuda.h"
+#include "kernels/cuda/tti_cuda.h"
 
 namespace rtm::bench {
 
@@ -127,7 +129,89 @@ std::vector<Row> kernels_t(const Options& o, const Ceiling& c) {
     return rows;
 }
 
+// The VTI/TTI step (--physics vti|tti): each kernel of o.variants on random fields, no
+// layers; bytes per point as tti_bytes_per_point counts them. The SWiC row's note gives
+// its speed over the two-pass kernel's when both ran.
+template <class T>
+std::vector<Row> tti_kernels_t(const Options& o, const Ceiling& c) {
+    const kernels::Box box = o.box();
+    const std::size_t n = box.padded_size();
+    const bool tilted = o.physics == "tti";
+    kc::DeviceBuffer<T> p(n), q(n), wp(n), wq(n), cpp(n), cpq(n), cqq(n), axis[3], flux[6];
+    fill(p, 1, -1, 1);
+    fill(q, 2, -1, 1);
+    fill(wp, 3, -1, 1);
+    fill(wq, 4, -1, 1);
+    // W within the stability limit for h = 1 (|Lap_c| <= 19.5 in 3D, eps <= 0.3).
+    fill(cpp, 5, 0.03, 0.05);
+    fill(cpq, 6, 0.02, 0.04);
+    fill(cqq, 7, 0.02, 0.03);
+    kernels::TtiStepArgs<T> A;
+    A.box = box;
+    for (int i = 0; i < 3; ++i) A.inv_h2[i] = A.inv_h[i] = (i == 1 && box.ndim == 2) ? T(0) : T(1);
+    A.cpp = cpp.data();
+    A.cpq = cpq.data();
+    A.cqq = cqq.data();
+    if (tilted) {
+        for (int ax = 0; ax < 3; ++ax) {
+            axis[ax].resize(n);
+            fill(axis[ax], 8 + ax, -0.577, 0.577);  // |n| <= 1 keeps L negative semi-definite
+            A.axis[ax] = axis[ax].data();
+        }
+        if (std::find(o.variants.begin(), o.variants.end(), "two-pass") != o.variants.end())
+            for (int k = 0; k < 6; ++k) {
+                flux[k].resize(n);
+                flux[k].zero();
+                A.flux[k] = flux[k].data();
+            }
+    }
+    Events ev;
+    std::vector<Row> rows;
+    double two_pass = 0;
+    for (const auto& name : o.variants) {
+        const kc::TtiKernel k = kc::parse_tti_kernel(name);
+        auto one = [&] {
+            A.p = p.data(), A.q = q.data(), A.wp = wp.data(), A.wq = wq.data();
+            kc::tti_step_cuda(A, k);
+            std::swap(p, wp);
+            std::swap(q, wq);
+        };
+        for (int i = 0; i < 3; ++i) one();  // warm-up
+        const double t = ev.median(o.repeats, o.steps, one);
+        const auto info = kc::describe_tti<T>(box, tilted, k);
+        const double bpp = kc::tti_bytes_per_point(k, box.ndim, tilted, false, sizeof(T));
+        Row r;
+        r.mode = o.physics;
+        r.variant = name;
+        r.precision = sizeof(T) == 4 ? "fp32" : "fp64";
+        r.device = "gpu";
+        r.nx = o.nx;
+        r.ny = o.ny;
+        r.nz = o.nz;
+        r.seconds_per_step = t;
+        r.gpts = double(box.points()) / t * 1e-9;
+        r.bytes_per_point = bpp;
+        r.gbs = r.gpts * bpp;
+        r.ceiling_gpts = c.gbs / bpp;
+        r.ratio = r.gpts / r.ceiling_gpts;
+        if (k == kc::TtiKernel::TwoPass) two_pass = r.gpts;
+        char speedup[64] = "";
+        if (k != kc::TtiKernel::TwoPass && two_pass > 0)
+            std::snprintf(speedup, sizeof speedup, ", %.3fx the two-pass kernel", r.gpts / two_pass);
+        char note[240];
+        std::snprintf(note, sizeof note, "%d regs, %d B smem, %d threads, %d blocks/SM, %ld blocks, zchunk %d%s", info.regs,
+                      info.smem, info.threads, info.blocks_per_sm, info.blocks, info.zchunk, speedup);
+        r.note = note;
+        rows.push_back(r);
+    }
+    return rows;
+}
+
 }  // namespace
+
+std::vector<Row> gpu_tti_kernels(const Options& o, const Ceiling& c) {
+    return o.dbl ? tti_kernels_t<double>(o, c) : tti_kernels_t<float>(o, c);
+}
 
 void gpu_synchronize() { RTM_CUDA_CHECK(cudaDeviceSynchronize()); }
 

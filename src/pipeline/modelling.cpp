@@ -46,19 +46,13 @@ void log_time_stepping(double dt, double f_max, double record_length, bool corre
 }
 
 // An anisotropic model propagates with damping layers (C-PML is not proven stable for
-// VTI/TTI) on the CPU (no GPU TTI kernels yet: an automatic choice of the GPU is
-// declined, an explicit one refused by make_propagator).
+// VTI/TTI), on either backend.
 PropagationOptions anisotropic_options(const Model& model, PropagationOptions opt) {
     if (model.extra.empty()) return opt;
     if (opt.boundary == Boundary::Cpml) {
         opt.boundary = Boundary::Damping;
         spdlog::info("anisotropic model: damping absorbing layers ({} cells; C-PML is not proven stable for VTI/TTI)",
                      opt.pml_cells);
-    }
-    if (opt.backend.gpu && opt.backend.choice == DeviceChoice::Auto) {
-        opt.backend.gpu = false;
-        opt.backend.why = "anisotropic model: the CPU (the GPU backend has no VTI/TTI kernels yet)";
-        spdlog::info("device: {}", opt.backend.why);
     }
     return opt;
 }

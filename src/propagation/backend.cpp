@@ -88,9 +88,6 @@ Backend choose_backend(DeviceChoice choice, int node_rank) {
 
 std::unique_ptr<Propagator> make_propagator(const Domain& domain, Precision precision,
                                             const Backend& backend, int batch) {
-    if (backend.gpu && domain.anisotropic())
-        fail("option propagation.device = gpu", "the GPU backend has no anisotropic (VTI/TTI) kernels yet",
-             "Set propagation.device = cpu for models with epsilon, delta, theta or phi");
     if (backend.group && backend.group->size() > 1) {
         if (backend.gpu)
             fail("option parallel.ranks-per-shot", "one shot over several GPUs (the exchange between devices) is not built yet",

@@ -60,6 +60,7 @@
 #include "kernels/cuda/step_cuda.h"
 #include "propagation/backend.h"
 #include "propagation/injection.h"
+#include "propagation/tti_propagator.h"
 
 namespace rtm {
 
@@ -826,6 +827,7 @@ std::pair<int, const void*> cuda_bands_where(const Propagator& p) {
 std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision, int batch) {
     std::string why;
     if (!cuda_device_available(&why)) fail("option propagation.device = gpu", why, "Set propagation.device to cpu or auto");
+    if (domain.anisotropic()) return make_tti_cuda_propagator(domain, precision, batch);
     if (precision == Precision::Double) return std::make_unique<CudaPropagator<double>>(domain, batch);
     return std::make_unique<CudaPropagator<float>>(domain, batch);
 }

@@ -8,6 +8,7 @@
 // injecting the data through W B and imaging with B^T (docs/anisotropy.md).
 #include <chrono>
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "core/error.h"
@@ -24,11 +25,6 @@ namespace {
 template <class T>
 std::vector<T> as(const std::vector<double>& v) {
     return std::vector<T>(v.begin(), v.end());
-}
-
-[[noreturn]] void no_migration(const std::string& backend) {
-    fail("backend " + backend, "migration and Born modelling of anisotropic (VTI/TTI) models are not implemented yet",
-         "Migrate with an isotropic model (leave out model.epsilon, delta, theta and phi)");
 }
 
 template <class T>
@@ -68,26 +64,7 @@ public:
     }
 
     void set_sources(const std::vector<PointStencil>& where, const std::vector<std::vector<double>>& traces) override {
-        if (traces.size() != where.size())
-            fail("set_sources", std::to_string(where.size()) + " sources but " + std::to_string(traces.size()) + " traces");
-        // Tap coefficients: (W B)_component / (1 + k) times the tap's weight, as Domain::injection.
-        const long box = long(box_.padded_size());
-        std::vector<std::vector<long>> index;
-        std::vector<std::vector<double>> cp, cq;
-        const auto& c = d_.tti();
-        for (const auto& s : where) {
-            index.push_back(s.index);
-            cp.emplace_back();
-            cq.emplace_back();
-            for (std::size_t k = 0; k < s.index.size(); ++k) {
-                const long i = s.index[k] % box;
-                const double damp = d_.damping().empty() ? 1.0 : 1 + d_.damping()[i];
-                cp.back().push_back(0.5 * (c.cpp[i] + c.cpq[i]) / damp * s.weight[k]);
-                cq.back().push_back(0.5 * (c.cpq[i] + d_.vdt2()[i]) / damp * s.weight[k]);
-            }
-        }
-        inj_p_ = kernels::Injection::group(index, cp, traces, 1.0 / d_.cell_volume());
-        inj_q_ = kernels::Injection::group(index, cq, traces, 1.0 / d_.cell_volume());
+        std::tie(inj_p_, inj_q_) = tti_injection(d_, where, traces);
     }
     void set_receivers(const std::vector<PointStencil>& where, int nt) override {
         rec_ = where;
@@ -143,20 +120,20 @@ public:
     }
 
     // Migration is not implemented for anisotropic media yet: say so, not "use the CPU".
-    std::vector<double> previous_wavefield() const override { no_migration(name()); }
-    void add_field(const std::vector<double>&) override { no_migration(name()); }
-    void reverse_time() override { no_migration(name()); }
-    std::size_t band_size() const override { no_migration(name()); }
-    void save_band(float*) const override { no_migration(name()); }
-    void restore_band(const float*) override { no_migration(name()); }
-    void reserve_bands(std::size_t) override { no_migration(name()); }
-    void store_band(std::size_t) override { no_migration(name()); }
-    void load_band(std::size_t) override { no_migration(name()); }
-    std::size_t keep(bool) override { no_migration(name()); }
-    void recall(std::size_t, bool) override { no_migration(name()); }
-    void clear_kept() override { no_migration(name()); }
-    void correlate(const Propagator&, double, ImagingCondition) override { no_migration(name()); }
-    std::vector<double> correlation(bool) const override { no_migration(name()); }
+    std::vector<double> previous_wavefield() const override { tti_no_migration(name()); }
+    void add_field(const std::vector<double>&) override { tti_no_migration(name()); }
+    void reverse_time() override { tti_no_migration(name()); }
+    std::size_t band_size() const override { tti_no_migration(name()); }
+    void save_band(float*) const override { tti_no_migration(name()); }
+    void restore_band(const float*) override { tti_no_migration(name()); }
+    void reserve_bands(std::size_t) override { tti_no_migration(name()); }
+    void store_band(std::size_t) override { tti_no_migration(name()); }
+    void load_band(std::size_t) override { tti_no_migration(name()); }
+    std::size_t keep(bool) override { tti_no_migration(name()); }
+    void recall(std::size_t, bool) override { tti_no_migration(name()); }
+    void clear_kept() override { tti_no_migration(name()); }
+    void correlate(const Propagator&, double, ImagingCondition) override { tti_no_migration(name()); }
+    std::vector<double> correlation(bool) const override { tti_no_migration(name()); }
 
     std::string name() const override {
         return std::string(d_.tti().tilted ? "cpu TTI" : "cpu VTI") + (sizeof(T) == 4 ? " (fp32)" : " (fp64)");
@@ -175,6 +152,34 @@ private:
 };
 
 }  // namespace
+
+void tti_no_migration(const std::string& backend) {
+    fail("backend " + backend, "migration and Born modelling of anisotropic (VTI/TTI) models are not implemented yet",
+         "Migrate with an isotropic model (leave out model.epsilon, delta, theta and phi)");
+}
+
+std::pair<kernels::Injection, kernels::Injection> tti_injection(const Domain& d, const std::vector<PointStencil>& where,
+                                                                const std::vector<std::vector<double>>& traces) {
+    if (traces.size() != where.size())
+        fail("set_sources", std::to_string(where.size()) + " sources but " + std::to_string(traces.size()) + " traces");
+    const long box = long(d.box().padded_size());
+    std::vector<std::vector<long>> index;
+    std::vector<std::vector<double>> cp, cq;
+    const auto& c = d.tti();
+    for (const auto& s : where) {
+        index.push_back(s.index);
+        cp.emplace_back();
+        cq.emplace_back();
+        for (std::size_t k = 0; k < s.index.size(); ++k) {
+            const long i = s.index[k] % box;
+            const double damp = d.damping().empty() ? 1.0 : 1 + d.damping()[i];
+            cp.back().push_back(0.5 * (c.cpp[i] + c.cpq[i]) / damp * s.weight[k]);
+            cq.back().push_back(0.5 * (c.cpq[i] + d.vdt2()[i]) / damp * s.weight[k]);
+        }
+    }
+    return {kernels::Injection::group(index, cp, traces, 1.0 / d.cell_volume()),
+            kernels::Injection::group(index, cq, traces, 1.0 / d.cell_volume())};
+}
 
 std::unique_ptr<Propagator> make_tti_cpu_propagator(const Domain& domain, Precision precision, int batch) {
     if (precision == Precision::Double) return std::make_unique<TtiCpuPropagator<double>>(domain, batch);

@@ -1,13 +1,27 @@
 #pragma once
 // Propagators of anisotropic domains (Domain::anisotropic(): pseudo-acoustic VTI/TTI).
-// make_cpu_propagator and make_propagator hand such domains here; the CUDA backend
-// has no TTI kernels yet and make_propagator refuses it, naming the missing feature.
+// make_cpu_propagator and make_cuda_propagator hand such domains here.
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "kernels/cpu/inject_cpu.h"
 #include "propagation/propagator.h"
 
 namespace rtm {
 
 std::unique_ptr<Propagator> make_tti_cpu_propagator(const Domain& domain, Precision precision, int batch = 1);
+// The CUDA backend's (tti_cuda_propagator.cu; built with CUDA only).
+std::unique_ptr<Propagator> make_tti_cuda_propagator(const Domain& domain, Precision precision, int batch = 1);
+
+// What both backends inject: the sources' taps on p and on q, W B s = (v dt)^2 ((1 + 2 eps
+// + b) / 2, (b + 1) / 2) s per tap, divided by 1 + k in a damping layer (as
+// Domain::injection), times the tap's weight, grouped by target point (Injection::group).
+std::pair<kernels::Injection, kernels::Injection> tti_injection(const Domain& d, const std::vector<PointStencil>& where,
+                                                                const std::vector<std::vector<double>>& traces);
+
+// Migration is not implemented for anisotropic media yet: the error both backends give.
+[[noreturn]] void tti_no_migration(const std::string& backend);
 
 }  // namespace rtm

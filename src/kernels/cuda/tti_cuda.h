@@ -1,0 +1,95 @@
+#pragma once
+// CUDA time step of the pseudo-acoustic VTI/TTI system: the twin of kernels::tti_step_cpu
+// (kernels/cpu/tti_cpu.h: same TtiStepArgs, same equations, same stencil coefficients,
+// same treatment of the halo, the damping layers and the free surface). Arrays in
+// TtiStepArgs are device pointers here. The system: docs/anisotropy.md.
+//
+//   u[n+1] = 2 u[n] - u[n-1] + W L u[n] (damped: (2 u - (1 - k) u[n-1] + W L u) / (1 + k)),
+//   u = (p, q), W = [[cpp, cpq], [cpq, cqq]], L = diag(H, V);
+//   VTI: H = Dxx + Dyy, V = Dzz (compact 8th-order second derivatives);
+//   TTI: H = Lap_c - div(n n^T grad), V = Lap_c - div((I - n n^T) grad), grad and div the
+//        8th-order first-derivative stencils; the fluxes n n^T grad p and
+//        (I - n n^T) grad q are zero outside the computed points (the CPU twin's zero
+//        scratch halo), p and q zero there (TTI has no free surface).
+//
+// Kernels (TtiKernel), bytes counted per computed point in fp32 (minimal DRAM traffic:
+// each array read or written once), flops counted from the code (an FMA counts 2; a
+// first derivative 4 differences + 4 FMAs + its 1/h = 13, a compact second derivative's
+// wings 4 sums + 4 FMAs = 12):
+//   two-pass: the CPU twin's two passes, one thread per point, neighbours through L1/L2.
+//     TTI 3D: pass 1 reads p, q, n (5 values), writes 6 fluxes: 44 B; pass 2 reads the 6
+//     fluxes, p, q, wp, wq, cpp, cpq, cqq, damp, writes wp, wq: 72 B; 116 B in all, 104
+//     without damping (2D: 4 fluxes, 88 B and 84). Flops 3D: pass 1 6 first derivatives
+//     78 + projections 10 + fluxes 9 = 97; pass 2 6 wings 84 + 6 divergences 84 + centre
+//     and update 22 = 190; about 290 in all.
+//   swic, swic-maxregs: one pass (Anjum et al., docs/anisotropy.md). A block of FX x FY
+//     threads (3D 32 x 16; 2D 128 x 1) owns a column tile of the x-y plane plus a ring of
+//     R = 4 columns and marches down z. Each thread keeps input register queues of p and q
+//     along z (planes m-4..m+4 of its column) and output register queues of the
+//     accumulators of H p and V q (planes m-4..m+4). At plane m: the block puts p(m), q(m)
+//     in a shared tile (with a further ring of 4, read from global memory), every thread
+//     forms grad p and grad q at (column, m) (x, y from the tile, z from its queue), the
+//     fluxes and the in-plane wings of the compact Laplacian; the x and y fluxes go to
+//     shared memory, whose x and y divergences and the Laplacian at plane m go to
+//     accumulator m; the z fluxes are scattered into accumulators m-4..m+4 (the d2/dxdz,
+//     d2/dydz and d2/dz2 cross terms of the rotated operator: -d_j f_z(m) into plane m - j,
+//     +d_j f_z(m) into plane m + j). Accumulator m - 4 is then complete: its update is
+//     written and the queues shift. Tiles double-buffered (two barriers per plane; one
+//     buffer and three barriers in 3D fp64); the next plane's ring values, axis and update
+//     inputs loaded a plane ahead. Every plane of p, q and n is read from DRAM once (the
+//     rings are re-read by neighbouring blocks, from L2). The inner (FX-8) x (FY-8)
+//     threads write; the ring threads only form fluxes. swic limits registers to 64 in
+//     fp32 (1024 resident threads per SM: 2 blocks in 3D), swic-maxregs does not (1 block);
+//     swic-late is swic with the Laplacian's in-plane wings summed by the writing threads
+//     alone, after the second barrier (fewer flops, more shared-memory reads).
+//     TTI 3D: reads p, q, n (3), wp, wq, cpp, cpq, cqq, damp, writes wp, wq: 52 B, 48
+//     without damping (2D: 48 and 44). Flops 3D per written point: per thread-plane 6 first
+//     derivatives 78 + 4 in-plane wings 48 + projections 10 + fluxes 9 = 145, on
+//     (32 x 16) / (24 x 8) = 2.67 times as many columns as are written: 387; plus the z
+//     wings 24, 4 divergences 48, the accumulation 28, the z scatter 32 and the update 16:
+//     about 540 per written point (the two-pass kernel's 290 and its 2.2x bytes).
+//   VTI (every kernel name): one kernel, one thread per point (no cross terms, nothing to
+//     pass through memory): reads p, q, wp, wq, cpp, cpq, cqq, damp, writes wp, wq: 40 B
+//     (36 without damping); flops 3D about 60.
+// A free surface (VTI only) mirrors wp and wq afterwards (free_surface_cuda), as the twin.
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/tti_cpu.h"
+
+namespace rtm::kernels::cuda {
+
+enum class TtiKernel { TwoPass, Swic, SwicMaxRegs, SwicLate };  // in tti_kernel_names() order
+
+const std::vector<std::string>& tti_kernel_names();  // "two-pass", "swic", "swic-maxregs", "swic-late"
+TtiKernel parse_tti_kernel(const std::string& name);  // throws rtm::Error naming the choices
+const char* tti_kernel_name(TtiKernel k);
+
+// Minimal bytes per computed point of a kernel (fp32 counts above, scaled by sizeof(T)/4).
+double tti_bytes_per_point(TtiKernel k, int ndim, bool tilted, bool damped, int value_bytes);
+
+// One step of args.batch members on `stream`. TwoPass with a tilted model needs
+// args.flux: six device scratch fields of one padded box, zero outside the computed points
+// (they are reused member after member); Swic needs none.
+template <class T>
+void tti_step_cuda(const TtiStepArgs<T>& args, TtiKernel kernel, cudaStream_t stream = nullptr);
+
+// Receiver sampling of (p + q) / 2, the twin of the TTI CPU propagator's loop:
+// traces[n * nrec + r] = sum_k weight[k] * 0.5 * (p[index[k]] + q[index[k]]) over k in
+// [offset[r], offset[r+1]), in double in k order. One thread per receiver.
+template <class T>
+void sample_pq_cuda(const T* p, const T* q, int nrec, const int* offset, const long* index, const double* weight,
+                    double* traces, int n, cudaStream_t stream = nullptr);
+
+// Resources of the main kernel (bench, docs): registers, static shared memory, threads per
+// block, resident blocks per SM, blocks launched, z planes per block.
+struct TtiKernelInfo {
+    int regs = 0, smem = 0, threads = 0, blocks_per_sm = 0, zchunk = 0;
+    long blocks = 0;
+};
+template <class T>
+TtiKernelInfo describe_tti(const Box& box, bool tilted, TtiKernel kernel, int batch = 1);
+
+}  // namespace rtm::kernels::cuda

@@ -1,0 +1,270 @@
+// The CUDA backend for anisotropic domains (pseudo-acoustic VTI/TTI): the twin of the TTI
+// CPU propagator (tti_cpu_propagator.cpp) with the fields in device memory and
+// kernels/cuda/tti_cuda for the step. Same step order: record (p + q) / 2 at the receivers
+// (traces in double on the device, time-major, one row per step), mirror p and q at a free
+// surface (VTI), step, inject W B s[n] into both fields (tti_injection, bit for bit the
+// CPU's injection through inject_cuda), swap.
+// The kernel: SWiC (one pass) by default; RTM_TTI_KERNEL=two-pass picks the baseline
+// (tests, rtm bench). Busy time: a pair of events around each step's launches, summed.
+// Modelling only: migration's operations give tti_no_migration's error, as on the CPU.
+#include <cuda_runtime_api.h>
+
+#include <cstdlib>
+#include <utility>
+
+#include "core/error.h"
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/device_buffer.h"
+#include "kernels/cuda/step_cuda.h"
+#include "kernels/cuda/tti_cuda.h"
+#include "propagation/backend.h"
+#include "propagation/tti_propagator.h"
+
+namespace rtm {
+
+namespace kc = kernels::cuda;
+
+namespace {
+
+template <class T>
+kc::DeviceBuffer<T> upload(const std::vector<double>& v) {
+    return kc::DeviceBuffer<T>(std::vector<T>(v.begin(), v.end()));
+}
+
+// An Injection's arrays in device memory, for inject_cuda.
+struct DeviceInjection {
+    kc::DeviceBuffer<long> target;
+    kc::DeviceBuffer<int> offset, source;
+    kc::DeviceBuffer<double> coef, traces;
+    int nt = 0;
+    double inv_vol = 1;
+
+    void upload(const kernels::Injection& inj) {
+        target.upload(inj.target);
+        offset.upload(inj.offset);
+        source.upload(inj.source);
+        coef.upload(inj.coef);
+        traces.upload(inj.traces);
+        nt = inj.nt;
+        inv_vol = inj.inv_vol;
+    }
+    template <class T>
+    void add(T* w, int n, cudaStream_t s) const {
+        kc::inject_cuda(w, int(target.size()), target.data(), offset.data(), source.data(), coef.data(),
+                        traces.data(), nt, inv_vol, n, s);
+    }
+};
+
+template <class T>
+class TtiCudaPropagator final : public Propagator {
+public:
+    TtiCudaPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()) {
+        if (!d.anisotropic()) fail("TTI propagator", "the domain is isotropic", "Use make_cuda_propagator");
+        if (const char* k = std::getenv("RTM_TTI_KERNEL")) kernel_ = kc::parse_tti_kernel(k);
+        const TtiCoefficients& c = d.tti();
+        const std::size_t box = box_.padded_size(), n = box * std::size_t(batch);
+        const std::size_t fields = 4 * n + 3 * box + (d.damping().empty() ? 0 : box) +
+                                   (c.tilted ? 3 * box + (kernel_ == kc::TtiKernel::TwoPass ? 6 * box : 0) : 0);
+        const double free_b = device_free_bytes();
+        if (double(fields * sizeof(T)) > free_b)
+            fail("backend " + name(),
+                 "the VTI/TTI fields need " + std::to_string(fields * sizeof(T) >> 20) + " MiB of GPU memory, " +
+                     std::to_string(std::size_t(free_b) >> 20) + " MiB are free",
+                 "Use a smaller model or batch, or propagation.device = cpu");
+        RTM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+        for (auto* f : {&p_, &q_, &wp_, &wq_}) {
+            f->resize(n);
+            f->zero(stream_);
+        }
+        cpp_ = upload<T>(c.cpp);
+        cpq_ = upload<T>(c.cpq);
+        cqq_ = upload<T>(d.vdt2());
+        if (!d.damping().empty()) damp_ = upload<T>(d.damping());
+        args_.box = box_;
+        const double h[3] = {d.window().dx, d.window().dy, d.window().dz};
+        for (int ax = 0; ax < 3; ++ax) {
+            const bool used = box_.ndim == 3 || ax != 1;
+            args_.inv_h2[ax] = used ? T(1 / (h[ax] * h[ax])) : T(0);
+            args_.inv_h[ax] = used ? T(1 / h[ax]) : T(0);
+        }
+        args_.cpp = cpp_.data();
+        args_.cpq = cpq_.data();
+        args_.cqq = cqq_.data();
+        args_.damp = damp_.empty() ? nullptr : damp_.data();
+        if (c.tilted) {
+            for (int ax = 0; ax < 3; ++ax) {
+                axis_[ax] = upload<T>(c.axis[ax]);
+                args_.axis[ax] = axis_[ax].data();
+            }
+            if (kernel_ == kc::TtiKernel::TwoPass)
+                for (int k = 0; k < 6; ++k) {
+                    flux_[k].resize(box);
+                    flux_[k].zero(stream_);  // the halo stays zero
+                    args_.flux[k] = flux_[k].data();
+                }
+        }
+        args_.batch = batch;
+        settle();
+    }
+
+    ~TtiCudaPropagator() override {
+        if (stream_) cudaStreamSynchronize(stream_);
+        for (auto& e : events_) {
+            cudaEventDestroy(e.first);
+            cudaEventDestroy(e.second);
+        }
+        if (stream_) cudaStreamDestroy(stream_);
+    }
+
+    void set_sources(const std::vector<PointStencil>& where, const std::vector<std::vector<double>>& traces) override {
+        const auto inj = tti_injection(d_, where, traces);
+        inj_p_.upload(inj.first);
+        inj_q_.upload(inj.second);
+        settle();
+    }
+
+    void set_receivers(const std::vector<PointStencil>& where, int nt) override {
+        std::vector<int> off{0};
+        std::vector<long> idx;
+        std::vector<double> wgt;
+        for (const auto& r : where) {
+            idx.insert(idx.end(), r.index.begin(), r.index.end());
+            wgt.insert(wgt.end(), r.weight.begin(), r.weight.end());
+            off.push_back(int(idx.size()));
+        }
+        nrec_ = int(where.size());
+        nt_ = nt;
+        rec_off_.upload(off);
+        rec_idx_.upload(idx);
+        rec_w_.upload(wgt);
+        rec_tr_.resize(std::size_t(nrec_) * nt);
+        rec_tr_.zero(stream_);
+        settle();
+    }
+
+    void reset() override {
+        for (auto* f : {&p_, &q_, &wp_, &wq_}) f->zero(stream_);
+        rec_tr_.zero(stream_);
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+
+    void step(int n) override {
+        std::pair<cudaEvent_t, cudaEvent_t> ev{};
+        RTM_CUDA_CHECK(cudaEventCreate(&ev.first));
+        RTM_CUDA_CHECK(cudaEventCreate(&ev.second));
+        RTM_CUDA_CHECK(cudaEventRecord(ev.first, stream_));
+        if (nrec_ > 0 && n >= 0 && n < nt_)
+            kc::sample_pq_cuda(p_.data(), q_.data(), nrec_, rec_off_.data(), rec_idx_.data(), rec_w_.data(),
+                               rec_tr_.data(), n, stream_);
+        if (box_.free_surface) {  // VTI only (the domain refuses TTI with a free surface)
+            kc::free_surface_cuda(box_, p_.data(), stream_, batch());
+            kc::free_surface_cuda(box_, q_.data(), stream_, batch());
+        }
+        args_.p = p_.data();
+        args_.q = q_.data();
+        args_.wp = wp_.data();
+        args_.wq = wq_.data();
+        kc::tti_step_cuda(args_, kernel_, stream_);
+        inj_p_.add(wp_.data(), n, stream_);
+        inj_q_.add(wq_.data(), n, stream_);
+        std::swap(p_, wp_);
+        std::swap(q_, wq_);
+        RTM_CUDA_CHECK(cudaEventRecord(ev.second, stream_));
+        events_.push_back(ev);
+        if (events_.size() >= 256) collect();
+    }
+
+    double busy_seconds() const override {
+        collect();
+        return busy_;
+    }
+
+    std::vector<double> receiver_traces() const override {
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        const auto t = rec_tr_.download();  // nt x nrec
+        std::vector<double> out(t.size());
+        for (int n = 0; n < nt_; ++n)
+            for (int r = 0; r < nrec_; ++r) out[std::size_t(r) * nt_ + n] = t[std::size_t(n) * nrec_ + r];
+        return out;
+    }
+
+    // (p + q) / 2 on the window's nodes, member after member: what receivers record.
+    std::vector<double> wavefield() const override {
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        const auto p = p_.download(), q = q_.download();
+        const Grid& g = d_.window();
+        std::vector<double> out(g.size() * batch());
+        for (int m = 0; m < batch(); ++m)
+            for (int iz = 0; iz < g.nz; ++iz)
+                for (int iy = 0; iy < g.ny; ++iy)
+                    for (int ix = 0; ix < g.nx; ++ix) {
+                        const std::size_t i = m * box_.padded_size() + d_.index(ix, iy, iz);
+                        out[m * g.size() + g.index(ix, iy, iz)] = 0.5 * (double(p[i]) + double(q[i]));
+                    }
+        return out;
+    }
+
+    std::vector<double> previous_wavefield() const override { tti_no_migration(name()); }
+    void add_field(const std::vector<double>&) override { tti_no_migration(name()); }
+    void reverse_time() override { tti_no_migration(name()); }
+    std::size_t band_size() const override { tti_no_migration(name()); }
+    void save_band(float*) const override { tti_no_migration(name()); }
+    void restore_band(const float*) override { tti_no_migration(name()); }
+    void reserve_bands(std::size_t) override { tti_no_migration(name()); }
+    void store_band(std::size_t) override { tti_no_migration(name()); }
+    void load_band(std::size_t) override { tti_no_migration(name()); }
+    std::size_t keep(bool) override { tti_no_migration(name()); }
+    void recall(std::size_t, bool) override { tti_no_migration(name()); }
+    void clear_kept() override { tti_no_migration(name()); }
+    void correlate(const Propagator&, double, ImagingCondition) override { tti_no_migration(name()); }
+    std::vector<double> correlation(bool) const override { tti_no_migration(name()); }
+
+    std::string name() const override {
+        return std::string(d_.tti().tilted ? "cuda TTI " : "cuda VTI ") + kc::tti_kernel_name(kernel_) +
+               (sizeof(T) == 4 ? " (fp32)" : " (fp64)");
+    }
+
+private:
+    // Uploads (cudaMemcpy from pageable memory, on the legacy default stream) may still be
+    // in flight when they return, and stream_ does not wait for that stream: wait for both.
+    void settle() const {
+        RTM_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+
+    // Sums the device time of the recorded steps (waits for the last).
+    void collect() const {
+        for (auto& e : events_) {
+            RTM_CUDA_CHECK(cudaEventSynchronize(e.second));
+            float ms = 0;
+            RTM_CUDA_CHECK(cudaEventElapsedTime(&ms, e.first, e.second));
+            busy_ += ms * 1e-3;
+            cudaEventDestroy(e.first);
+            cudaEventDestroy(e.second);
+        }
+        events_.clear();
+    }
+
+    const Domain& d_;
+    kernels::Box box_;
+    kc::TtiKernel kernel_ = kc::TtiKernel::Swic;
+    kernels::TtiStepArgs<T> args_;
+    cudaStream_t stream_ = nullptr;
+    kc::DeviceBuffer<T> p_, q_, wp_, wq_, cpp_, cpq_, cqq_, damp_, axis_[3], flux_[6];
+    DeviceInjection inj_p_, inj_q_;
+    kc::DeviceBuffer<int> rec_off_;
+    kc::DeviceBuffer<long> rec_idx_;
+    kc::DeviceBuffer<double> rec_w_, rec_tr_;
+    int nrec_ = 0, nt_ = 0;
+    mutable std::vector<std::pair<cudaEvent_t, cudaEvent_t>> events_;
+    mutable double busy_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Propagator> make_tti_cuda_propagator(const Domain& domain, Precision precision, int batch) {
+    if (precision == Precision::Double) return std::make_unique<TtiCudaPropagator<double>>(domain, batch);
+    return std::make_unique<TtiCudaPropagator<float>>(domain, batch);
+}
+
+}  // namespace rtm

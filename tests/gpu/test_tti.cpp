@@ -1,0 +1,302 @@
+// The GPU VTI/TTI kernels (two-pass and SWiC, kernels/cuda/tti_cuda.h) against their CPU
+// twin (kernels/cpu/tti_cpu.h) in fp32, and the GPU TTI propagator against the CPU one.
+//
+// The bound. Both sides compute the same sums in fp32 in different orders (SWiC adds the
+// z-flux terms plane by plane, nvcc contracts into FMAs), so they differ by rounding. A
+// step rounds K operations per point, each within 2^-24 of partial sums of the field's
+// size (stability keeps |W L| <= 4: every term of W L u is at most a few times |u|), so one
+// step's difference is at most K 2^-24 of the field (relative). Leapfrog carries old
+// differences along unamplified, and the steps' roundings are independent, so after N
+// steps the difference grows like sqrt(N) K 2^-24; the bound takes 3 times that. K counted
+// from the code per field and point (the two-pass and SWiC evaluate the same terms):
+//   TTI 3D: gradient 3 x 12, projections 5, flux 1, divergence 3 x 12, compact Laplacian
+//           3 x 12 + 3, update 7: 124, taken as K = 130;  TTI 2D: 2/3 of that, K = 90;
+//   VTI: two compact second derivatives (2 x 13) and the update (7): K = 40.
+// N = 100 steps for the kernels: 3D TTI 3 x 10 x 130 x 2^-24 = 2.3e-4 relative L2.
+#include <cmath>
+#include <cstdlib>
+#include <random>
+
+#include "gpu_test.h"
+#include "kernels/cpu/tti_cpu.h"
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/device_buffer.h"
+#include "kernels/cuda/tti_cuda.h"
+#include "physics/stencil.h"
+#include "physics/wavelet.h"
+#include "propagation/tti_propagator.h"
+
+using namespace rtm;
+using namespace rtm::test;
+namespace kc = rtm::kernels::cuda;
+
+namespace {
+
+double tti_bound(int steps, int K) { return 3 * std::sqrt(double(steps)) * K * std::ldexp(1.0, -24); }
+
+int terms(int ndim, bool tilted) { return tilted ? (ndim == 3 ? 130 : 90) : 40; }
+
+struct Case {
+    int ndim;
+    int nx, ny, nz;
+    int layers;          // damping cells on every side (0: none)
+    bool tilted;
+    bool free_surface = false;  // VTI only
+    int batch = 1;
+};
+
+// Fields of one case on the host: p, q, wp, wq (batch members), W, the axis, the damping.
+struct State {
+    kernels::Box box;
+    int batch = 1;
+    float inv_h2[3], inv_h[3];
+    std::vector<float> p, q, wp, wq, cpp, cpq, cqq, damp, axis[3];
+};
+
+State make_state(const Case& c, unsigned seed) {
+    std::mt19937 rng(seed);
+    State s;
+    s.batch = c.batch;
+    auto& B = s.box;
+    B.ndim = c.ndim;
+    B.nx = c.nx;
+    B.ny = c.ndim == 3 ? c.ny : 1;
+    B.nz = c.nz;
+    for (int ax = 0; ax < 3; ++ax)
+        if (ax != 1 || c.ndim == 3) B.pml_lo[ax] = B.pml_hi[ax] = c.layers;
+    B.free_surface = c.free_surface;
+    if (c.free_surface) B.pml_lo[2] = 0;
+    const double h[3] = {10, 12, 9};
+    double sum = 0;
+    for (int ax = 0; ax < 3; ++ax) {
+        const bool used = c.ndim == 3 || ax != 1;
+        s.inv_h2[ax] = used ? float(1 / (h[ax] * h[ax])) : 0.f;
+        s.inv_h[ax] = used ? float(1 / h[ax]) : 0.f;
+        sum += used ? 1 / (h[ax] * h[ax]) : 0;
+    }
+    // Stability (docs/anisotropy.md): dt^2 (A |H| + B |V|) <= 4 with |H|, |V| <= S2 sum 1/h^2,
+    // A = max vdt2 (1 + 2 eps), B = max vdt2; eps < 0.3: vdt2 <= 4 / ((2 + 0.6) S2 sum).
+    const double vmax2 = 4 / (2.6 * stencil::second_derivative_symbol_max() * sum);
+    s.p = random_field<float>(B, rng, -1, 1, c.batch);
+    s.q = random_field<float>(B, rng, -1, 1, c.batch);
+    s.wp = random_field<float>(B, rng, -1, 1, c.batch);
+    s.wq = random_field<float>(B, rng, -1, 1, c.batch);
+    const std::size_t n = B.padded_size();
+    for (auto* f : {&s.cpp, &s.cpq, &s.cqq, &s.damp}) f->assign(n, 0.f);
+    for (auto& a : s.axis) a.assign(c.tilted ? n : 0, 0.f);
+    std::uniform_real_distribution<double> u01(0, 1);
+    const int nn[3] = {B.nx, B.ny, B.nz};
+    for (int iz = 0; iz < B.nz; ++iz)
+        for (int iy = 0; iy < B.ny; ++iy)
+            for (int ix = 0; ix < B.nx; ++ix) {
+                const long i = B.at(ix, iy, iz);
+                const double vdt2 = (0.2 + 0.7 * u01(rng)) * vmax2, eps = 0.3 * u01(rng),
+                             delta = -0.1 + (eps + 0.1) * u01(rng);  // delta <= eps: C >= 0
+                s.cpp[i] = float(vdt2 * (1 + 2 * eps));
+                s.cpq[i] = float(vdt2 * std::sqrt(1 + 2 * delta));
+                s.cqq[i] = float(vdt2);
+                if (c.tilted) {  // a random unit axis (any direction: sharp changes of tilt)
+                    const double th = M_PI * u01(rng), ph = 2 * M_PI * u01(rng);
+                    s.axis[0][i] = float(std::sin(th) * (c.ndim == 3 ? std::cos(ph) : 1.0));
+                    s.axis[1][i] = float(c.ndim == 3 ? std::sin(th) * std::sin(ph) : 0.0);
+                    s.axis[2][i] = float(std::cos(th));
+                }
+                const int c3[3] = {ix, iy, iz};
+                bool layer = false;
+                for (int ax = 0; ax < 3; ++ax) layer = layer || c3[ax] < B.pml_lo[ax] || c3[ax] >= nn[ax] - B.pml_hi[ax];
+                if (layer) s.damp[i] = float(0.3 * u01(rng));
+            }
+    if (!c.layers) s.damp.clear();
+    return s;
+}
+
+// Args over the arrays of s (host or, with device buffers, device pointers).
+kernels::TtiStepArgs<float> args_of(const State& s) {
+    kernels::TtiStepArgs<float> A;
+    A.box = s.box;
+    A.batch = s.batch;
+    for (int i = 0; i < 3; ++i) {
+        A.inv_h2[i] = s.inv_h2[i];
+        A.inv_h[i] = s.inv_h[i];
+    }
+    return A;
+}
+
+std::string describe(const Case& c, const char* kernel) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%dD %s %dx%dx%d, damping layers %d, free surface %s, batch %d, kernel %s", c.ndim,
+                  c.tilted ? "TTI" : "VTI", c.nx, c.ny, c.nz, c.layers, c.free_surface ? "on" : "off", c.batch, kernel);
+    return buf;
+}
+
+void check_kernel(const Case& c, kc::TtiKernel kernel, unsigned seed, int steps) {
+    State cpu = make_state(c, seed);
+    const State init = cpu;
+    const std::size_t box = cpu.box.padded_size();
+    // GPU copies.
+    kc::DeviceBuffer<float> p(init.p), q(init.q), wp(init.wp), wq(init.wq), cpp(init.cpp), cpq(init.cpq),
+        cqq(init.cqq), damp, axis[3], flux[6];
+    kernels::TtiStepArgs<float> G = args_of(init);
+    G.cpp = cpp.data();
+    G.cpq = cpq.data();
+    G.cqq = cqq.data();
+    if (!init.damp.empty()) {
+        damp.upload(init.damp);
+        G.damp = damp.data();
+    }
+    // Host twin.
+    kernels::TtiStepArgs<float> H = args_of(cpu);
+    H.cpp = cpu.cpp.data();
+    H.cpq = cpu.cpq.data();
+    H.cqq = cpu.cqq.data();
+    H.damp = cpu.damp.empty() ? nullptr : cpu.damp.data();
+    std::vector<float> hflux[6];
+    if (c.tilted) {
+        for (int ax = 0; ax < 3; ++ax) {
+            axis[ax].upload(init.axis[ax]);
+            G.axis[ax] = axis[ax].data();
+            H.axis[ax] = cpu.axis[ax].data();
+        }
+        for (int k = 0; k < 6; ++k) {
+            hflux[k].assign(box, 0.f);
+            H.flux[k] = hflux[k].data();
+            if (kernel == kc::TtiKernel::TwoPass) {
+                flux[k].resize(box);
+                flux[k].zero();
+                G.flux[k] = flux[k].data();
+            }
+        }
+    }
+    float *hp = cpu.p.data(), *hq = cpu.q.data(), *hwp = cpu.wp.data(), *hwq = cpu.wq.data();
+    float *gp = p.data(), *gq = q.data(), *gwp = wp.data(), *gwq = wq.data();
+    for (int n = 0; n < steps; ++n) {
+        H.p = hp, H.q = hq, H.wp = hwp, H.wq = hwq;
+        kernels::tti_step_cpu(H);
+        std::swap(hp, hwp);
+        std::swap(hq, hwq);
+        G.p = gp, G.q = gq, G.wp = gwp, G.wq = gwq;
+        kc::tti_step_cuda(G, kernel);
+        std::swap(gp, gwp);
+        std::swap(gq, gwq);
+    }
+    RTM_CUDA_CHECK(cudaDeviceSynchronize());
+    const bool even = steps % 2 == 0;  // then p, q hold u[n] on both sides
+    const double tol = tti_bound(steps, terms(c.ndim, c.tilted));
+    INFO(describe(c, kc::tti_kernel_name(kernel)) << ", seed " << seed << ", " << steps << " steps, bound " << tol);
+    const Diff dp = compare(cpu.box, (even ? p : wp).download(), even ? cpu.p : cpu.wp);
+    const Diff dq = compare(cpu.box, (even ? q : wq).download(), even ? cpu.q : cpu.wq);
+    const Diff dwp = compare(cpu.box, (even ? wp : p).download(), even ? cpu.wp : cpu.p);
+    INFO("p[n]: relative L2 " << dp.rel << ", " << dp.at);
+    INFO("q[n]: relative L2 " << dq.rel << ", " << dq.at);
+    INFO("p[n-1]: relative L2 " << dwp.rel << ", " << dwp.at);
+    std::printf("%s: relative L2 p %.3g, q %.3g, p[n-1] %.3g (bound %.3g)\n", describe(c, kc::tti_kernel_name(kernel)).c_str(),
+                dp.rel, dq.rel, dwp.rel, tol);
+    CHECK(dp.rel <= tol);
+    CHECK(dq.rel <= tol);
+    CHECK(dwp.rel <= tol);
+}
+
+}  // namespace
+
+TEST_CASE("GPU two-pass and SWiC TTI/VTI steps equal the CPU twin in fp32 within 3 sqrt(N) K 2^-24, 2D and 3D",
+          "[gpu][tti]") {
+    if (!gpu_or_skip()) return;
+    // Sizes no tile multiple (SWiC writes 24 x 8 columns per block in 3D, 120 in 2D), several
+    // z chunks, damping layers, a batch in 2D, a free surface with VTI.
+    const Case cases[] = {
+        {2, 263, 1, 150, 10, true, false, 2},
+        {2, 131, 1, 97, 0, true},
+        {2, 140, 1, 90, 8, false, true, 2},
+        {3, 53, 21, 70, 6, true},
+        {3, 30, 9, 40, 0, true},
+        {3, 41, 19, 37, 5, false, true},
+    };
+    unsigned seed = 11;
+    for (const auto& c : cases)
+        for (const auto& k : kc::tti_kernel_names()) check_kernel(c, kc::parse_tti_kernel(k), seed++, 100);
+}
+
+namespace {
+
+// A propagation with a Ricker source and receivers in a smooth heterogeneous TI medium,
+// on the CPU and on the GPU (fp32 both); traces and the final wavefield.
+struct PropResult {
+    std::vector<double> traces, field;
+};
+
+PropResult propagate(const Domain& d, bool gpu, int nt, const char* kernel) {
+    setenv("RTM_TTI_KERNEL", kernel, 1);
+    auto p = gpu ? make_cuda_propagator(d, Precision::Single) : make_cpu_propagator(d, Precision::Single);
+    unsetenv("RTM_TTI_KERNEL");
+    const Grid& g = d.window();
+    const auto w = ricker(15, d.dt(), nt);
+    const double sy = g.ndim() == 3 ? 0.5 * g.y_max() + 0.7 : 0;
+    p->set_sources({d.point(0.45 * g.x_max() + 1.3, sy, 0.4 * g.z_max() + 2.1, "source")},
+                   {std::vector<double>(w.begin(), w.end())});
+    std::vector<PointStencil> rec;
+    for (int k = 0; k < 7; ++k)
+        rec.push_back(d.point((0.1 + 0.13 * k) * g.x_max(), 0.3 * g.y_max(), (0.9 - 0.1 * k) * g.z_max(), "receiver"));
+    p->set_receivers(rec, nt);
+    for (int n = 0; n < nt; ++n) p->step(n);
+    return {p->receiver_traces(), p->wavefield()};
+}
+
+double rel_l2(const std::vector<double>& a, const std::vector<double>& b) {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return std::sqrt(num / den);
+}
+
+}  // namespace
+
+TEST_CASE("the GPU VTI/TTI propagator (two-pass and SWiC) equals the CPU one in fp32 after 300 steps, 2D and 3D",
+          "[gpu][tti]") {
+    if (!gpu_or_skip()) return;
+    const int nt = 300;
+    for (int ndim : {2, 3})
+        for (bool tilted : {false, true}) {
+            Grid g;
+            g.nx = ndim == 3 ? 47 : 161;
+            g.ny = ndim == 3 ? 39 : 1;
+            g.nz = ndim == 3 ? 43 : 121;
+            g.dx = g.dy = g.dz = 10;
+            std::vector<float> vp(g.size());
+            AnisotropyFields extra;
+            for (const char* name : {"epsilon", "delta"}) extra[name].resize(g.size());
+            if (tilted) extra["theta"].resize(g.size());
+            if (tilted && ndim == 3) extra["phi"].resize(g.size());
+            for (int iz = 0; iz < g.nz; ++iz)
+                for (int iy = 0; iy < g.ny; ++iy)
+                    for (int ix = 0; ix < g.nx; ++ix) {
+                        const std::size_t i = g.index(ix, iy, iz);
+                        vp[i] = float(1800 + 8 * iz + 3 * std::sin(0.2 * ix));
+                        extra["epsilon"][i] = float(0.2 + 0.05 * std::sin(0.1 * iz));
+                        extra["delta"][i] = 0.1f;
+                        if (tilted) extra["theta"][i] = float(0.5 + 0.2 * std::sin(0.15 * ix + 0.1 * iz));  // radians
+                        if (tilted && ndim == 3) extra["phi"][i] = float(0.3 + 0.25 * std::cos(0.2 * iy));
+                    }
+            DomainOptions o;
+            o.boundary = Boundary::Damping;
+            o.pml_cells = 12;
+            // Half the TTI limit dt^2 (A + B) S2 sum 1/h^2 <= 4 (docs/anisotropy.md), A = vmax^2 (1 + 2 eps_max).
+            const double vmax = 1803 + 8 * g.nz, sum = (ndim == 3 ? 3 : 2) / (g.dx * g.dx);
+            o.dt = 0.5 * std::sqrt(4 / ((1.5 + 1) * vmax * vmax * stencil::second_derivative_symbol_max() * sum));
+            const Domain d(g, vp, o, extra);
+            const PropResult ref = propagate(d, false, nt, "swic");
+            for (const auto& kernel : kc::tti_kernel_names()) {
+                const PropResult r = propagate(d, true, nt, kernel.c_str());
+                const double et = rel_l2(r.traces, ref.traces), ef = rel_l2(r.field, ref.field);
+                const double tol = tti_bound(nt, terms(ndim, tilted));
+                std::printf("%dD %s propagator, kernel %s, %d steps: relative L2 traces %.3g, wavefield %.3g (bound %.3g)\n",
+                            ndim, tilted ? "TTI" : "VTI", kernel.c_str(), nt, et, ef, tol);
+                INFO(ndim << "D " << (tilted ? "TTI" : "VTI") << ", kernel " << kernel << ": traces " << et
+                          << ", wavefield " << ef << ", bound " << tol);
+                CHECK(et <= tol);
+                CHECK(ef <= tol);
+            }
+        }
+}
+
