@@ -29,7 +29,7 @@ marmousi="$SRC/../shared/data/models/marmousi_vp_nx1601_nz401_d7.5m_ms.segy"
     while read -r f; do install -D -m 644 "$BUILD/$f" ".device/build-gpu/$f"; done
 # Where the tests look for the sources and their build tree: gpu_check.sh links both there.
 printf 'SRC=%s\nBUILD=%s\n' "$(realpath "$SRC")" "$(realpath "$BUILD")" > .device/paths
-cp "$BUILD/rtm" .device/build-gpu/
+ln -sf ../rtm .device/build-gpu/rtm  # one copy: the device call carries 64 MiB at most
 gpu_bins=$(grep -rlE 'LABELS "?gpu' .device/build-gpu --include='*_tests-*.cmake' | sed -E 's|.*/([a-z_]+)_tests-.*|\1|' | sort -u)
 for t in $gpu_bins; do
     bin=$(cd "$BUILD" && find . -type f -name "$t" -perm -u+x | head -1)
