@@ -16,6 +16,9 @@ inline double sinc(double x) {
     return std::sin(px) / px;
 }
 
+// The modified Bessel function I0 (x >= 0), by its power series.
+double bessel_i0(double x);
+
 // Kaiser window on [-1, 1]: I0(beta sqrt(1 - x^2)) / I0(beta), zero outside.
 double kaiser(double x, double beta);
 

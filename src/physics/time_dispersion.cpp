@@ -47,7 +47,7 @@ FrequencyWarp::FrequencyWarp(int n, const std::function<double(double)>& g, cons
     for (int i = 0; i < n_; ++i) {
         const double al = M_PI * kW * double(i - centre_) / m_;
         const double s = std::sqrt(kBeta * kBeta - al * al);
-        deconvolution_[i] = s * std::cyl_bessel_i(0.0, kBeta) / (kW * std::sinh(s));
+        deconvolution_[i] = s * bessel_i0(kBeta) / (kW * std::sinh(s));
     }
     first_.resize(m_);
     weights_.resize(std::size_t(m_) * kW);

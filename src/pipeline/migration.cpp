@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
@@ -39,10 +40,11 @@ DomainOptions damping_domain(const MigrationOptions& opt, double dt, const Wavel
 // time-dispersion correction).
 // The mute and the rho filter act after it, outside the adjoint pair (both off for the
 // born-adjoint condition's dot test).
-std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const TimeAxis& ta,
+// `to_record` is the shot's (its sampling and the steps'), made once for a batch: its
+// resampler's weights cost more than the transposes of a 2D shot's traces.
+std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const TimeAxis& ta, const StepsToRecord& to_record,
                                               const Model& model, const Wavelet& wavelet, bool mute, double mute_after,
-                                              bool rho, const PropagationOptions& prop) {
-    const StepsToRecord to_record(ta, shot.nt, shot.dt, prop);
+                                              bool rho) {
     std::vector<std::vector<double>> out(shot.ntraces(), std::vector<double>(ta.nt));
     double v_src = 0;
     if (mute) {
@@ -118,6 +120,7 @@ struct BatchMigration {
     int N;
     ShotWindow window;
     Domain domain;
+    StepsToRecord to_record;  // the batch's record sampling (batch_key) and steps
     bool born, is;
     int k;
     // Imaging at receiver-wavefield times j (multiples of k) with the source wavefield
@@ -135,6 +138,7 @@ struct BatchMigration {
         : model(model), wavelet(wavelet), opt(opt), ta(time_axis(model, first, wavelet, opt.propagation)), N(ta.nt),
           window(shot_window(model, first, opt.aperture)),
           domain(window.grid, window.vp, damping_domain(opt, ta.dt, wavelet)),
+          to_record(ta, first.nt, first.dt, opt.propagation),
           born(opt.condition == ImagingCondition::BornAdjoint),
           is(opt.condition == ImagingCondition::InverseScattering), k(imaging_interval(opt, wavelet, ta)),
           shift(born ? 1 : 0), e(is ? 1 : 0) {
@@ -173,6 +177,41 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
                      : "",
                  plan.bytes_kept / 1e9, budget / 1e9, opt.memory_budget > 0 ? "" : ", auto", plan.snapshot_bytes / 1e9,
                  plan.band_bytes / 1e9, plan.recompute, plan.forward_steps, N);
+
+    // The receivers as sources of the backward pass: their data at the step (transposed
+    // from the records, reversed in time, scaled) and their stencils. Host work that
+    // needs nothing of the source pass: on a GPU it runs while the source pass's steps
+    // are queued (a batch of 16 2D Marmousi shots took 2.4 s of the host, four times its
+    // steps, H100 2026-11-23); on the CPU the cores are the propagation's, so it runs
+    // when it is needed.
+    struct Receivers {
+        std::vector<PointStencil> where;
+        std::vector<std::vector<double>> data;
+    };
+    auto prepare_receivers = [&] {
+        const PhaseTimer t("receiver data to the step");
+        Receivers r;
+        for (int m = 0; m < B; ++m) {
+            const ShotGather& shot = *shots[m];
+            auto d = data_at_step(shot, ta, to_record, model, wavelet, opt.mute_direct, opt.mute_after,
+                                  opt.rho_filter && !born);
+            // The born-adjoint condition keeps the exact transpose; the others take back the
+            // transpose's dt / record dt (see data_at_step), so that their images do not
+            // depend on the record interval. On the data, not on the imaging weight: the
+            // illumination (the source wavefield's) shares that weight and must not move.
+            const double gain = domain.cell_volume() * (born ? 1.0 : shot.dt / ta.dt);
+            for (auto& tr : d) {
+                std::reverse(tr.begin(), tr.end());
+                for (double& x : tr) x *= gain;
+                r.data.push_back(std::move(tr));
+            }
+            for (auto& s : receiver_stencils(domain, window, model, shot))
+                r.where.push_back(member_stencil(std::move(s), domain.box(), m));
+        }
+        return r;
+    };
+    std::future<Receivers> receivers;
+    if (opt.propagation.backend.gpu) receivers = std::async(std::launch::async, prepare_receivers);
 
     // Member m of both propagators is shot m.
     auto src = make_propagator(domain, opt.propagation.precision, opt.propagation.backend, B);
@@ -270,28 +309,8 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
     PhaseTimer making("set-up (domain, propagators)");
     auto rec = make_propagator(domain, opt.propagation.precision, opt.propagation.backend, B);
     making.stop();
-    PhaseTimer receiver_data("receiver data to the step");
     {
-        std::vector<PointStencil> where;
-        std::vector<std::vector<double>> data;
-        for (int m = 0; m < B; ++m) {
-            const ShotGather& shot = *shots[m];
-            auto d = data_at_step(shot, ta, model, wavelet, opt.mute_direct, opt.mute_after,
-                                  opt.rho_filter && !born, opt.propagation);
-            // The born-adjoint condition keeps the exact transpose; the others take back the
-            // transpose's dt / record dt (see data_at_step), so that their images do not
-            // depend on the record interval. On the data, not on the imaging weight: the
-            // illumination (the source wavefield's) shares that weight and must not move.
-            const double gain = domain.cell_volume() * (born ? 1.0 : shot.dt / ta.dt);
-            for (auto& tr : d) {
-                std::reverse(tr.begin(), tr.end());
-                for (double& x : tr) x *= gain;
-                data.push_back(std::move(tr));
-            }
-            for (auto& r : receiver_stencils(domain, window, model, shot))
-                where.push_back(member_stencil(std::move(r), domain.box(), m));
-        }
-        receiver_data.stop();
+        auto [where, data] = receivers.valid() ? receivers.get() : prepare_receivers();
         const PhaseTimer t("receivers as sources to the device");
         rec->set_sources(where, data);
         rec->set_receivers({}, N);
