@@ -28,9 +28,9 @@ std::vector<T> as(const std::vector<double>& v) {
 }
 
 template <class T>
-class TtiCpuPropagator final : public Propagator {
+class TtiCpuPropagator final : public TtiPropagator {
 public:
-    TtiCpuPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()) {
+    TtiCpuPropagator(const Domain& d, int batch) : TtiPropagator(batch), d_(d), box_(d.box()) {
         if (!d.anisotropic()) fail("TTI propagator", "the domain is isotropic", "Use make_cpu_propagator");
         const TtiCoefficients& c = d.tti();
         const std::size_t n = box_.padded_size() * std::size_t(batch);
@@ -105,35 +105,7 @@ public:
 
     std::vector<double> receiver_traces() const override { return rec_traces_; }
 
-    // (p + q) / 2 on the window's nodes, member after member: what receivers record.
-    std::vector<double> wavefield() const override {
-        const Grid& g = d_.window();
-        std::vector<double> out(g.size() * batch());
-        for (int m = 0; m < batch(); ++m)
-            for (int iz = 0; iz < g.nz; ++iz)
-                for (int iy = 0; iy < g.ny; ++iy)
-                    for (int ix = 0; ix < g.nx; ++ix) {
-                        const std::size_t i = m * box_.padded_size() + d_.index(ix, iy, iz);
-                        out[m * g.size() + g.index(ix, iy, iz)] = 0.5 * (double(p_[i]) + double(q_[i]));
-                    }
-        return out;
-    }
-
-    // Migration is not implemented for anisotropic media yet: say so, not "use the CPU".
-    std::vector<double> previous_wavefield() const override { tti_no_migration(name()); }
-    void add_field(const std::vector<double>&) override { tti_no_migration(name()); }
-    void reverse_time() override { tti_no_migration(name()); }
-    std::size_t band_size() const override { tti_no_migration(name()); }
-    void save_band(float*) const override { tti_no_migration(name()); }
-    void restore_band(const float*) override { tti_no_migration(name()); }
-    void reserve_bands(std::size_t) override { tti_no_migration(name()); }
-    void store_band(std::size_t) override { tti_no_migration(name()); }
-    void load_band(std::size_t) override { tti_no_migration(name()); }
-    std::size_t keep(bool) override { tti_no_migration(name()); }
-    void recall(std::size_t, bool) override { tti_no_migration(name()); }
-    void clear_kept() override { tti_no_migration(name()); }
-    void correlate(const Propagator&, double, ImagingCondition) override { tti_no_migration(name()); }
-    std::vector<double> correlation(bool) const override { tti_no_migration(name()); }
+    std::vector<double> wavefield() const override { return window_mean(d_, p_.data(), q_.data(), batch()); }
 
     std::string name() const override {
         return std::string(d_.tti().tilted ? "cpu TTI" : "cpu VTI") + (sizeof(T) == 4 ? " (fp32)" : " (fp64)");

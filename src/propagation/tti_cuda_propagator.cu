@@ -56,9 +56,9 @@ struct DeviceInjection {
 };
 
 template <class T>
-class TtiCudaPropagator final : public Propagator {
+class TtiCudaPropagator final : public TtiPropagator {
 public:
-    TtiCudaPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()) {
+    TtiCudaPropagator(const Domain& d, int batch) : TtiPropagator(batch), d_(d), box_(d.box()) {
         if (!d.anisotropic()) fail("TTI propagator", "the domain is isotropic", "Use make_cuda_propagator");
         if (const char* k = std::getenv("RTM_TTI_KERNEL")) kernel_ = kc::parse_tti_kernel(k);
         const TtiCoefficients& c = d.tti();
@@ -188,36 +188,11 @@ public:
         return out;
     }
 
-    // (p + q) / 2 on the window's nodes, member after member: what receivers record.
     std::vector<double> wavefield() const override {
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
         const auto p = p_.download(), q = q_.download();
-        const Grid& g = d_.window();
-        std::vector<double> out(g.size() * batch());
-        for (int m = 0; m < batch(); ++m)
-            for (int iz = 0; iz < g.nz; ++iz)
-                for (int iy = 0; iy < g.ny; ++iy)
-                    for (int ix = 0; ix < g.nx; ++ix) {
-                        const std::size_t i = m * box_.padded_size() + d_.index(ix, iy, iz);
-                        out[m * g.size() + g.index(ix, iy, iz)] = 0.5 * (double(p[i]) + double(q[i]));
-                    }
-        return out;
+        return window_mean(d_, p.data(), q.data(), batch());
     }
-
-    std::vector<double> previous_wavefield() const override { tti_no_migration(name()); }
-    void add_field(const std::vector<double>&) override { tti_no_migration(name()); }
-    void reverse_time() override { tti_no_migration(name()); }
-    std::size_t band_size() const override { tti_no_migration(name()); }
-    void save_band(float*) const override { tti_no_migration(name()); }
-    void restore_band(const float*) override { tti_no_migration(name()); }
-    void reserve_bands(std::size_t) override { tti_no_migration(name()); }
-    void store_band(std::size_t) override { tti_no_migration(name()); }
-    void load_band(std::size_t) override { tti_no_migration(name()); }
-    std::size_t keep(bool) override { tti_no_migration(name()); }
-    void recall(std::size_t, bool) override { tti_no_migration(name()); }
-    void clear_kept() override { tti_no_migration(name()); }
-    void correlate(const Propagator&, double, ImagingCondition) override { tti_no_migration(name()); }
-    std::vector<double> correlation(bool) const override { tti_no_migration(name()); }
 
     std::string name() const override {
         return std::string(d_.tti().tilted ? "cuda TTI " : "cuda VTI ") + kc::tti_kernel_name(kernel_) +
