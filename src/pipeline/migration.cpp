@@ -119,7 +119,8 @@ struct BatchMigration {
     TimeAxis ta;
     int N;
     ShotWindow window;
-    Domain domain;
+    std::shared_ptr<const Domain> domain_kept;  // the window's (DomainCache), shared with the caller
+    const Domain& domain;
     StepsToRecord to_record;  // the batch's record sampling (batch_key) and steps
     bool born, is;
     int k;
@@ -134,10 +135,12 @@ struct BatchMigration {
     // current u[s] and previous u[s+1] it images with), else 0 (current u[s]).
     int e;
 
-    BatchMigration(const Model& model, const ShotGather& first, const Wavelet& wavelet, const MigrationOptions& opt)
+    BatchMigration(const Model& model, const ShotGather& first, const Wavelet& wavelet, const MigrationOptions& opt,
+                   DomainCache* domains)
         : model(model), wavelet(wavelet), opt(opt), ta(time_axis(model, first, wavelet, opt.propagation)), N(ta.nt),
           window(shot_window(model, first, opt.aperture)),
-          domain(window.grid, window.vp, damping_domain(opt, ta.dt, wavelet)),
+          domain_kept(domain_of(batch_key(model, first, opt), domains)),
+          domain(*domain_kept),
           to_record(ta, first.nt, first.dt, opt.propagation),
           born(opt.condition == ImagingCondition::BornAdjoint),
           is(opt.condition == ImagingCondition::InverseScattering), k(imaging_interval(opt, wavelet, ta)),
@@ -145,6 +148,13 @@ struct BatchMigration {
         for (int j = 0; j < N; j += k)
             if (j - shift >= 0) source_times.push_back(j - shift);
         M = int(source_times.size());
+    }
+
+    std::shared_ptr<const Domain> domain_of(const BatchKey& key, DomainCache* domains) const {
+        const auto make = [&] {
+            return std::make_shared<const Domain>(window.grid, window.vp, damping_domain(opt, ta.dt, wavelet));
+        };
+        return domains ? domains->get(key, make) : make();
     }
 
     // How to keep the source wavefield (memory_plan.h) for `members` shots; the budget
@@ -399,8 +409,18 @@ int migration_batch(const Model& model, const ShotGather& shot, const Wavelet& w
     return modelling_batch(opt.propagation, shots, points, samples);
 }
 
+std::shared_ptr<const Domain> DomainCache::get(const BatchKey& key,
+                                               const std::function<std::shared_ptr<const Domain>()>& make) {
+    if (!domain_ || key != key_) {
+        domain_.reset();
+        domain_ = make();
+        key_ = key;
+    }
+    return domain_;
+}
+
 std::vector<ShotMigration> migrate_shots(const Model& model, const std::vector<const ShotGather*>& shots,
-                                         const Wavelet& wavelet, const MigrationOptions& opt) {
+                                         const Wavelet& wavelet, const MigrationOptions& opt, DomainCache* domains) {
     if (shots.empty()) return {};
     const auto start = std::chrono::steady_clock::now();
     const ShotGather& first = *shots.front();
@@ -412,7 +432,7 @@ std::vector<ShotMigration> migrate_shots(const Model& model, const std::vector<c
                      "'s, with which it was to be migrated",
                  "Migrate together only shots of one batch_key");
     PhaseTimer setting_up("set-up (domain, propagators)");
-    const BatchMigration batch(model, first, wavelet, opt);
+    const BatchMigration batch(model, first, wavelet, opt, domains);
     setting_up.stop();
     // Every shot keeps its source wavefield the way it would alone (the same image bit
     // for bit): the batch goes in parts of as many shots as fit that way together.

@@ -431,6 +431,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     // and only the bad ones fail. Each shot is finished, stacked and checkpointed as its
     // own, so the image is the same bit for bit for any batch and any number of ranks.
     int batch = 0;
+    DomainCache domains;  // consecutive batches of one window build its domain once
     for (;;) {
         if (g_stop_signal) queue.stop();
         std::vector<Taken> taken;  // claimed and loaded
@@ -480,7 +481,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             std::vector<ShotMigration> results;
             try {
                 results = together(group.front()->which + (group.size() > 1 ? " and the others of its batch" : ""),
-                                   [&] { return migrate_shots(model, shots, wavelet, opt.migration); });
+                                   [&] { return migrate_shots(model, shots, wavelet, opt.migration, &domains); });
             } catch (const std::exception& e) {
                 if (group.size() == 1) {
                     failed(*group.front(), e);

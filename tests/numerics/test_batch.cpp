@@ -162,3 +162,35 @@ TEST_CASE("migrate_shots refuses shots of different windows or sampling, naming 
     CHECK_THAT(error_of([&] { migrate_shots(sv.smooth, {&sv.shots[0], &slow}, sv.w, sv.opt); }),
                Catch::Matchers::Contains("shot 12") && Catch::Matchers::Contains("record sampling"));
 }
+
+TEST_CASE("a DomainCache builds a window's domain once for consecutive batches, and the images are those without it") {
+    const BatchSurvey sv(2);
+    MigrationOptions opt = sv.opt;
+    opt.storage = SourceStorage::Snapshots;
+    DomainCache domains;
+    int built = 0;
+    const BatchKey key = batch_key(sv.smooth, sv.shots[0], opt);
+    // What the cache hands out: one domain for one key, a new one for another.
+    const auto make = [&] {
+        ++built;
+        DomainOptions o;
+        o.dt = 1e-3;
+        return std::make_shared<const Domain>(sv.smooth.grid(), sv.smooth.vp.data, o);
+    };
+    const auto a = domains.get(key, make), b = domains.get(key, make);
+    CHECK(a == b);
+    CHECK(built == 1);
+    BatchKey other = key;
+    std::get<2>(other) += 1;
+    CHECK(domains.get(other, make) != a);
+    CHECK(built == 2);
+    // Shots migrated one batch after another through the cache (the second reuses the
+    // first's domain) equal each shot alone, bit for bit: a domain is never changed.
+    DomainCache job;
+    for (int s = 0; s < 2; ++s) {
+        const ShotMigration cached = std::move(migrate_shots(sv.smooth, {&sv.shots[s]}, sv.w, opt, &job).front());
+        const ShotMigration alone = migrate_shot(sv.smooth, sv.shots[s], sv.w, opt);
+        CHECK(cached.image == alone.image);
+        CHECK(cached.illumination == alone.illumination);
+    }
+}
