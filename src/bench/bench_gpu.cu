@@ -34,6 +34,33 @@ __global__ void fill_kernel(T* p, std::size_t n, std::uint32_t seed, T lo, T hi)
     }
 }
 
+// A timed kernel's row: its rate, its bytes per point and its share of the copy
+// ceiling measured in the same run (`ceiling_gbs`), and its launch shape (`info`:
+// KernelInfo or TtiKernelInfo) with `extra` after.
+template <class T, class Info>
+Row kernel_row(const std::string& mode, const std::string& variant, const Options& o, double seconds, double points,
+               double bpp, double ceiling_gbs, const Info& info, const std::string& extra) {
+    Row r;
+    r.mode = mode;
+    r.variant = variant;
+    r.precision = sizeof(T) == 4 ? "fp32" : "fp64";
+    r.device = "gpu";
+    r.nx = o.nx;
+    r.ny = o.ny;
+    r.nz = o.nz;
+    r.seconds_per_step = seconds;
+    r.gpts = points / seconds * 1e-9;
+    r.bytes_per_point = bpp;
+    r.gbs = r.gpts * bpp;
+    r.ceiling_gpts = ceiling_gbs / bpp;
+    r.ratio = r.gpts / r.ceiling_gpts;
+    char note[240];
+    std::snprintf(note, sizeof note, "%d regs, %d B smem, %d threads, %d blocks/SM, %ld blocks, zchunk %d%s", info.regs,
+                  info.smem, info.threads, info.blocks_per_sm, info.blocks, info.zchunk, extra.c_str());
+    r.note = note;
+    return r;
+}
+
 template <class T>
 void fill(kc::DeviceBuffer<T>& b, std::uint32_t seed, double lo, double hi) {
     fill_kernel<T><<<1024, 256>>>(b.data(), b.size(), seed, T(lo), T(hi));
@@ -105,26 +132,8 @@ std::vector<Row> kernels_t(const Options& o, const Ceiling& c) {
         for (int i = 0; i < 3; ++i) one();  // warm-up
         const double t = ev.median(o.repeats, o.steps, one);
         const auto info = kc::describe_step<T>(box, cfg, stencil, o.batch);
-        Row r;
-        r.mode = o.mode;
-        r.variant = name;
-        r.precision = sizeof(T) == 4 ? "fp32" : "fp64";
-        r.device = "gpu";
-        r.nx = o.nx;
-        r.ny = o.ny;
-        r.nz = o.nz;
-        r.seconds_per_step = t;
-        r.gpts = double(box.points()) * o.batch / t * 1e-9;
-        r.bytes_per_point = bpp;
-        r.gbs = r.gpts * bpp;
-        r.ceiling_gpts = c.gbs / bpp;
-        r.ratio = r.gpts / r.ceiling_gpts;
-        char note[200];
-        std::snprintf(note, sizeof note, "%d regs, %d B smem, %d threads, %d blocks/SM, %ld blocks, zchunk %d%s",
-                      info.regs, info.smem, info.threads, info.blocks_per_sm, info.blocks, info.zchunk,
-                      o.batch > 1 ? (", batch of " + std::to_string(o.batch)).c_str() : "");
-        r.note = note;
-        rows.push_back(r);
+        rows.push_back(kernel_row<T>(o.mode, name, o, t, double(box.points()) * o.batch, bpp, c.gbs, info,
+                                     o.batch > 1 ? ", batch of " + std::to_string(o.batch) : ""));
     }
     return rows;
 }
@@ -180,29 +189,12 @@ std::vector<Row> tti_kernels_t(const Options& o, const Ceiling& c) {
         const double t = ev.median(o.repeats, o.steps, one);
         const auto info = kc::describe_tti<T>(box, tilted, k);
         const double bpp = kc::tti_bytes_per_point(k, box.ndim, tilted, false, sizeof(T));
-        Row r;
-        r.mode = o.physics;
-        r.variant = name;
-        r.precision = sizeof(T) == 4 ? "fp32" : "fp64";
-        r.device = "gpu";
-        r.nx = o.nx;
-        r.ny = o.ny;
-        r.nz = o.nz;
-        r.seconds_per_step = t;
-        r.gpts = double(box.points()) / t * 1e-9;
-        r.bytes_per_point = bpp;
-        r.gbs = r.gpts * bpp;
-        r.ceiling_gpts = c.gbs / bpp;
-        r.ratio = r.gpts / r.ceiling_gpts;
-        if (k == kc::TtiKernel::TwoPass) two_pass = r.gpts;
+        const double gpts = double(box.points()) / t * 1e-9;
+        if (k == kc::TtiKernel::TwoPass) two_pass = gpts;
         char speedup[64] = "";
         if (k != kc::TtiKernel::TwoPass && two_pass > 0)
-            std::snprintf(speedup, sizeof speedup, ", %.3fx the two-pass kernel", r.gpts / two_pass);
-        char note[240];
-        std::snprintf(note, sizeof note, "%d regs, %d B smem, %d threads, %d blocks/SM, %ld blocks, zchunk %d%s", info.regs,
-                      info.smem, info.threads, info.blocks_per_sm, info.blocks, info.zchunk, speedup);
-        r.note = note;
-        rows.push_back(r);
+            std::snprintf(speedup, sizeof speedup, ", %.3fx the two-pass kernel", gpts / two_pass);
+        rows.push_back(kernel_row<T>(o.physics, name, o, t, double(box.points()), bpp, c.gbs, info, speedup));
     }
     return rows;
 }

@@ -27,11 +27,8 @@ public:
         u_.assign(n, T(0));
         w_.assign(n, T(0));
         vdt2_.assign(d.vdt2().begin(), d.vdt2().end());
-        const double h[3] = {d.window().dx, d.window().dy, d.window().dz};
+        d.inverse_spacings(args_.inv_h2, args_.inv_h);
         for (int ax = 0; ax < 3; ++ax) {
-            const bool used = box_.ndim == 3 || ax != 1;
-            args_.inv_h2[ax] = used ? T(1 / (h[ax] * h[ax])) : T(0);
-            args_.inv_h[ax] = used ? T(1 / h[ax]) : T(0);
             if (d.cpml(ax)) {
                 a_[ax].assign(d.profile(ax).a.begin(), d.profile(ax).a.end());
                 b_[ax].assign(d.profile(ax).b.begin(), d.profile(ax).b.end());

@@ -129,12 +129,9 @@ public:
         u_.zero(stream_);
         w_.zero(stream_);
         vdt2_.upload(std::vector<T>(d.vdt2().begin(), d.vdt2().end()));
-        const double h[3] = {d.window().dx, d.window().dy, d.window().dz};
+        d.inverse_spacings(args_.inv_h2, args_.inv_h);
         for (int ax = 0; ax < 3; ++ax) {
-            const bool used = box_.ndim == 3 || ax != 1;
-            args_.inv_h2[ax] = used ? T(1 / (h[ax] * h[ax])) : T(0);
-            args_.inv_h[ax] = used ? T(1 / h[ax]) : T(0);
-            if (cpml && (box_.pml_lo[ax] || box_.pml_hi[ax])) {
+            if (d.cpml(ax)) {  // (Domain::cpml: a z-slab's own layers follow the whole box's)
                 a_[ax].upload(std::vector<T>(d.profile(ax).a.begin(), d.profile(ax).a.end()));
                 b_[ax].upload(std::vector<T>(d.profile(ax).b.begin(), d.profile(ax).b.end()));
                 psi_[ax].resize(n);
@@ -198,20 +195,13 @@ public:
     }
 
     void set_receivers(const std::vector<PointStencil>& where, int nt) override {
-        std::vector<int> off{0};
-        std::vector<long> idx;
-        std::vector<double> wgt;
-        for (const auto& r : where) {
-            idx.insert(idx.end(), r.index.begin(), r.index.end());
-            wgt.insert(wgt.end(), r.weight.begin(), r.weight.end());
-            off.push_back(int(idx.size()));
-        }
+        const ReceiverTaps taps = receiver_taps(where);
         nrec_ = int(where.size());
         nt_ = nt;
-        require_memory(std::size_t(nrec_) * nt * sizeof(T) + idx.size() * 16, "receiver traces");
-        rec_off_.upload(off);
-        rec_idx_.upload(idx);
-        rec_w_.upload(wgt);
+        require_memory(std::size_t(nrec_) * nt * sizeof(T) + taps.index.size() * 16, "receiver traces");
+        rec_off_.upload(taps.offset);
+        rec_idx_.upload(taps.index);
+        rec_w_.upload(taps.weight);
         rec_tr_.resize(std::size_t(nrec_) * nt);
         rec_tr_.zero(stream_);
     }

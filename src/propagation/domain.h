@@ -65,6 +65,17 @@ public:
     // v^2 on the window's nodes (x fastest), for the imaging conditions.
     const std::vector<double>& v2() const { return v2_; }
     const CpmlProfile& profile(int axis) const { return prof_[axis]; }
+    // 1/h^2 and 1/h per axis in the propagation's precision, as every step kernel reads
+    // them (StepArgs, TtiArgs): 0 for y in 2D.
+    template <class T>
+    void inverse_spacings(T (&inv_h2)[3], T (&inv_h)[3]) const {
+        const double h[3] = {window_.dx, window_.dy, window_.dz};
+        for (int ax = 0; ax < 3; ++ax) {
+            const bool used = box_.ndim == 3 || ax != 1;
+            inv_h2[ax] = used ? T(1 / (h[ax] * h[ax])) : T(0);
+            inv_h[ax] = used ? T(1 / h[ax]) : T(0);
+        }
+    }
     // Whether the step computes C-PML terms along `axis` (memory variables held): where
     // the box has C-PML layers on it, and on a slab of such a domain even without layer
     // planes of its own (a = 0, b = 1 there), so that its points take the kernels' code

@@ -27,4 +27,21 @@ inline kernels::Injection injection_of(const Domain& d, const std::vector<PointS
     return kernels::Injection::group(index, coef, traces, 1.0 / d.cell_volume());
 }
 
+// Receivers' taps one after another (CSR), as the GPU sampling kernels read them:
+// receiver r's taps are index/weight[offset[r] .. offset[r + 1]).
+struct ReceiverTaps {
+    std::vector<int> offset{0};
+    std::vector<long> index;
+    std::vector<double> weight;
+};
+inline ReceiverTaps receiver_taps(const std::vector<PointStencil>& where) {
+    ReceiverTaps t;
+    for (const auto& r : where) {
+        t.index.insert(t.index.end(), r.index.begin(), r.index.end());
+        t.weight.insert(t.weight.end(), r.weight.begin(), r.weight.end());
+        t.offset.push_back(int(t.index.size()));
+    }
+    return t;
+}
+
 }  // namespace rtm

@@ -40,12 +40,7 @@ public:
         cqq_ = as<T>(d.vdt2());
         damp_ = as<T>(d.damping());
         args_.box = box_;
-        const double h[3] = {d.window().dx, d.window().dy, d.window().dz};
-        for (int ax = 0; ax < 3; ++ax) {
-            const bool used = box_.ndim == 3 || ax != 1;
-            args_.inv_h2[ax] = used ? T(1 / (h[ax] * h[ax])) : T(0);
-            args_.inv_h[ax] = used ? T(1 / h[ax]) : T(0);
-        }
+        d.inverse_spacings(args_.inv_h2, args_.inv_h);
         args_.cpp = cpp_.data();
         args_.cpq = cpq_.data();
         args_.cqq = cqq_.data();

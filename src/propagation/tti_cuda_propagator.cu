@@ -18,6 +18,7 @@
 #include "kernels/cuda/step_cuda.h"
 #include "kernels/cuda/tti_cuda.h"
 #include "propagation/backend.h"
+#include "propagation/injection.h"
 #include "propagation/tti_propagator.h"
 
 namespace rtm {
@@ -81,12 +82,7 @@ public:
         cqq_ = upload<T>(d.vdt2());
         if (!d.damping().empty()) damp_ = upload<T>(d.damping());
         args_.box = box_;
-        const double h[3] = {d.window().dx, d.window().dy, d.window().dz};
-        for (int ax = 0; ax < 3; ++ax) {
-            const bool used = box_.ndim == 3 || ax != 1;
-            args_.inv_h2[ax] = used ? T(1 / (h[ax] * h[ax])) : T(0);
-            args_.inv_h[ax] = used ? T(1 / h[ax]) : T(0);
-        }
+        d.inverse_spacings(args_.inv_h2, args_.inv_h);
         args_.cpp = cpp_.data();
         args_.cpq = cpq_.data();
         args_.cqq = cqq_.data();
@@ -124,19 +120,12 @@ public:
     }
 
     void set_receivers(const std::vector<PointStencil>& where, int nt) override {
-        std::vector<int> off{0};
-        std::vector<long> idx;
-        std::vector<double> wgt;
-        for (const auto& r : where) {
-            idx.insert(idx.end(), r.index.begin(), r.index.end());
-            wgt.insert(wgt.end(), r.weight.begin(), r.weight.end());
-            off.push_back(int(idx.size()));
-        }
+        const ReceiverTaps taps = receiver_taps(where);
         nrec_ = int(where.size());
         nt_ = nt;
-        rec_off_.upload(off);
-        rec_idx_.upload(idx);
-        rec_w_.upload(wgt);
+        rec_off_.upload(taps.offset);
+        rec_idx_.upload(taps.index);
+        rec_w_.upload(taps.weight);
         rec_tr_.resize(std::size_t(nrec_) * nt);
         rec_tr_.zero(stream_);
         settle();
