@@ -104,14 +104,16 @@ MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double bud
     return p;
 }
 
-double auto_memory_budget(const Backend& backend, double not_yet_allocated) {
+double free_memory(const Backend& backend) {
     const double free = backend.gpu ? device_free_bytes() : available_host_bytes();
     if (!(free > 0))
         fail("option migration.memory-budget = auto",
              std::string("the free memory of the ") + (backend.gpu ? "GPU" : "host (MemAvailable in /proc/meminfo)") +
                  " could not be read",
              "Give the budget in GB, e.g. --migration.memory-budget 4");
-    return std::max(0.0, 0.9 * free - not_yet_allocated);
+    return free;
 }
+
+double auto_memory_budget(double free, double not_yet_allocated) { return std::max(0.0, 0.9 * free - not_yet_allocated); }
 
 }  // namespace rtm

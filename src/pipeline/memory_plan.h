@@ -70,9 +70,12 @@ MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double bud
 // The same without throwing: fits says whether it does.
 MemoryPlan try_plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget);
 
-// What the machine can give to the kept source wavefield now: on a GPU its free
-// memory, on the CPU the available host memory (MemAvailable), less `not_yet_allocated`
+// The memory the machine has free now: on a GPU the device's, on the CPU the available
+// host memory (MemAvailable); throws, naming migration.memory-budget, when it cannot be read.
+double free_memory(const Backend& backend);
+// What the machine can give to the kept source wavefield: `free` (free_memory: now, or
+// measured before the propagators a job keeps were made), less `not_yet_allocated`
 // bytes still to come and a margin of 10% of it (other processes, allocator slack).
-double auto_memory_budget(const Backend& backend, double not_yet_allocated);
+double auto_memory_budget(double free, double not_yet_allocated);
 
 }  // namespace rtm

@@ -119,7 +119,8 @@ struct BatchMigration {
     TimeAxis ta;
     int N;
     ShotWindow window;
-    std::shared_ptr<const Domain> domain_kept;  // the window's (DomainCache), shared with the caller
+    WindowCache* kept;                          // the caller's, or none
+    std::shared_ptr<const Domain> domain_kept;  // the window's, shared with `kept`
     const Domain& domain;
     StepsToRecord to_record;  // the batch's record sampling (batch_key) and steps
     bool born, is;
@@ -136,10 +137,10 @@ struct BatchMigration {
     int e;
 
     BatchMigration(const Model& model, const ShotGather& first, const Wavelet& wavelet, const MigrationOptions& opt,
-                   DomainCache* domains)
+                   WindowCache* kept)
         : model(model), wavelet(wavelet), opt(opt), ta(time_axis(model, first, wavelet, opt.propagation)), N(ta.nt),
-          window(shot_window(model, first, opt.aperture)),
-          domain_kept(domain_of(batch_key(model, first, opt), domains)),
+          window(shot_window(model, first, opt.aperture)), kept(kept),
+          domain_kept(domain_of(batch_key(model, first, opt))),
           domain(*domain_kept),
           to_record(ta, first.nt, first.dt, opt.propagation),
           born(opt.condition == ImagingCondition::BornAdjoint),
@@ -150,11 +151,11 @@ struct BatchMigration {
         M = int(source_times.size());
     }
 
-    std::shared_ptr<const Domain> domain_of(const BatchKey& key, DomainCache* domains) const {
+    std::shared_ptr<const Domain> domain_of(const BatchKey& key) const {
         const auto make = [&] {
             return std::make_shared<const Domain>(window.grid, window.vp, damping_domain(opt, ta.dt, wavelet));
         };
-        return domains ? domains->get(key, make) : make();
+        return kept ? kept->domain(key, make) : make();
     }
 
     // How to keep the source wavefield (memory_plan.h) for `members` shots; the budget
@@ -163,8 +164,9 @@ struct BatchMigration {
         return memory_needs(domain, N, M, k, e, opt.propagation.precision, opt.bf16_snapshots, is, members);
     }
     double budget_of(const MemoryNeeds& n) const {
-        return opt.memory_budget > 0 ? opt.memory_budget
-                                     : auto_memory_budget(opt.propagation.backend, propagation_bytes(n));
+        if (opt.memory_budget > 0) return opt.memory_budget;
+        const Backend& b = opt.propagation.backend;
+        return auto_memory_budget(kept ? kept->free_memory(b) : free_memory(b), propagation_bytes(n));
     }
 
     // shots[0 .. B-1] propagated together (member m: shots[m]) into out[0 .. B-1].
@@ -188,19 +190,27 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
                  plan.bytes_kept / 1e9, budget / 1e9, opt.memory_budget > 0 ? "" : ", auto", plan.snapshot_bytes / 1e9,
                  plan.band_bytes / 1e9, plan.recompute, plan.forward_steps, N);
 
+    // Member m of both propagators is shot m. Kept ones (WindowCache) are reset below.
+    WindowCache::Propagators p = kept ? kept->take(B) : WindowCache::Propagators{};
+    auto make = [&] { return make_propagator(domain, opt.propagation.precision, opt.propagation.backend, B); };
+    auto& src = p.source;
+    auto& rec = p.receiver;
+    if (!src) src = make();
+    if (!rec) rec = make();
+    const double busy_before = src->busy_seconds() + rec->busy_seconds();
+
     // The receivers as sources of the backward pass: their data at the step (transposed
-    // from the records, reversed in time, scaled) and their stencils. Host work that
-    // needs nothing of the source pass: on a GPU it runs while the source pass's steps
-    // are queued (a batch of 16 2D Marmousi shots took 2.4 s of the host, four times its
-    // steps, H100 2026-11-23); on the CPU the cores are the propagation's, so it runs
-    // when it is needed.
-    struct Receivers {
-        std::vector<PointStencil> where;
-        std::vector<std::vector<double>> data;
-    };
-    auto prepare_receivers = [&] {
-        const PhaseTimer t("receiver data to the step");
-        Receivers r;
+    // from the records, reversed in time, scaled) and their stencils, given to the
+    // receiver propagator. Host work that needs nothing of the source pass: on a GPU it
+    // runs while the source pass's steps are queued (a batch of 16 2D Marmousi shots
+    // took 2.4 s of the host, four times its steps, H100 2026-11-23); on the CPU the
+    // cores are the propagation's, so it runs when it is needed.
+    auto receivers_as_sources = [&] {
+        PhaseTimer t("receiver data to the step");
+        struct {
+            std::vector<PointStencil> where;
+            std::vector<std::vector<double>> data;
+        } r;
         for (int m = 0; m < B; ++m) {
             const ShotGather& shot = *shots[m];
             auto d = data_at_step(shot, ta, to_record, model, wavelet, opt.mute_direct, opt.mute_after,
@@ -218,13 +228,14 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
             for (auto& s : receiver_stencils(domain, window, model, shot))
                 r.where.push_back(member_stencil(std::move(s), domain.box(), m));
         }
-        return r;
+        t.stop();
+        const PhaseTimer to_device("receivers as sources to the device");
+        rec->set_sources(r.where, r.data);
+        rec->set_receivers({}, N);
     };
-    std::future<Receivers> receivers;
-    if (opt.propagation.backend.gpu) receivers = std::async(std::launch::async, prepare_receivers);
-
-    // Member m of both propagators is shot m.
-    auto src = make_propagator(domain, opt.propagation.precision, opt.propagation.backend, B);
+    // (Declared after the propagators: a pass that throws waits for it before they go.)
+    std::future<void> receivers;
+    if (opt.propagation.backend.gpu) receivers = std::async(std::launch::async, receivers_as_sources);
     const auto src_trace = source_trace(wavelet, ta, opt.propagation);
     std::vector<PointStencil> sources;
     for (int m = 0; m < B; ++m)
@@ -296,6 +307,7 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
             src->reserve_bands(std::size_t(N) + 1);  // slot n: the band of u[n]
             src->store_band(0);
         }
+        if (storage == SourceStorage::Snapshots) src->clear_kept();  // a kept propagator's last shot's
         if (storage == SourceStorage::Snapshots) src->reserve_kept(source_times.size() * (is ? 2 : 1), opt.bf16_snapshots);
         for (int n = 0; n < N; ++n) {
             const bool snap_time = storage == SourceStorage::Snapshots && next_snap < source_times.size() &&
@@ -316,15 +328,8 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
     // point sources (which divide by the cell volume, so multiply it back: the adjoint
     // of sampling a receiver is spreading its value with the same weights).
     forward_pass.stop();
-    PhaseTimer making("set-up (domain, propagators)");
-    auto rec = make_propagator(domain, opt.propagation.precision, opt.propagation.backend, B);
-    making.stop();
-    {
-        auto [where, data] = receivers.valid() ? receivers.get() : prepare_receivers();
-        const PhaseTimer t("receivers as sources to the device");
-        rec->set_sources(where, data);
-        rec->set_receivers({}, N);
-    }
+    if (receivers.valid()) receivers.get();
+    else receivers_as_sources();
     // Time-integral weight of one imaging step: k dt; the born-adjoint condition is a
     // plain sum.
     const double w = born ? 1.0 : k * ta.dt;
@@ -366,19 +371,26 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
     }
     backward_pass.stop();
     PhaseTimer to_host("shot image to the host");
-    const auto image = rec->correlation(false), illumination = rec->correlation(true);  // member after member
-    const double busy = src->busy_seconds() + rec->busy_seconds();
+    auto image = rec->correlation(false), illumination = rec->correlation(true);  // member after member
+    const double busy = src->busy_seconds() + rec->busy_seconds() - busy_before;
     to_host.stop();
-    {
+    if (kept) {
+        p.members = B;
+        kept->give_back(std::move(p));
+    } else {
         const PhaseTimer t("free the shot's propagators");
-        src.reset();
-        rec.reset();
+        p = {};
     }
     for (int m = 0; m < B; ++m) {
         ShotMigration& r = out[m];
         r.window = window;
-        r.image.assign(image.begin() + m * wg.size(), image.begin() + (m + 1) * wg.size());
-        r.illumination.assign(illumination.begin() + m * wg.size(), illumination.begin() + (m + 1) * wg.size());
+        if (B == 1) {  // (a 3D shot's are 384 MB each)
+            r.image = std::move(image);
+            r.illumination = std::move(illumination);
+        } else {
+            r.image.assign(image.begin() + m * wg.size(), image.begin() + (m + 1) * wg.size());
+            r.illumination.assign(illumination.begin() + m * wg.size(), illumination.begin() + (m + 1) * wg.size());
+        }
         r.storage = storage;
         r.bytes_kept = plan.bytes_kept / B;
         r.checkpoints = plan.checkpoints;
@@ -409,18 +421,32 @@ int migration_batch(const Model& model, const ShotGather& shot, const Wavelet& w
     return modelling_batch(opt.propagation, shots, points, samples);
 }
 
-std::shared_ptr<const Domain> DomainCache::get(const BatchKey& key,
-                                               const std::function<std::shared_ptr<const Domain>()>& make) {
+std::shared_ptr<const Domain> WindowCache::domain(const BatchKey& key,
+                                                  const std::function<std::shared_ptr<const Domain>()>& make) {
     if (!domain_ || key != key_) {
+        kept_ = {};  // its propagators refer to the domain: they go first
         domain_.reset();
+        free_ = -1;
         domain_ = make();
         key_ = key;
     }
     return domain_;
 }
 
+double WindowCache::free_memory(const Backend& backend) {
+    if (free_ < 0) free_ = rtm::free_memory(backend);
+    return free_;
+}
+
+WindowCache::Propagators WindowCache::take(int members) {
+    Propagators p = std::move(kept_);
+    kept_ = {};
+    if (p.members != members) p = {};  // another batch size: made anew
+    return p;
+}
+
 std::vector<ShotMigration> migrate_shots(const Model& model, const std::vector<const ShotGather*>& shots,
-                                         const Wavelet& wavelet, const MigrationOptions& opt, DomainCache* domains) {
+                                         const Wavelet& wavelet, const MigrationOptions& opt, WindowCache* kept) {
     if (shots.empty()) return {};
     const auto start = std::chrono::steady_clock::now();
     const ShotGather& first = *shots.front();
@@ -432,7 +458,7 @@ std::vector<ShotMigration> migrate_shots(const Model& model, const std::vector<c
                      "'s, with which it was to be migrated",
                  "Migrate together only shots of one batch_key");
     PhaseTimer setting_up("set-up (domain, propagators)");
-    const BatchMigration batch(model, first, wavelet, opt, domains);
+    const BatchMigration batch(model, first, wavelet, opt, kept);
     setting_up.stop();
     // Every shot keeps its source wavefield the way it would alone (the same image bit
     // for bit): the batch goes in parts of as many shots as fit that way together.

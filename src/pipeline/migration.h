@@ -104,30 +104,54 @@ int migration_batch(const Model& model, const ShotGather& shot, const Wavelet& w
                     long shots);
 
 // What consecutive batches of one window share, kept by the caller (a job) between
-// migrate_shots calls: the window's domain, tens of millions of points in double in 3D
-// (1.3 s of a shot's 2.5 s set-up on the H100's host, 2026-11-23). A domain is
-// immutable once built, so a shot's image does not depend on what ran before it.
-class DomainCache {
+// migrate_shots calls, so that only the first batch of a window pays for them:
+//  - the window's domain, tens of millions of points in double in 3D (1.3 s of a shot's
+//    2.5 s set-up on the H100's host, 2026-11-23);
+//  - its source and receiver propagators with what they allocated (wavefields, model
+//    arrays on the device, snapshot slots, the band history, states: the other 1.6 s);
+//  - the memory free before those propagators were made, from which the automatic
+//    budget is planned (so every batch of the window gets the plan the first one got).
+// A domain is immutable once built, and a kept propagator is reset (wavefields, memory
+// variables, traces, image and illumination to zero) and given its batch's sources
+// before it runs again, so a shot's image does not depend on what ran before it (tested
+// bit for bit). A batch that fails takes its propagators with it (the next one makes new).
+class WindowCache {
 public:
     // The domain kept for `key` (batch_key: the window and the record sampling, hence
-    // the steps, within one job's model and options), or make()'s, kept instead; the
-    // previous one is let go first, so that two are never held by the cache.
-    std::shared_ptr<const Domain> get(const BatchKey& key, const std::function<std::shared_ptr<const Domain>()>& make);
+    // the steps, within one job's model and options), or make()'s, kept instead; what
+    // was kept for another key is let go first, so that two are never held.
+    std::shared_ptr<const Domain> domain(const BatchKey& key, const std::function<std::shared_ptr<const Domain>()>& make);
+
+    // free_memory(backend) when the window's first propagators were not made yet,
+    // measured once per window: every batch of it gets the automatic budget the first got.
+    double free_memory(const Backend& backend);
+
+    // The propagators of the domain last handed out, for batches of `members` shots:
+    // taken by a batch (empty when none are kept for that many: it makes them) and
+    // given back when it succeeds. Kept for one batch size at a time.
+    struct Propagators {
+        int members = 0;
+        std::unique_ptr<Propagator> source, receiver;
+    };
+    Propagators take(int members);
+    void give_back(Propagators p) { kept_ = std::move(p); }
 
 private:
     BatchKey key_{};
     std::shared_ptr<const Domain> domain_;
+    double free_ = -1;  // < 0: not measured for this window
+    Propagators kept_;
 };
 
 // Shots of one batch_key (throws naming the first that differs) migrated together: one
-// result per shot, in order, each image bit for bit migrate_shot's. `domains`, when
-// given, keeps the domain for the next call of the same window. Every shot keeps its
+// result per shot, in order, each image bit for bit migrate_shot's. `kept`, when
+// given, keeps the window's domain and propagators for the next call (WindowCache). Every shot keeps its
 // source wavefield the way it would alone (the plan for one shot); when the whole batch
 // cannot keep them that way within the budget, it runs in parts of as many shots as can
 // (logged). A blow-up or bad data in any shot stops the batch (the error names its shots).
 std::vector<ShotMigration> migrate_shots(const Model& model, const std::vector<const ShotGather*>& shots,
                                          const Wavelet& wavelet, const MigrationOptions& opt,
-                                         DomainCache* domains = nullptr);
+                                         WindowCache* kept = nullptr);
 
 // Born modelling: data scattered by dm (a perturbation of slowness squared, s^2/m^2,
 // on the model grid) in the background model, recorded with `shot`'s geometry and

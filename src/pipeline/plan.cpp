@@ -217,7 +217,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         needs.value_bytes = mo.propagation.precision == Precision::Double ? 8 : 4;
         needs.bf16_snapshots = mo.bf16_snapshots;
         const double budget = mo.memory_budget > 0 ? mo.memory_budget
-                                                   : auto_memory_budget(mo.propagation.backend, propagation_bytes(needs));
+                                                   : auto_memory_budget(free_memory(mo.propagation.backend), propagation_bytes(needs));
         const MemoryPlan mp = plan_memory(needs, mo.storage, budget, "a shot of this job");
         const SourceStorage st = mp.storage;
         const double kept = mp.bytes_kept;

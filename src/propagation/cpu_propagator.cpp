@@ -229,9 +229,9 @@ public:
                 fm[idx[i]] = kept16_.empty() ? kept_[off + i] : T(from_bf16(kept16_[off + i]));
         }
     }
-    void clear_kept() override {
-        std::vector<T>().swap(kept_);
-        std::vector<std::uint16_t>().swap(kept16_);
+    void clear_kept() override {  // the memory stays for the next shot's (Propagator::clear_kept)
+        kept_.clear();
+        kept16_.clear();
     }
 
     // Member after member, each with exactly the arithmetic of a batch of one.

@@ -268,6 +268,10 @@ public:
     std::size_t state_bytes() const override { return state_values() * sizeof(T); }
     void reserve_states(std::size_t count) override {
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // queued copies may use the old slots
+        if (count <= state_capacity_) {  // reuse (a kept propagator's next shot)
+            state_slots_ = count;
+            return;
+        }
         states_dev_.resize(0);
         states_host_ = kc::PinnedBuffer();
         const double bytes = double(count) * state_bytes();
@@ -275,7 +279,7 @@ public:
         RTM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
         if (double(free_b) - headroom_bytes() >= bytes) states_dev_.resize(count * state_values());
         else states_host_ = kc::PinnedBuffer(count * state_bytes());
-        state_slots_ = count;
+        state_slots_ = state_capacity_ = count;
     }
     void store_state(std::size_t slot) override { move_state(slot, true); }
     void load_state(std::size_t slot) override { move_state(slot, false); }
@@ -465,8 +469,10 @@ public:
 
     // --- Snapshots and cross-correlation (see the file's header) ---
     std::size_t keep(bool bf16) override {
-        if (slots_.empty()) kept_bf16_ = bf16;
-        else if (kept_bf16_ != bf16)
+        if (slots_.empty()) {
+            if (bf16 != kept_bf16_) free_slots();  // slots of the other kind's size
+            kept_bf16_ = bf16;
+        } else if (kept_bf16_ != bf16)
             fail("keep", "snapshots of one propagator must all be of one kind (all bfloat16 or none)");
         if (slots_.size() == slot_capacity_) add_chunk();
         const std::size_t slot = slots_.size();
@@ -518,15 +524,18 @@ public:
         if (slot > 0 && slots_[slot - 1].host) upload(b ^ 1, slot - 1);
     }
 
+    // The slots' memory stays for the next shot's keep() calls (Propagator::clear_kept).
     void clear_kept() override {
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
         if (copy_) RTM_CUDA_CHECK(cudaStreamSynchronize(copy_));
         slots_.clear();
+        for (auto& st : stage_) st.slot = -1;
+    }
+    void free_slots() {
         chunk_slots_.clear();
         chunks_.clear();
         pinned_chunks_.clear();
         slot_capacity_ = 0;
-        for (auto& st : stage_) st.slot = -1;
     }
 
     void correlate(const Propagator& source, double w, ImagingCondition condition) override {
@@ -787,7 +796,7 @@ private:
     mutable kc::DeviceBuffer<int> nonfinite_;  // finite()'s flag
     kc::DeviceBuffer<T> states_dev_;  // checkpoints: device memory or pinned host memory
     kc::PinnedBuffer states_host_;
-    std::size_t state_slots_ = 0;
+    std::size_t state_slots_ = 0, state_capacity_ = 0;
     static constexpr int kTimed = 128;
     mutable Timing timing_[kTimed];
     int timing_next_ = 0;

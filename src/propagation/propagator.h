@@ -113,6 +113,9 @@ public:
     // CPU backend then fills one allocation instead of copying its store at each growth).
     virtual void reserve_kept(std::size_t count, bool bf16) {}
     virtual void recall(std::size_t slot, bool previous = false) { unsupported("recall"); }
+    // Forgets the kept wavefields (keep() counts from slot 0 again); their memory stays
+    // for the next keep() calls (a propagator kept for the next shot, WindowCache), until
+    // the propagator goes.
     virtual void clear_kept() { unsupported("clear_kept"); }
     // image += w * I, illumination += w * u_s^2 on the window, with u_s the source's
     // current wavefield and u this propagator's (source: same backend, precision and

@@ -128,7 +128,7 @@ void check_ops(int ndim, Precision prec, bool bf16, bool host) {
         for (double x : ci) peak = std::max(peak, std::abs(x));
         CHECK(peak > 0);
     }
-    // reset zeroes the image; clear_kept frees the slots (keep starts at 0 again).
+    // reset zeroes the image; clear_kept forgets the slots (keep starts at 0 again).
     gr->reset();
     for (double x : gr->correlation(false)) REQUIRE(x == 0);
     for (double x : gr->correlation(true)) REQUIRE(x == 0);

@@ -163,13 +163,12 @@ TEST_CASE("migrate_shots refuses shots of different windows or sampling, naming 
                Catch::Matchers::Contains("shot 12") && Catch::Matchers::Contains("record sampling"));
 }
 
-TEST_CASE("a DomainCache builds a window's domain once for consecutive batches, and the images are those without it") {
+TEST_CASE("a WindowCache builds a window's domain and propagators once for consecutive batches, and the images are "
+          "those without it, for every storage") {
     const BatchSurvey sv(2);
-    MigrationOptions opt = sv.opt;
-    opt.storage = SourceStorage::Snapshots;
-    DomainCache domains;
+    WindowCache cache;
     int built = 0;
-    const BatchKey key = batch_key(sv.smooth, sv.shots[0], opt);
+    const BatchKey key = batch_key(sv.smooth, sv.shots[0], sv.opt);
     // What the cache hands out: one domain for one key, a new one for another.
     const auto make = [&] {
         ++built;
@@ -177,20 +176,40 @@ TEST_CASE("a DomainCache builds a window's domain once for consecutive batches, 
         o.dt = 1e-3;
         return std::make_shared<const Domain>(sv.smooth.grid(), sv.smooth.vp.data, o);
     };
-    const auto a = domains.get(key, make), b = domains.get(key, make);
+    const auto a = cache.domain(key, make), b = cache.domain(key, make);
     CHECK(a == b);
     CHECK(built == 1);
     BatchKey other = key;
     std::get<2>(other) += 1;
-    CHECK(domains.get(other, make) != a);
+    CHECK(cache.domain(other, make) != a);
     CHECK(built == 2);
-    // Shots migrated one batch after another through the cache (the second reuses the
-    // first's domain) equal each shot alone, bit for bit: a domain is never changed.
-    DomainCache job;
-    for (int s = 0; s < 2; ++s) {
-        const ShotMigration cached = std::move(migrate_shots(sv.smooth, {&sv.shots[s]}, sv.w, opt, &job).front());
-        const ShotMigration alone = migrate_shot(sv.smooth, sv.shots[s], sv.w, opt);
-        CHECK(cached.image == alone.image);
-        CHECK(cached.illumination == alone.illumination);
-    }
+    // Propagators: kept for one batch size; another size gets none (the batch makes them).
+    WindowCache::Propagators p;
+    p.members = 2;
+    p.source = make_cpu_propagator(*a, Precision::Single, 2);
+    Propagator* const kept = p.source.get();
+    cache.give_back(std::move(p));
+    CHECK(cache.take(2).source.get() == kept);
+    CHECK_FALSE(cache.take(2).source);  // taken: not kept any more
+    // Shots migrated one batch after another through one cache (the second shot reuses
+    // the first's domain and propagators, with their snapshot slots, band history or
+    // states) equal each shot alone, bit for bit: nothing of a shot stays in them.
+    for (SourceStorage storage : {SourceStorage::Snapshots, SourceStorage::Boundary, SourceStorage::Checkpoints})
+        for (ImagingCondition c : {ImagingCondition::CrossCorrelation, ImagingCondition::InverseScattering,
+                                   ImagingCondition::BornAdjoint}) {
+            MigrationOptions opt = sv.opt;
+            opt.storage = storage;
+            opt.condition = c;
+            // Checkpoints: 8 states of one shot (see the batch test above), so it recomputes.
+            if (storage == SourceStorage::Checkpoints) opt.memory_budget = 8.5 * 2 * 4.0 * 104 * 69;
+            WindowCache job;
+            for (int s = 0; s < 2; ++s) {
+                INFO("storage " << storage_name(storage) << ", condition " << int(c) << ", shot " << s);
+                const ShotMigration cached = std::move(migrate_shots(sv.smooth, {&sv.shots[s]}, sv.w, opt, &job).front());
+                const ShotMigration alone = migrate_shot(sv.smooth, sv.shots[s], sv.w, opt);
+                CHECK(cached.image == alone.image);
+                CHECK(cached.illumination == alone.illumination);
+                CHECK(cached.storage == alone.storage);
+            }
+        }
 }
