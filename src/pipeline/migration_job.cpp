@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <optional>
 #include <regex>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +20,7 @@
 #include "core/log.h"
 #include "core/phases.h"
 #include "core/progress.h"
+#include "parallel/shot_groups.h"
 #include "parallel/work_queue.h"
 #include "io/model_io.h"
 #include "pipeline/job_previews.h"
@@ -119,9 +122,11 @@ void read_stack(std::istream& in, const fs::path& path, imaging::Stack& stack) {
 
 Bytes bytes_of(const std::vector<imaging::ExactSum>& v) { return {v.data(), v.size() * sizeof(imaging::ExactSum)}; }
 
+// On every core: MPI calls it on one thread, for chunks of the 3 GB of a 3D stack.
 void combine_sums(const void* in, void* inout, std::size_t n) {
     const auto* a = static_cast<const imaging::ExactSum*>(in);
     auto* b = static_cast<imaging::ExactSum*>(inout);
+#pragma omp parallel for if (n > 65536)
     for (std::size_t i = 0; i < n; ++i) b[i].add(a[i]);
 }
 
@@ -387,13 +392,27 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             throw;
         }
     };
-    auto stacked = [&](const Taken& t, const ShotMigration& m) {
+    // A shot's image added to this rank's stack, then the shot finished, recorded and
+    // logged. On a GPU the adding (0.5 s of the host for a 3D shot, 2026-11-23) runs
+    // beside the next shot's propagation, and the shot is finished once it is added:
+    // when the next shot is stacked, before a checkpoint and at the end. On the CPU the
+    // cores are the propagation's, so it is added at once. The order of finishing (and
+    // of the stack's sums) is the order of stacking either way.
+    struct Stacking {
+        Taken t;  // without its gather
+        ShotMigration m;
+        std::future<void> added;
+    };
+    std::optional<Stacking> adding;
+    auto finish_stacking = [&] {
+        if (!adding) return;
+        const Taken& t = adding->t;
+        const ShotMigration& m = adding->m;
         try {
-            // The last step that can fail: it adds the whole shot or, refusing it, nothing.
-            const PhaseTimer stacking("stack");
-            if (queue.leader()) mine.add(m.window.grid, m.window.ix0, m.window.iy0, m.image, m.illumination);
+            adding->added.get();
         } catch (const std::exception& e) {
             failed(t, e);
+            adding.reset();
             return;
         }
         if (queue.leader()) {
@@ -408,20 +427,38 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         const long done = before + queue.finished_ok();
         const double sec = std::chrono::duration<double>(clock::now() - loop_start).count();
         const double rate = double(done - before) / sec;
-        if (!queue.leader()) return;
-        every_rank().info("{} ({} of {} done, {:.0f} shots/h, ETA {}): window {} x {} x {}, {} steps, imaging "
-                          "every {}, source wavefield by {} ({:.1f} MB){}, {:.1f} s",
-                          t.which, done, n, rate * 3600, format_duration(double(long(order.size()) + before - done) / rate),
-                          m.window.grid.nx, m.window.grid.ny, m.window.grid.nz, m.steps, m.image_every,
-                          storage_name(m.storage), m.bytes_kept / 1e6,
-                          m.batch > 1 ? " in a batch of " + std::to_string(m.batch) : "", m.seconds);
-        // A QC picture that cannot be written loses the picture, not the stacked shot.
-        if (opt.keep_shot_images) try {
-                write_shot_preview(opt.folder, model.grid(), m, names[t.i], opt.migration);
-            } catch (const std::exception& e) {
-                every_rank().warn("{}: its image for QC (migration.keep-shot-images) was not written: {}", t.which,
-                                  e.what());
-            }
+        if (queue.leader()) {
+            every_rank().info("{} ({} of {} done, {:.0f} shots/h, ETA {}): window {} x {} x {}, {} steps, imaging "
+                              "every {}, source wavefield by {} ({:.1f} MB){}, {:.1f} s",
+                              t.which, done, n, rate * 3600,
+                              format_duration(double(long(order.size()) + before - done) / rate), m.window.grid.nx,
+                              m.window.grid.ny, m.window.grid.nz, m.steps, m.image_every, storage_name(m.storage),
+                              m.bytes_kept / 1e6, m.batch > 1 ? " in a batch of " + std::to_string(m.batch) : "",
+                              m.seconds);
+            // A QC picture that cannot be written loses the picture, not the stacked shot.
+            if (opt.keep_shot_images) try {
+                    write_shot_preview(opt.folder, model.grid(), m, names[t.i], opt.migration);
+                } catch (const std::exception& e) {
+                    every_rank().warn("{}: its image for QC (migration.keep-shot-images) was not written: {}",
+                                      t.which, e.what());
+                }
+        }
+        adding.reset();
+    };
+    // (Not in a shot group: finishing is collective there, and its members must not
+    // reach it at different points, as a checkpoint due on one of them would make them.)
+    const bool beside = opt.migration.propagation.backend.gpu && parallel::ShotGroups::get().per_shot() == 1;
+    auto stacked = [&](const Taken& t, ShotMigration m) {
+        finish_stacking();
+        adding.emplace(Stacking{{t.claim, t.i, t.which, {}}, std::move(m), {}});
+        // The last step that can fail: it adds the whole shot or, refusing it, nothing.
+        adding->added = std::async(beside ? std::launch::async : std::launch::deferred,
+                                   [&mine, &m = adding->m, leader = queue.leader()] {
+                                       const PhaseTimer stacking("stack");
+                                       if (leader)
+                                           mine.add(m.window.grid, m.window.ix0, m.window.iy0, m.image, m.illumination);
+                                   });
+        if (!beside) finish_stacking();
     };
     // Shots migrated together (migrate_shots): up to `batch` (migration_batch, chosen
     // from the first shot this rank loads, at most its share of the shots, and logged)
@@ -431,7 +468,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     // and only the bad ones fail. Each shot is finished, stacked and checkpointed as its
     // own, so the image is the same bit for bit for any batch and any number of ranks.
     int batch = 0;
-    DomainCache domains;  // consecutive batches of one window build its domain once
+    WindowCache kept;  // consecutive batches of one window share its domain and propagators
     for (;;) {
         if (g_stop_signal) queue.stop();
         std::vector<Taken> taken;  // claimed and loaded
@@ -481,7 +518,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             std::vector<ShotMigration> results;
             try {
                 results = together(group.front()->which + (group.size() > 1 ? " and the others of its batch" : ""),
-                                   [&] { return migrate_shots(model, shots, wavelet, opt.migration, &domains); });
+                                   [&] { return migrate_shots(model, shots, wavelet, opt.migration, &kept); });
             } catch (const std::exception& e) {
                 if (group.size() == 1) {
                     failed(*group.front(), e);
@@ -497,13 +534,19 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
                     }
                 continue;
             }
-            for (std::size_t j = 0; j < group.size(); ++j) stacked(*group[j], results[j]);
+            for (std::size_t j = 0; j < group.size(); ++j) stacked(*group[j], std::move(results[j]));
         }
         if (clock::now() - last_checkpoint >= std::chrono::duration<double>(opt.checkpoint_minutes * 60)) {
+            finish_stacking();
             const PhaseTimer t("checkpoint");
             write_part(opt.folder, world.rank(), base_gen, done_here, mine);
             last_checkpoint = clock::now();
         }
+    }
+    finish_stacking();
+    {
+        const PhaseTimer t("free the shots' propagators");
+        kept = WindowCache();
     }
     me.wall = std::chrono::duration<double>(clock::now() - loop_start).count();
     me.waiting = queue.waiting_seconds();
@@ -545,15 +588,21 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         }
         const PhaseTimer finishing("commit, image and previews");
         stack.add(mine);
-        commit(st, stack);
+        // The products beside the commit: they read the stack, the commit writes its
+        // copy (with fsync), and neither waits for the other.
         int done = 0;
-        for (const auto& s : st.j["shots"]) {
-            done += s["status"] == "done";
-            rep.failed += s["status"] == "failed";
-        }
-        rep.complete = done == rep.total;
+        for (const auto& s : st.j["shots"]) done += s["status"] == "done";
         spdlog::info("writing the image of {} of {} shots", done, rep.total);
-        rep.outputs = write_products(st.folder, stack, opt, done, rep.total);
+        auto products = std::async(std::launch::async, [&] { return write_products(st.folder, stack, opt, done, rep.total); });
+        try {
+            commit(st, stack);
+        } catch (...) {
+            products.wait();
+            throw;
+        }
+        rep.outputs = products.get();
+        for (const auto& s : st.j["shots"]) rep.failed += s["status"] == "failed";
+        rep.complete = done == rep.total;
     });
     // Every rank ends with the same outcome (and exit code).
     int shared[4] = {rep.done_now, rep.failed, rep.complete, rep.signal};
