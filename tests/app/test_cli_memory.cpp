@@ -73,8 +73,11 @@ TEST_CASE("rtm model and rtm migrate stay within docs/memory.md's bound on a sho
     // migrate: 100 T (indexing; 32 T kept) + 4 R n (the gather) + 16 R N (its traces
     // at the step in double, twice).
     // Slack: 4 MB for what the formula does not count (allocator arenas and page
-    // rounding, stdio and log buffers).
-    const double R = receivers, T = double(shots) * receivers, slack = 4e6;
+    // rounding, stdio and log buffers), and 2 MB more: identical runs of the larger
+    // rtm model peak 34.7 or 37.4-37.8 MB (bimodal, 2026-11-23, on this 2-core machine;
+    // with one malloc arena and MPI's shared-memory transport off alike; cause not
+    // found), so 4 MB alone failed one run in six. The file (49.8 MB) stays far above.
+    const double R = receivers, T = double(shots) * receivers, slack = 6e6;
     const double model_bound = peak_of(model0) + 16 * R * n + 8 * R * n + 32 * T + slack;
     const double migrate_bound = peak_of(migrate0) + 100 * T + 4 * R * n + 16 * R * n + slack;
     const double file = double(fs::file_size(big));
