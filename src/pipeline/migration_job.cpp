@@ -241,6 +241,15 @@ State open_state(const std::string& folder, const std::vector<JobShot>& names, c
     return st;
 }
 
+// The ranks' checkpoints (write_part) in the job folder.
+std::vector<fs::path> part_files(const fs::path& folder) {
+    static const std::regex part_name(R"(part-\d+\.bin)");
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(folder))
+        if (std::regex_match(e.path().filename().string(), part_name)) out.push_back(e.path());
+    return out;
+}
+
 // Commits `stack` (every shot marked done in st.j) as a new generation: the stack file,
 // then state.json naming it, then the other generations and the parts go.
 void commit(State& st, const imaging::Stack& stack) {
@@ -250,9 +259,7 @@ void commit(State& st, const imaging::Stack& stack) {
     st.j["generation"] = gen;
     st.save();  // the commit point
     st.remove_stale(gen);
-    static const std::regex part_name(R"(part-\d+\.bin)");
-    for (const auto& e : fs::directory_iterator(st.folder))
-        if (std::regex_match(e.path().filename().string(), part_name)) fs::remove(e.path());
+    for (const fs::path& part : part_files(st.folder)) fs::remove(part);
 }
 
 // A rank's checkpoint: the generation its run started from, the shots it has done in
@@ -271,25 +278,23 @@ void write_part(const fs::path& folder, int rank, int base_gen, const std::vecto
 // Adds the parts of an interrupted run (killed before its end) to `stack` and marks
 // their shots done, then commits; parts from before the last commit are removed.
 void absorb_parts(State& st, imaging::Stack& stack) {
-    static const std::regex part_name(R"(part-\d+\.bin)");
     int parts = 0, shots = 0;
-    for (const auto& e : fs::directory_iterator(st.folder)) {
-        if (!std::regex_match(e.path().filename().string(), part_name)) continue;
-        std::ifstream in(e.path(), std::ios::binary);
+    for (const fs::path& path : part_files(st.folder)) {
+        std::ifstream in(path, std::ios::binary);
         char magic[8];
         std::int64_t head[3];
         in.read(magic, sizeof magic);
         in.read(reinterpret_cast<char*>(head), sizeof head);
         if (!in || !std::equal(magic, magic + 8, kPartMagic) || head[2] != std::int64_t(stack.image.size()))
-            fail(e.path().string(), "is not a checkpoint of this job's ranks", "Delete the job folder to start again");
+            fail(path.string(), "is not a checkpoint of this job's ranks", "Delete the job folder to start again");
         if (head[0] != st.generation()) continue;  // its shots are in the committed stack already
         std::vector<std::int64_t> done(static_cast<std::size_t>(head[1]));
-        read_exactly(in, e.path(), done.data(), done.size() * sizeof(std::int64_t));
+        read_exactly(in, path, done.data(), done.size() * sizeof(std::int64_t));
         imaging::Stack part(stack.grid);
-        read_stack(in, e.path(), part);
+        read_stack(in, path, part);
         for (const std::int64_t i : done) {
             if (i < 0 || std::size_t(i) >= st.j["shots"].size() || st.j["shots"][std::size_t(i)]["status"] == "done")
-                fail(e.path().string(), "holds a shot that is done already (or none of this job)",
+                fail(path.string(), "holds a shot that is done already (or none of this job)",
                      "Delete the job folder to start again");
             st.j["shots"][std::size_t(i)]["status"] = "done";
         }
@@ -312,11 +317,17 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     const parallel::World& world = parallel::World::get();
     const std::size_t n = names.size();
     State st;                                 // rank 0's
-    imaging::Stack stack(world.root() ? model.grid() : Grid());  // the job's stack: rank 0's only
+    // The job's stack (rank 0's): the committed one and the parts of an interrupted run,
+    // when resuming; for a new job, this run's ranks' stacks reduced to rank 0 are the
+    // job's, and it is not made (1.5 GB of exact sums to fill in 3D).
+    imaging::Stack stack{Grid()};
+    bool resuming = false;  // (rank 0's) stack holds the job's earlier shots
     std::vector<std::int64_t> done_before(n, 0);
     int base_gen = 0;
     world.on_root([&] {
         st = open_state(opt.folder, names, fingerprint);
+        resuming = st.generation() > 0 || !part_files(st.folder).empty();
+        if (resuming) stack = imaging::Stack(model.grid());
         if (st.generation() > 0) {
             std::ifstream in(st.stack(st.generation()), std::ios::binary);
             if (!in) fail(st.stack(st.generation()).string(), "the job's stack file is missing", "Delete the job folder to start again");
@@ -587,15 +598,16 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             }
         }
         const PhaseTimer finishing("commit, image and previews");
-        stack.add(mine);
+        imaging::Stack& job = resuming ? stack : mine;
+        if (resuming) stack.add(mine);
         // The products beside the commit: they read the stack, the commit writes its
         // copy (with fsync), and neither waits for the other.
         int done = 0;
         for (const auto& s : st.j["shots"]) done += s["status"] == "done";
         spdlog::info("writing the image of {} of {} shots", done, rep.total);
-        auto products = std::async(std::launch::async, [&] { return write_products(st.folder, stack, opt, done, rep.total); });
+        auto products = std::async(std::launch::async, [&] { return write_products(st.folder, job, opt, done, rep.total); });
         try {
-            commit(st, stack);
+            commit(st, job);
         } catch (...) {
             products.wait();
             throw;
