@@ -404,11 +404,12 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         }
     };
     // A shot's image added to this rank's stack, then the shot finished, recorded and
-    // logged. On a GPU the adding (0.5 s of the host for a 3D shot, 2026-11-23) runs
-    // beside the next shot's propagation, and the shot is finished once it is added:
-    // when the next shot is stacked, before a checkpoint and at the end. On the CPU the
-    // cores are the propagation's, so it is added at once. The order of finishing (and
-    // of the stack's sums) is the order of stacking either way.
+    // logged. The adding (0.5 s of the host for a 3D shot, 2026-11-23) runs beside the
+    // next shot's propagation (on a GPU the host is free then; on the CPU the same
+    // memory-bound work moves, and the CPU runs the GPU's code path), and the shot is
+    // finished once it is added: when the next shot is stacked, before the queue is
+    // waited on, before a checkpoint and at the end. The order of finishing (and of the
+    // stack's sums) is the order of stacking either way.
     struct Stacking {
         Taken t;  // without its gather
         ShotMigration m;
@@ -458,7 +459,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     };
     // (Not in a shot group: finishing is collective there, and its members must not
     // reach it at different points, as a checkpoint due on one of them would make them.)
-    const bool beside = opt.migration.propagation.backend.gpu && parallel::ShotGroups::get().per_shot() == 1;
+    const bool beside = parallel::ShotGroups::get().per_shot() == 1;
     auto stacked = [&](const Taken& t, ShotMigration m) {
         finish_stacking();
         adding.emplace(Stacking{{t.claim, t.i, t.which, {}}, std::move(m), {}});
@@ -484,7 +485,14 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         if (g_stop_signal) queue.stop();
         std::vector<Taken> taken;  // claimed and loaded
         int claimed = 0;
-        for (parallel::WorkQueue::Claim c = queue.next(); c; c = queue.next(false)) {
+        // A shot being stacked is not finished yet, and the queue waits for unfinished
+        // shots (they may come back for a retry): finish it before waiting.
+        parallel::WorkQueue::Claim first = adding ? queue.next(false) : queue.next();
+        if (!first && adding) {
+            finish_stacking();
+            first = queue.next();
+        }
+        for (parallel::WorkQueue::Claim c = first; c; c = queue.next(false)) {
             ++claimed;
             const std::size_t i = std::size_t(c.item);
             Taken& t = taken.emplace_back();
