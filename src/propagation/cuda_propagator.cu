@@ -39,6 +39,9 @@
 //   after them, else in pinned host memory; stored and loaded by copies on the stream
 //   (device to device, or over the bus: then the steps wait for them, a checkpoint being
 //   rare next to the steps that recompute from it).
+// z-slabs (propagation/slab_propagator.h): plane copies to and from the host
+//   (copy_planes_out/in, for the host-staged exchange); window_continues lets the
+//   derivative imaging conditions read the ghost planes beyond the slab's window.
 // Busy time: a pair of timing events around each step's launches (a ring of kTimed;
 // a pair is read when its slot comes round again, kTimed steps later, or by
 // busy_seconds()), summed: the device time in propagation kernels.
@@ -242,6 +245,32 @@ public:
         std::swap(u_, w_);
         RTM_CUDA_CHECK(cudaEventRecord(tm.stop, stream_));
         tm.pending = true;
+    }
+
+    // --- z-slabs (propagation/slab_propagator.h) ---
+    std::size_t plane_bytes() const override { return std::size_t(box_.sz()) * sizeof(T); }
+    // Planes iz0 .. iz0 + count - 1 of every member (padded plane iz + R of member m
+    // starts at m padded_size + (iz + R) sz): a copy per member, after the queued work.
+    void copy_planes_out(int iz0, int count, void* dst) const override { copy_planes(iz0, count, dst, false); }
+    void copy_planes_in(int iz0, int count, const void* src) override {
+        copy_planes(iz0, count, const_cast<void*>(src), true);
+    }
+    void copy_planes(int iz0, int count, void* host, bool in) const {
+        const std::size_t n = plane_bytes() * std::size_t(count);
+        for (int m = 0; m < batch(); ++m) {
+            char* dev = reinterpret_cast<char*>(const_cast<T*>(u_.data()) + m * box_.padded_size() +
+                                                std::size_t(iz0 + stencil::R) * box_.sz());
+            char* h = static_cast<char*>(host) + std::size_t(m) * n;
+            RTM_CUDA_CHECK(cudaMemcpyAsync(in ? dev : h, in ? h : dev, n, in ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+                                           stream_));
+        }
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the caller's memory
+    }
+
+    bool window_continues(int before, int after) override {
+        z_before_ = before;
+        z_after_ = after;
+        return true;
     }
 
     double busy_seconds() const override {
@@ -568,6 +597,8 @@ public:
             wi.dt = d_.dt();
             wi.w = w;
             wi.born = condition == ImagingCondition::BornAdjoint;
+            wi.z_before = z_before_;
+            wi.z_after = z_after_;
             kc::image_window_cuda(box_, wi, src->u_.data(), src->w_.data(), u_.data(), w_.data(), v2_.data(),
                                   image_.data(), illum_.data(), stream_, batch());
         }
@@ -792,6 +823,7 @@ private:
     mutable Timing timing_[kTimed];
     int timing_next_ = 0;
     mutable double busy_ = 0;  // seconds of collected steps
+    int z_before_ = 0, z_after_ = 0;  // window_continues
 };
 
 }  // namespace
@@ -816,7 +848,9 @@ std::pair<int, const void*> cuda_bands_where(const Propagator& p) {
 
 std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision, int batch) {
     std::string why;
-    if (!cuda_device_available(&why)) fail("option propagation.device = gpu", why, "Set propagation.device to cpu or auto");
+    int device = 0;  // the rank's own (choose_backend's): kept
+    if (cudaGetDevice(&device) != cudaSuccess) cudaGetLastError();
+    if (!cuda_device_available(&why, device)) fail("option propagation.device = gpu", why, "Set propagation.device to cpu or auto");
     if (domain.anisotropic()) return make_tti_cuda_propagator(domain, precision, batch);
     if (precision == Precision::Double) return std::make_unique<CudaPropagator<double>>(domain, batch);
     return std::make_unique<CudaPropagator<float>>(domain, batch);

@@ -101,6 +101,11 @@ public:
     virtual std::size_t plane_bytes() const { unsupported("plane_bytes"); }
     virtual void copy_planes_out(int iz0, int count, void* dst) const { unsupported("copy_planes_out"); }
     virtual void copy_planes_in(int iz0, int count, const void* src) { unsupported("copy_planes_in"); }
+    // For z-slabs: the current wavefields' planes before the window's first and after its
+    // last (`before`, `after` of them: the ghost planes, which the caller keeps fresh)
+    // hold the field beyond the window, so that correlate's derivatives read them, not
+    // zero. False where this backend does not (the caller differentiates on the host).
+    virtual bool window_continues(int before, int after) { return false; }
 
     // Snapshots and cross-correlation kept where the wavefields live (device memory on
     // a GPU), so migration moves no wavefield to the host while it runs:

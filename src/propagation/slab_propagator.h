@@ -23,10 +23,10 @@
 //    (retried on another group, then recorded failed), one member's alone ends the job
 //    after kGroupAgreeSeconds, naming the rank and the reason. In rtm model any error
 //    ends the job at once, as with one rank per shot.
-//  - For a GPU backend later: the exchange goes through copy_planes_out/in (host
-//    staging now; peer copies and the overlap with the interior belong there), and the
-//    derivative imaging conditions, computed here on the host, would move to the device
-//    with a ghost-aware window.
+//  - GPU ranks: the exchange goes through copy_planes_out/in, staged on the host (the
+//    exchange hidden behind the interior belongs in the CUDA propagator); the derivative
+//    imaging conditions are computed by the slab's own propagator where it reads the
+//    ghost planes (Propagator::window_continues: a GPU's), else here on the host.
 #include <memory>
 
 #include "parallel/slab_layout.h"
