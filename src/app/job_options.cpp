@@ -76,7 +76,8 @@ po::options_description propagation_options() {
          "on this node under mpirun or Slurm)")
         ("parallel.ranks-per-shot", po::value<int>()->default_value(1),
          "ranks (GPUs) that propagate one shot together; under mpirun the N ranks form N / ranks-per-shot groups, "
-         "each taking the next shot as it finishes one and propagating it in z-slabs (CPU or GPU ranks)");
+         "each taking the next shot as it finishes one and propagating it in z-slabs (CPU or GPU ranks; GPU ranks "
+         "of one node exchange their slabs' planes device to device)");
     return d;
 }
 

@@ -36,6 +36,7 @@ public:
         inner_ = make_propagator(domain_, precision, one, batch);
         above_ = group.rank() > 0 ? R : 0;
         below_ = group.rank() + 1 < group.size() ? R : 0;
+        in_step_ = inner_->exchange_in_step(group);  // collective
         imaging_inside_ = inner_->window_continues(above_, below_);
         // The slab's first window plane in the whole window (faces lie outside the layers).
         w0_ = std::max(me_.z0, whole.box().pml_lo[2]) - whole.box().pml_lo[2];
@@ -65,10 +66,12 @@ public:
         image_.clear();
         illum_.clear();
     }
+    // With the exchange in the step (a GPU's, propagation/cuda_slab_exchange.h) the
+    // ghost planes are fresh after it; the exchange here is only for what else changed them.
     void step(int n) override {
         exchange();
         inner_->step(n);
-        stale_ = true;
+        stale_ = !in_step_;
     }
     double busy_seconds() const override { return inner_->busy_seconds() + exchange_seconds_; }
     std::string name() const override {
@@ -234,6 +237,7 @@ private:
     std::vector<int> owner_;  // each receiver's slab
     int nt_ = 0;
     mutable bool stale_ = true;
+    bool in_step_ = false;  // the inner propagator exchanges in each step itself
     bool imaging_inside_ = false;  // it differentiates across the faces itself (ghost planes)
     mutable std::vector<char> send_, recv_;
     mutable double exchange_seconds_ = 0;

@@ -84,7 +84,7 @@ void check_same(const std::string& args, int ranks, int per_shot, const fs::path
     }
 }
 
-const std::string kInStep = "";
+const std::string kInStep = "device to device (CUDA IPC)";
 
 }  // namespace
 
@@ -99,9 +99,13 @@ TEST_CASE("GPU z-slabs, 3 ranks: rtm model's gathers are one GPU's, byte for byt
     if (!gpu_or_skip()) return;
     const auto args = model_2d(face_depth(151, 10, 20, false, 3, 1), face_depth(151, 10, 20, false, 3, 2), "");
     check_same(args, 3, 3, scratch("gpu-slabs-model3"), "--output.shots", {""}, "", kInStep);
+    // The host-staged exchange (MPI), as across nodes: the same bytes.
+    check_same(args, 3, 3, scratch("gpu-slabs-model3-host"), "--output.shots", {""}, "RTM_SLAB_EXCHANGE=host ",
+               "through the host and MPI (RTM_SLAB_EXCHANGE=host)");
     // Batches of 2 shots: a batch exchanges through the host.
     const auto batched = model_2d(face_depth(151, 10, 20, false, 2, 1), face_depth(151, 10, 20, false, 2, 1), "", 2);
-    check_same(batched, 2, 2, scratch("gpu-slabs-model-batch"), "--output.shots", {""});
+    check_same(batched, 2, 2, scratch("gpu-slabs-model-batch"), "--output.shots", {""}, "",
+               "a batch of 2 shots");
 }
 
 TEST_CASE("GPU z-slabs, 2 ranks: rtm model of a 3D model is one GPU's, byte for byte", "[gpu]") {
