@@ -13,8 +13,9 @@
 #         the GPU and on the CPU, and the two image.sgy compared (relative L2, fp32).
 #   quick: test_gpu and the kernel benchmarks (full, stencil, modelling); full: + ncu.
 #   batch: test_gpu and 2D batches of shots (full update and modelling steps, 2001x601).
-#   final: rtm, then the default and the best variants of each kernel benchmark, and ncu
-#         on one 3D modelling step (the figures docs/performance.md quotes).
+#   final: rtm, then the default and the best variants of each kernel benchmark, ncu
+#         on one 3D modelling step, and on a machine of several GPUs one shot over all
+#         of them in z-slabs (`rtm bench --mode slabs`; the figures docs/performance.md quotes).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 FAILURES=()
@@ -187,6 +188,16 @@ run full2d_b64 --mode full     --grid 2001x601 --batch 64 --steps 40 --variant q
 run model2d_b64 --mode modelling --grid 2001x601 --batch 64 --steps 20 --repeats 3 --variant q32x16,t32x16,t32x8s6
 run damp2d_b64 --mode modelling --boundary damping --grid 2001x601 --batch 64 --steps 20 --repeats 3 \
     --variant q32x16,t32x16,t32x8s6
+fi
+
+# One shot over every GPU of the machine in z-slabs, against one GPU (final, 2 GPUs or more).
+GPUS=$(nvidia-smi -L | wc -l)
+if [ "$MODE" = final ] && [ "$GPUS" -ge 2 ]; then
+    echo "== rtm bench --mode slabs over $GPUS GPUs (mpirun)" | tee -a "$LOG"
+    timeout 300 mpirun --allow-run-as-root -np "$GPUS" -x LD_LIBRARY_PATH "$D/rtm" bench --mode slabs \
+        --grid 512x512x1024 --boundary none,damping,cpml --steps 20 --repeats 5 --json "$OUT/slabs.json" 2>&1 |
+        tee -a "$LOG" | grep -v "\] info"
+    [ "${PIPESTATUS[0]}" = 0 ] || failed "rtm bench --mode slabs over $GPUS GPUs"
 fi
 
 if command -v ncu > /dev/null && { [ "$MODE" = full ] || [ "$MODE" = final ]; }; then

@@ -76,8 +76,8 @@ po::options_description propagation_options() {
          "on this node under mpirun or Slurm)")
         ("parallel.ranks-per-shot", po::value<int>()->default_value(1),
          "ranks (GPUs) that propagate one shot together; under mpirun the N ranks form N / ranks-per-shot groups, "
-         "each taking the next shot as it finishes one and propagating it in z-slabs (CPU ranks only in this "
-         "version: propagation.device = cpu)");
+         "each taking the next shot as it finishes one and propagating it in z-slabs (CPU or GPU ranks; GPU ranks "
+         "of one node exchange their slabs' planes device to device)");
     return d;
 }
 
@@ -194,18 +194,10 @@ PropagationOptions propagation_from(const po::variables_map& vm) {
     const int per_shot = vm["parallel.ranks-per-shot"].as<int>();
     parallel::ShotGroups::configure(per_shot);  // refuses a G that does not divide the ranks
     spdlog::info("{}", parallel::layout_description(per_shot));
-    // One GPU per rank: the node-local rank's. One shot over several GPUs needs the
-    // exchange between devices, which is not built: refused whether asked for or found.
+    // One GPU per rank: the node-local rank's (ranks beyond the node's GPUs share them);
+    // a shot group's ranks propagate z-slabs of its shot (propagation/slab_propagator.h).
     const DeviceChoice device = parse_device(vm["propagation.device"].as<std::string>());
-    const auto refuse_gpu_slabs = [&](const std::string& why) {
-        fail("option parallel.ranks-per-shot", "is " + std::to_string(per_shot) + " with the GPU (" + why +
-                 "): one shot over several GPUs (the z-slab exchange between devices) is not built yet; "
-                 "CPU ranks can share a shot",
-             "Set propagation.device = cpu, or parallel.ranks-per-shot = 1 (one shot per GPU)");
-    };
-    if (per_shot > 1 && device == DeviceChoice::Gpu) refuse_gpu_slabs("propagation.device = gpu");
     p.backend = choose_backend(device, world.node_rank());
-    if (per_shot > 1 && p.backend.gpu) refuse_gpu_slabs(p.backend.why);
     p.backend.group = &parallel::ShotGroups::get().group();  // where each shot runs
     if (world.size() > 1) every_rank().info("rank {} of {} on {}: {}", world.rank(), world.size(), world.node_name(), p.backend.why);
     else spdlog::info("device: {}", p.backend.why);

@@ -62,7 +62,11 @@ int main(int argc, char** argv) {
     // MPI for the commands that run jobs over ranks (mpirun rtm model|migrate); the
     // others stay one plain process.
     std::unique_ptr<rtm::parallel::Session> mpi;
-    if (argc >= 2 && (!std::strcmp(argv[1], "model") || !std::strcmp(argv[1], "migrate")))
+    // and `rtm bench --mode slabs` (one shot over the ranks' GPUs).
+    bool slabs_bench = false;
+    for (int i = 2; i + 1 < argc && argc >= 2 && !std::strcmp(argv[1], "bench"); ++i)
+        slabs_bench = slabs_bench || (!std::strcmp(argv[i], "--mode") && !std::strcmp(argv[i + 1], "slabs"));
+    if (argc >= 2 && (!std::strcmp(argv[1], "model") || !std::strcmp(argv[1], "migrate") || slabs_bench))
         mpi = std::make_unique<rtm::parallel::Session>(argc, argv);
     const auto& world = rtm::parallel::World::get();
     rtm::app::set_up_logging(world.rank(), world.size());

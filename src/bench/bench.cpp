@@ -218,25 +218,7 @@ Row cpu_full(const Options& o, const Ceiling& c) {
 Row modelling_one(const Options& o, const Ceiling& c, const Domain& d, const std::string& variant);
 
 std::vector<Row> modelling(const Options& o, const Ceiling& c) {
-    Grid g;
-    const int p = o.pml;
-    g.nx = o.nx - 2 * p;
-    g.ny = o.ndim() == 3 ? o.ny - 2 * p : 1;
-    g.nz = o.nz - 2 * p;
-    if (g.nx < 8 || g.nz < 8 || (o.ndim() == 3 && g.ny < 8))
-        fail("option --grid", "too small for modelling with " + std::to_string(p) + " absorbing cells per side",
-             "Use at least " + std::to_string(2 * p + 8) + " points per axis");
-    g.dx = g.dy = g.dz = 10;
-    std::vector<float> vp(g.size());
-    for (int iz = 0; iz < g.nz; ++iz)
-        for (std::size_t i = 0; i < std::size_t(g.nx) * g.ny; ++i)
-            vp[std::size_t(iz) * g.nx * g.ny + i] = float(1500 + 1500.0 * iz / std::max(1, g.nz - 1));
-    DomainOptions dop;
-    dop.boundary = o.boundary == "damping" ? Boundary::Damping : Boundary::Cpml;
-    dop.pml_cells = p;
-    dop.dt = 0.3 * 10 / 3000.0;
-    dop.f_dominant = 10;
-    Domain d(g, vp, dop);
+    const Domain d = modelling_domain(o);
     std::vector<Row> rows;
     if (o.device == "gpu")
         for (const auto& v : o.variants) rows.push_back(modelling_one(o, c, d, v));
@@ -335,6 +317,32 @@ Row modelling_one(const Options& o, const Ceiling& c, const Domain& d, const std
     return r;
 }
 
+}  // namespace
+
+Domain modelling_domain(const Options& o) {
+    Grid g;
+    const int p = o.pml;
+    g.nx = o.nx - 2 * p;
+    g.ny = o.ndim() == 3 ? o.ny - 2 * p : 1;
+    g.nz = o.nz - 2 * p;
+    if (g.nx < 8 || g.nz < 8 || (o.ndim() == 3 && g.ny < 8))
+        fail("option --grid", "too small for modelling with " + std::to_string(p) + " absorbing cells per side",
+             "Use at least " + std::to_string(2 * p + 8) + " points per axis");
+    g.dx = g.dy = g.dz = 10;
+    std::vector<float> vp(g.size());
+    for (int iz = 0; iz < g.nz; ++iz)
+        for (std::size_t i = 0; i < std::size_t(g.nx) * g.ny; ++i)
+            vp[std::size_t(iz) * g.nx * g.ny + i] = float(1500 + 1500.0 * iz / std::max(1, g.nz - 1));
+    DomainOptions dop;
+    dop.boundary = o.boundary == "damping" ? Boundary::Damping : Boundary::Cpml;
+    dop.pml_cells = p;
+    dop.dt = 0.3 * 10 / 3000.0;
+    dop.f_dominant = 10;
+    return Domain(g, vp, dop);
+}
+
+namespace {
+
 void print(const Ceiling& c, const std::vector<Row>& rows) {
     std::printf("device : %s\n", c.device.c_str());
     std::printf("ceiling: %.1f GB/s, %s\n", c.gbs, c.name.c_str());
@@ -384,7 +392,9 @@ int run_bench(int argc, char** argv) {
         ("variant", po::value(&variant)->default_value("default"),
          "GPU kernel variant(s), comma-separated, 'all', or 'default' (the propagator's)")
         ("precision", po::value(&precision)->default_value("single"), "single|double")
-        ("mode", po::value(&o.mode)->default_value("full"), "full|stencil|modelling|rtm")
+        ("mode", po::value(&o.mode)->default_value("full"),
+         "full|stencil|modelling|rtm|slabs (slabs: under mpirun -np G, one shot over G GPUs in z-slabs against one GPU; "
+         "--boundary none,damping)")
         ("device", po::value(&o.device)->default_value("auto"), "auto (the GPU when present, as rtm model), cpu or gpu")
         ("threads", po::value(&o.threads)->default_value(0),
          "CPU threads (0: OMP_NUM_THREADS when set, else the CPUs this process may use divided by the ranks on this node)")
@@ -417,6 +427,14 @@ int run_bench(int argc, char** argv) {
     o.dbl = precision == "double";
     if (o.device != "auto" && o.device != "cpu" && o.device != "gpu")
         fail("option --device", "unknown device '" + o.device + "'", "Use auto, cpu or gpu");
+    if (o.mode == "slabs") {
+#ifdef RTM_HAVE_CUDA
+        slabs_mode(o, json, cmd);
+        return 0;
+#else
+        fail("option --mode slabs", "this rtm was built without CUDA", "Build rtm with nvcc on the PATH");
+#endif
+    }
     std::string chosen;  // what --device auto chose, as rtm model would
     if (o.device == "auto") {
         std::string why;
@@ -424,8 +442,7 @@ int run_bench(int argc, char** argv) {
         chosen = " (--device auto: " + (o.device == "gpu" ? why : "no GPU: " + why) + ")";
     }
     set_cpu_threads(o.threads, "--threads");
-    if (o.mode != "full" && o.mode != "stencil" && o.mode != "modelling" && o.mode != "rtm")
-        fail("option --mode", "unknown mode '" + o.mode + "'", "Use full, stencil, modelling or rtm");
+
     if (o.steps < 1 || o.repeats < 1) fail("option --steps", "must be at least 1");
     if (o.batch < 1) fail("option --batch", "must be at least 1");
     if (o.batch > 1 && (o.mode == "stencil" || o.mode == "rtm"))

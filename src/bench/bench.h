@@ -7,6 +7,9 @@
 //   --pml N   --boundary cpml|damping   (modelling; a variant NAME+nosplit runs the layer
 //   kernel over the whole box in one launch; NAME+ov1 / NAME+ov2 overlap C-PML pass 1 /
 //   pass 1 and the shell with the interior launch, see LaunchConfig::overlap)
+//   --mode slabs (under mpirun -np G, GPUs of one node; --boundary none,damping,cpml): one
+//   shot's steps over the G ranks in z-slabs against one GPU in the same job, and the
+//   share of the exchange hidden (bench_slabs.cpp)
 // Prints one table row per measurement: Gpoints/s, GB/s at the minimal byte count,
 // the ceiling (copy bandwidth / bytes per point) and the ratio. Returns 0 on success.
 namespace rtm {

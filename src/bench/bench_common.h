@@ -5,6 +5,10 @@
 #include "kernels/step_args.h"
 #include <vector>
 
+namespace rtm {
+class Domain;
+}
+
 namespace rtm::bench {
 
 struct Options {
@@ -60,7 +64,13 @@ struct Row {
 // written to json_file when not empty.
 void rtm_mode(const Options& o, const std::string& json_file, const std::string& cmd, const std::string& device_name);
 
+// The modelling benchmarks' domain: the grid with o.pml cells of o.boundary's layers
+// inside it on every side, velocity rising with depth, 10 m cells (bench.cpp).
+Domain modelling_domain(const Options& o);
+
 #ifdef RTM_HAVE_CUDA
+// --mode slabs (bench_slabs.cpp): one shot over the ranks of mpirun in z-slabs against one GPU.
+void slabs_mode(Options o, const std::string& json_file, const std::string& cmd);
 Ceiling gpu_ceiling();
 std::vector<Row> gpu_kernels(const Options& o, const Ceiling& c);  // modes full, stencil
 std::vector<Row> gpu_tti_kernels(const Options& o, const Ceiling& c);  // --physics vti|tti

@@ -88,12 +88,7 @@ Backend choose_backend(DeviceChoice choice, int node_rank) {
 
 std::unique_ptr<Propagator> make_propagator(const Domain& domain, Precision precision,
                                             const Backend& backend, int batch) {
-    if (backend.group && backend.group->size() > 1) {
-        if (backend.gpu)
-            fail("option parallel.ranks-per-shot", "one shot over several GPUs (the exchange between devices) is not built yet",
-                 "Set propagation.device = cpu, or parallel.ranks-per-shot = 1");
-        return make_slab_propagator(domain, precision, backend, *backend.group, batch);
-    }
+    if (backend.group && backend.group->size() > 1) return make_slab_propagator(domain, precision, backend, *backend.group, batch);
     if (backend.gpu) return make_cuda_propagator(domain, precision, batch);
     return make_cpu_propagator(domain, precision, batch);
 }

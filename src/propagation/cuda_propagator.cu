@@ -39,13 +39,21 @@
 //   after them, else in pinned host memory; stored and loaded by copies on the stream
 //   (device to device, or over the bus: then the steps wait for them, a checkpoint being
 //   rare next to the steps that recompute from it).
+// z-slabs (propagation/slab_propagator.h): plane copies to and from the host
+//   (copy_planes_out/in, for the host-staged exchange); exchange_in_step has each step
+//   update the edge planes (kernels/step_planes.h) and inject their sources on a
+//   high-priority stream, send them to the neighbours (propagation/cuda_slab_exchange.h)
+//   and update the interior on stream_ meanwhile; window_continues lets the derivative
+//   imaging conditions read the ghost planes beyond the slab's window.
 // Busy time: a pair of timing events around each step's launches (a ring of kTimed;
 // a pair is read when its slot comes round again, kTimed steps later, or by
 // busy_seconds()), summed: the device time in propagation kernels.
 // Every staging buffer is guarded by two events (last compute use on stream_, last
 // copy on copy_) that the other stream waits on before touching it.
 #include <cuda_runtime_api.h>
+#include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -58,7 +66,10 @@
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/step_cuda.h"
+#include "kernels/step_planes.h"
+#include "parallel/world.h"
 #include "propagation/backend.h"
+#include "propagation/cuda_slab_exchange.h"
 #include "propagation/injection.h"
 #include "propagation/tti_propagator.h"
 
@@ -171,6 +182,10 @@ public:
             if (st.copy_done) cudaEventDestroy(st.copy_done);
         }
         if (handoff_) cudaEventDestroy(handoff_);
+        if (edge_) cudaStreamSynchronize(edge_);
+        for (cudaEvent_t e : {fork_, join_})
+            if (e) cudaEventDestroy(e);
+        if (edge_) cudaStreamDestroy(edge_);
         for (auto& tm : timing_) {
             if (tm.start) cudaEventDestroy(tm.start);
             if (tm.stop) cudaEventDestroy(tm.stop);
@@ -183,7 +198,8 @@ public:
     // that inject_cuda, one thread per point, adds them in the CPU's order.
     void set_sources(const std::vector<PointStencil>& where,
                      const std::vector<std::vector<double>>& traces) override {
-        const kernels::Injection inj = injection_of(d_, where, traces);
+        kernels::Injection inj = injection_of(d_, where, traces);
+        inj_edge_ = slab_ ? edge_targets_first(inj) : 0;
         require_memory(inj.traces.size() * 8 + inj.target.size() * 12 + inj.coef.size() * 12, "source traces");
         inj_target_.upload(inj.target);
         inj_offset_.upload(inj.offset);
@@ -236,12 +252,78 @@ public:
         if (box_.free_surface) kc::free_surface_cuda(box_, u_.data(), stream_, batch());
         args_.u = u_.data();
         args_.w = w_.data();
-        kc::step_cuda(args_, cfg_, stream_);
-        kc::inject_cuda(w_.data(), int(inj_target_.size()), inj_target_.data(), inj_offset_.data(),
-                        inj_source_.data(), inj_coef_.data(), src_tr_.data(), src_nt_, inv_vol_, n, stream_);
+        if (slab_) {
+            step_slab(n);
+        } else {
+            kc::step_cuda(args_, cfg_, stream_);
+            inject(0, int(inj_target_.size()), n, stream_);
+        }
         std::swap(u_, w_);
         RTM_CUDA_CHECK(cudaEventRecord(tm.stop, stream_));
         tm.pending = true;
+        if (slab_) slab_->finish(stream_);
+    }
+
+    // --- z-slabs (propagation/slab_propagator.h) ---
+    std::size_t plane_bytes() const override { return std::size_t(box_.sz()) * sizeof(T); }
+    // Planes iz0 .. iz0 + count - 1 of every member (padded plane iz + R of member m
+    // starts at m padded_size + (iz + R) sz): a copy per member, after the queued work.
+    void copy_planes_out(int iz0, int count, void* dst) const override { copy_planes(iz0, count, dst, false); }
+    void copy_planes_in(int iz0, int count, const void* src) override {
+        copy_planes(iz0, count, const_cast<void*>(src), true);
+    }
+    void copy_planes(int iz0, int count, void* host, bool in) const {
+        const std::size_t n = plane_bytes() * std::size_t(count);
+        for (int m = 0; m < batch(); ++m) {
+            char* dev = reinterpret_cast<char*>(const_cast<T*>(u_.data()) + m * box_.padded_size() +
+                                                std::size_t(iz0 + stencil::R) * box_.sz());
+            char* h = static_cast<char*>(host) + std::size_t(m) * n;
+            RTM_CUDA_CHECK(cudaMemcpyAsync(in ? dev : h, in ? h : dev, n, in ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+                                           stream_));
+        }
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the caller's memory
+    }
+
+    bool window_continues(int before, int after) override {
+        z_before_ = before;
+        z_after_ = after;
+        return true;
+    }
+
+    // The exchange inside step() (propagation/cuda_slab_exchange.h): one member, the
+    // cuts R planes inside the inner faces clear of the layers' zones (step_planes),
+    // before any sources are set (their targets are ordered edge planes first).
+    bool exchange_in_step(const parallel::World& group) override {
+        if (inj_target_.size())
+            fail("exchange_in_step", "called after set_sources", "Internal error: set up the exchange first");
+        const bool up = group.rank() > 0, down = group.rank() + 1 < group.size();
+        std::string why;
+        if (batch() != 1) why = "a batch of " + std::to_string(batch()) + " shots";
+        else if (box_.nz < 3 * stencil::R) why = "a slab of " + std::to_string(box_.nz) + " planes";
+        else if (!kernels::plane_cut_clean(box_, up ? stencil::R : 0) ||
+                 !kernels::plane_cut_clean(box_, down ? box_.nz - stencil::R : box_.nz))
+            why = "edge planes within the layers' zones";
+        if (!group.all(why.empty())) {
+            log_exchange(group, why.empty() ? "another rank's slab cannot (a thin slab or layers at its edges)" : why);
+            return false;
+        }
+        void* const base[2] = {u_.data(), w_.data()};
+        slab_ = CudaSlabExchange::open(group, base, box_.nz, plane_bytes(), &why);
+        if (!slab_) {
+            log_exchange(group, why);
+            return false;
+        }
+        base_[0] = u_.data();
+        base_[1] = w_.data();
+        const char* ov = std::getenv("RTM_SLAB_OVERLAP");
+        slab_overlap_ = !(ov && std::string(ov) == "0");
+        int least = 0, greatest = 0;
+        RTM_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        RTM_CUDA_CHECK(cudaStreamCreateWithPriority(&edge_, cudaStreamNonBlocking, greatest));
+        RTM_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
+        RTM_CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
+        log_exchange(group, "");
+        return true;
     }
 
     double busy_seconds() const override {
@@ -577,6 +659,8 @@ public:
             wi.dt = d_.dt();
             wi.w = w;
             wi.born = condition == ImagingCondition::BornAdjoint;
+            wi.z_before = z_before_;
+            wi.z_after = z_after_;
             kc::image_window_cuda(box_, wi, src->u_.data(), src->w_.data(), u_.data(), w_.data(), v2_.data(),
                                   image_.data(), illum_.data(), stream_, batch());
         }
@@ -603,6 +687,71 @@ public:
     std::string name() const override { return sizeof(T) == 4 ? "cuda (fp32)" : "cuda (fp64)"; }
 
 private:
+    // Injection of targets [t0, t1) into w at step n on stream s.
+    void inject(int t0, int t1, int n, cudaStream_t s) {
+        if (t1 > t0)
+            kc::inject_cuda(w_.data(), t1 - t0, inj_target_.data() + t0, inj_offset_.data() + t0, inj_source_.data(),
+                            inj_coef_.data(), src_tr_.data(), src_nt_, inv_vol_, n, s);
+    }
+    // Whether padded point p lies on an edge plane (the R planes beside an inner face).
+    bool on_edge(long p) const {
+        const long iz = (p % long(box_.padded_size())) / box_.sz() - stencil::R;
+        return (slab_->above() && iz < stencil::R) || (slab_->below() && iz >= box_.nz - stencil::R);
+    }
+    // Reorders inj's targets, those on edge planes first (each target's taps unchanged:
+    // the same additions in the same order); returns how many are on edge planes.
+    int edge_targets_first(kernels::Injection& inj) const {
+        std::vector<std::size_t> order(inj.target.size());
+        for (std::size_t t = 0; t < order.size(); ++t) order[t] = t;
+        const auto first = std::stable_partition(order.begin(), order.end(),
+                                                 [&](std::size_t t) { return on_edge(inj.target[t]); });
+        kernels::Injection out = inj;
+        out.target.clear();
+        out.offset.assign(1, 0);
+        out.source.clear();
+        out.coef.clear();
+        for (std::size_t t : order) {
+            out.target.push_back(inj.target[t]);
+            for (int k = inj.offset[t]; k < inj.offset[t + 1]; ++k) {
+                out.source.push_back(inj.source[std::size_t(k)]);
+                out.coef.push_back(inj.coef[std::size_t(k)]);
+            }
+            out.offset.push_back(int(out.source.size()));
+        }
+        inj = std::move(out);
+        return int(first - order.begin());
+    }
+    // A z-slab's step (after the sampling and the mirror on stream_): the edge planes and
+    // their sources on the high-priority stream, their copies to the neighbours started
+    // there, the interior and its sources on stream_ meanwhile, joined before the end.
+    // RTM_SLAB_OVERLAP=0: everything in turn on stream_ (benchmarks: the exchange's cost).
+    void step_slab(int n) {
+        const int nz = box_.nz, lo = slab_->above() ? stencil::R : 0, hi = slab_->below() ? nz - stencil::R : nz;
+        cudaStream_t es = slab_overlap_ ? edge_ : stream_;
+        if (slab_overlap_) {
+            RTM_CUDA_CHECK(cudaEventRecord(fork_, stream_));
+            RTM_CUDA_CHECK(cudaStreamWaitEvent(edge_, fork_, 0));
+        }
+        if (lo) kc::step_cuda(kernels::step_planes(args_, 0, lo), cfg_, es);
+        if (hi < nz) kc::step_cuda(kernels::step_planes(args_, hi, nz), cfg_, es);
+        inject(0, inj_edge_, n, es);
+        slab_->send(w_.data() == base_[0] ? 0 : 1, es);
+        if (slab_overlap_) RTM_CUDA_CHECK(cudaEventRecord(join_, edge_));
+        kc::step_cuda(kernels::step_planes(args_, lo, hi), cfg_, stream_);
+        inject(inj_edge_, int(inj_target_.size()), n, stream_);
+        if (slab_overlap_) RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, join_, 0));
+    }
+    // Which exchange a group's slabs use, once per process.
+    void log_exchange(const parallel::World& group, const std::string& why_not) const {
+        static bool said = false;
+        if (said || group.rank() != 0) return;
+        said = true;
+        if (why_not.empty())
+            spdlog::info("z-slab ghost planes: device to device (CUDA IPC), the edge planes first and their copies hidden behind the interior");
+        else
+            spdlog::info("z-slab ghost planes: through the host and MPI ({})", why_not);
+    }
+
     std::vector<double> window_of(const kc::DeviceBuffer<T>& f) const {
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
         const auto u = f.download();
@@ -801,6 +950,15 @@ private:
     mutable Timing timing_[kTimed];
     int timing_next_ = 0;
     mutable double busy_ = 0;  // seconds of collected steps
+    // A z-slab's exchange in the step (exchange_in_step): the edge planes' stream, its
+    // fork and join events, the targets on edge planes (first), the two buffers as exported.
+    cudaStream_t edge_ = nullptr;
+    cudaEvent_t fork_ = nullptr, join_ = nullptr;
+    int inj_edge_ = 0;
+    bool slab_overlap_ = true;
+    int z_before_ = 0, z_after_ = 0;  // window_continues
+    const void* base_[2] = {nullptr, nullptr};
+    std::unique_ptr<CudaSlabExchange> slab_;  // after u_, w_: closed before they are freed
 };
 
 }  // namespace
@@ -825,7 +983,9 @@ std::pair<int, const void*> cuda_bands_where(const Propagator& p) {
 
 std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision, int batch) {
     std::string why;
-    if (!cuda_device_available(&why)) fail("option propagation.device = gpu", why, "Set propagation.device to cpu or auto");
+    int device = 0;  // the rank's own (choose_backend's): kept
+    if (cudaGetDevice(&device) != cudaSuccess) cudaGetLastError();
+    if (!cuda_device_available(&why, device)) fail("option propagation.device = gpu", why, "Set propagation.device to cpu or auto");
     if (domain.anisotropic()) return make_tti_cuda_propagator(domain, precision, batch);
     if (precision == Precision::Double) return std::make_unique<CudaPropagator<double>>(domain, batch);
     return std::make_unique<CudaPropagator<float>>(domain, batch);

@@ -17,6 +17,10 @@
 
 namespace rtm {
 
+namespace parallel {
+class World;
+}
+
 enum class Precision { Single, Double };
 
 // Imaging conditions, evaluated by the propagators where the wavefields live (correlate).
@@ -101,6 +105,17 @@ public:
     virtual std::size_t plane_bytes() const { unsupported("plane_bytes"); }
     virtual void copy_planes_out(int iz0, int count, void* dst) const { unsupported("copy_planes_out"); }
     virtual void copy_planes_in(int iz0, int count, const void* src) { unsupported("copy_planes_in"); }
+    // Collective over `group` (rank r: slab r, depth order), called before set_sources:
+    // true when this propagator then keeps its ghost planes fresh itself, in every
+    // step() (its edge planes sent to the neighbours while the interior computes); after
+    // anything else that changes the current wavefield the caller still exchanges
+    // through copy_planes_out/in. False (on every rank alike) where it cannot.
+    virtual bool exchange_in_step(const parallel::World& group) { return false; }
+    // For z-slabs: the current wavefields' planes before the window's first and after its
+    // last (`before`, `after` of them: the ghost planes, which the caller keeps fresh)
+    // hold the field beyond the window, so that correlate's derivatives read them, not
+    // zero. False where this backend does not (the caller differentiates on the host).
+    virtual bool window_continues(int before, int after) { return false; }
 
     // Snapshots and cross-correlation kept where the wavefields live (device memory on
     // a GPU), so migration moves no wavefield to the host while it runs:

@@ -36,6 +36,8 @@ public:
         inner_ = make_propagator(domain_, precision, one, batch);
         above_ = group.rank() > 0 ? R : 0;
         below_ = group.rank() + 1 < group.size() ? R : 0;
+        in_step_ = inner_->exchange_in_step(group);  // collective
+        imaging_inside_ = inner_->window_continues(above_, below_);
         // The slab's first window plane in the whole window (faces lie outside the layers).
         w0_ = std::max(me_.z0, whole.box().pml_lo[2]) - whole.box().pml_lo[2];
     }
@@ -64,10 +66,12 @@ public:
         image_.clear();
         illum_.clear();
     }
+    // With the exchange in the step (a GPU's, propagation/cuda_slab_exchange.h) the
+    // ghost planes are fresh after it; the exchange here is only for what else changed them.
     void step(int n) override {
         exchange();
         inner_->step(n);
-        stale_ = true;
+        stale_ = !in_step_;
     }
     double busy_seconds() const override { return inner_->busy_seconds() + exchange_seconds_; }
     std::string name() const override {
@@ -233,6 +237,8 @@ private:
     std::vector<int> owner_;  // each receiver's slab
     int nt_ = 0;
     mutable bool stale_ = true;
+    bool in_step_ = false;  // the inner propagator exchanges in each step itself
+    bool imaging_inside_ = false;  // it differentiates across the faces itself (ghost planes)
     mutable std::vector<char> send_, recv_;
     mutable double exchange_seconds_ = 0;
     std::vector<double> image_, illum_;  // the derivative conditions' accumulators
@@ -266,13 +272,19 @@ std::vector<double> SlabPropagator::extended(const SlabPropagator& p) const {
 }
 
 // Cross-correlation is pointwise: the slab's own propagator does it where the fields
-// live. The other two differentiate the fields across the faces: here on the host, over
+// live. The other two differentiate the fields across the faces: by the slab's own
+// propagator where it reads the ghost planes (window_continues: a GPU's), else here on the host, over
 // the slab's window and its ghost planes, with the arithmetic of the CPU propagator's
 // correlate (same operators, same order), so that each point gets the same sum.
 void SlabPropagator::correlate(const Propagator& source, double w, ImagingCondition condition) {
     const auto* src = dynamic_cast<const SlabPropagator*>(&source);
     if (!src) unsupported("correlate with a propagator that is not of the same slabs");
     if (condition == ImagingCondition::CrossCorrelation) return inner_->correlate(*src->inner_, w, condition);
+    if (imaging_inside_) {  // from the ghost planes, where the fields live (a GPU's)
+        src->exchange();
+        exchange();
+        return inner_->correlate(*src->inner_, w, condition);
+    }
     require_same_batch(source);
     if (batch() > 1)
         fail("option propagation.batch", "the inverse-scattering and born-adjoint conditions over z-slabs take one shot at a time",

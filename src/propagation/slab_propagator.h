@@ -23,10 +23,13 @@
 //    (retried on another group, then recorded failed), one member's alone ends the job
 //    after kGroupAgreeSeconds, naming the rank and the reason. In rtm model any error
 //    ends the job at once, as with one rank per shot.
-//  - For a GPU backend later: the exchange goes through copy_planes_out/in (host
-//    staging now; peer copies and the overlap with the interior belong there), and the
-//    derivative imaging conditions, computed here on the host, would move to the device
-//    with a ghost-aware window.
+//  - GPU ranks: a CUDA slab exchanges in its own steps where the group allows
+//    (Propagator::exchange_in_step: edge planes first, copied device to device by CUDA
+//    IPC while the interior computes, propagation/cuda_slab_exchange.h); the exchange
+//    here (host-staged through MPI) then runs only after other changes of the wavefield
+//    (reset, add_field, recall, band and state loads), and always where the group cannot
+//    (ranks on several nodes, batches, thin slabs). The derivative imaging conditions
+//    are computed here on the host (their fields come down from the device).
 #include <memory>
 
 #include "parallel/slab_layout.h"

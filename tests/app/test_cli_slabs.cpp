@@ -244,15 +244,6 @@ TEST_CASE("ranks-per-shot that does not divide the ranks is refused, naming the 
     CHECK_THAT(r.output, Contains("parallel.ranks-per-shot") && Contains("does not divide the job's 3 ranks"));
 }
 
-TEST_CASE("ranks-per-shot with the GPU is refused until the GPU exchange exists, saying to use the CPU") {
-    const auto r = mpi_rtm(2, model_2d(500, 500, "--parallel.ranks-per-shot 2 --output.shots " +
-                                                     (scratch("cli-slabs-gpu") / "s.sgy").string(), 3, "gpu"));
-    INFO(r.output);
-    CHECK(r.status == 1);
-    CHECK_THAT(r.output, Contains("parallel.ranks-per-shot") && Contains("not built yet") &&
-                             Contains("propagation.device = cpu"));
-}
-
 TEST_CASE("a grid too shallow for its ranks per shot is refused before propagating, naming the option and what works") {
     const auto dir = scratch("cli-slabs-thin");
     // 5 depth samples between 20 absorbing cells each side: the face of 2 slabs must lie

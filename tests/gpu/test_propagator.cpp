@@ -185,3 +185,33 @@ TEST_CASE("model_shots on the GPU in batches equals shot-by-shot modelling", "[g
         CHECK(four[s].data == one[s].data);
     }
 }
+
+TEST_CASE("CudaPropagator's plane copies are CpuPropagator's: same planes, same bytes, every batch member", "[gpu]") {
+    if (!gpu_or_skip()) return;
+    for (int ndim : {2, 3}) {
+        const Run r = small_model_run(ndim, Precision::Single, Boundary::Cpml, 10, {301.3, 233.7, 147.1});
+        Domain d(r.grid, velocity_field(r), r.domain);
+        const int batch = 2, R = stencil::R, nz = d.box().nz;
+        auto cpu = make_cpu_propagator(d, r.precision, batch);
+        auto gpu = make_cuda_propagator(d, r.precision, batch);
+        REQUIRE(gpu->plane_bytes() == cpu->plane_bytes());
+        const std::size_t pb = cpu->plane_bytes(), nv = pb / sizeof(float);
+        // Planes -R .. 5 - R (halo and computed) and 3 planes at the bottom, distinct values.
+        for (int iz0 : {-R, nz - 2}) {
+            const int count = iz0 < 0 ? 6 : 3;
+            std::vector<float> in(nv * std::size_t(count) * batch);
+            for (std::size_t i = 0; i < in.size(); ++i) in[i] = float(i % 9973) * 0.25f + float(iz0);
+            cpu->copy_planes_in(iz0, count, in.data());
+            gpu->copy_planes_in(iz0, count, in.data());
+        }
+        // The whole padded array of both members back (all planes): byte for byte.
+        std::vector<float> a(nv * std::size_t(nz + 2 * R) * batch), b(a.size(), -1.f);
+        cpu->copy_planes_out(-R, nz + 2 * R, a.data());
+        gpu->copy_planes_out(-R, nz + 2 * R, b.data());
+        INFO(ndim << "D");
+        CHECK(a == b);
+        CHECK(a[0] == 0.25f * 0 - float(R));  // member 0's first halo plane as written
+        // The planes as the wavefield sees them (window nodes of the computed planes).
+        CHECK(gpu->wavefield() == cpu->wavefield());
+    }
+}

@@ -1,12 +1,15 @@
 // One shot's grid in z-slabs (parallel/slab_layout.h) and a slab's domain (Domain::slab):
 // the rules that make G slabs propagate bit for bit as one box, the balance of work,
 // and the refusal that names the option and what would work.
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "support/catch.hpp"
 #include "support/test_data.h"
 
+#include "kernels/cpu/step_cpu.h"
+#include "kernels/step_planes.h"
 #include "parallel/slab_layout.h"
 #include "propagation/domain.h"
 
@@ -154,4 +157,115 @@ TEST_CASE("a slab's domain holds the whole domain's planes: box, layers, free su
             CHECK(window_planes == std::size_t(g.nz));
             CHECK(band == whole.band().size());
         }
+}
+
+// ---------------------------------------------------------------------------------
+// A step over z parts of a box (kernels/step_planes.h): what a GPU slab does to step its
+// edge planes before its interior. Each part is stepped as a box of its own; done for
+// every part, the result must be the whole box's step bit for bit (same code path, same
+// operations at every point), for C-PML (memory variables too) and damping layers, with
+// a free surface or not, 2D and 3D, over 12 steps (so that psi and zeta evolve).
+namespace {
+
+template <class T>
+void check_parts(int ndim, Boundary boundary, bool free_surface) {
+    Grid g;
+    g.nx = 23;
+    g.ny = ndim == 3 ? 13 : 1;
+    g.nz = 40;
+    g.dx = g.dy = g.dz = 10;
+    std::vector<float> vp(g.size());
+    for (std::size_t i = 0; i < vp.size(); ++i) vp[i] = float(1800 + 300 * std::sin(0.37 * double(i)));
+    DomainOptions o;
+    o.boundary = boundary;
+    o.pml_cells = 6;
+    o.free_surface = free_surface;
+    o.dt = 0.3 * 10 / 2200;
+    Domain d(g, vp, o);
+    const kernels::Box& box = d.box();
+    const std::size_t n = box.padded_size();
+    const auto cast = [](const std::vector<double>& v) { return std::vector<T>(v.begin(), v.end()); };
+    std::vector<T> vdt2 = cast(d.vdt2()), damp = cast(d.damping()), a[3], b[3];
+    // Random fields on the computed points (the halo zero as in a run).
+    std::vector<T> u(n, T(0)), w(n, T(0));
+    for (int iz = 0; iz < box.nz; ++iz)
+        for (int iy = 0; iy < box.ny; ++iy)
+            for (int ix = 0; ix < box.nx; ++ix) {
+                const long p = box.at(ix, iy, iz);
+                u[std::size_t(p)] = T(std::sin(0.71 * double(p)));
+                w[std::size_t(p)] = T(std::cos(0.53 * double(p)));
+            }
+    std::vector<T> psi[3], zeta[3];
+    kernels::StepArgs<T> A;
+    A.box = box;
+    d.inverse_spacings(A.inv_h2, A.inv_h);
+    A.vdt2 = vdt2.data();
+    if (!damp.empty()) A.damp = damp.data();
+    for (int ax = 0; ax < 3; ++ax)
+        if (d.cpml(ax)) {
+            a[ax] = cast(d.profile(ax).a);
+            b[ax] = cast(d.profile(ax).b);
+            psi[ax].assign(n, T(0));
+            zeta[ax].assign(n, T(0));
+        }
+    // Two copies of the state: the whole box's steps, and the parts' steps.
+    struct State {
+        std::vector<T> u, w, psi[3], zeta[3];
+    };
+    State whole{u, w, {psi[0], psi[1], psi[2]}, {zeta[0], zeta[1], zeta[2]}}, parts = whole;
+    const auto args = [&](State& s) {
+        kernels::StepArgs<T> x = A;
+        x.u = s.u.data();
+        x.w = s.w.data();
+        for (int ax = 0; ax < 3; ++ax) {
+            x.a[ax] = a[ax].empty() ? nullptr : a[ax].data();
+            x.b[ax] = b[ax].empty() ? nullptr : b[ax].data();
+            x.psi[ax] = s.psi[ax].empty() ? nullptr : s.psi[ax].data();
+            x.zeta[ax] = s.zeta[ax].empty() ? nullptr : s.zeta[ax].data();
+        }
+        return x;
+    };
+    // The cuts closest to the layers that keep the arithmetic (R planes beyond the
+    // zones, which end R planes inside the window), and one in the middle: the parts
+    // reach into the layers, their zones and the window.
+    const int lo = box.pml_lo[2], hi = box.pml_hi[2];
+    // Under a free surface the first part holds planes 0 .. R (the mirror's).
+    const std::vector<int> cuts = {0, lo ? lo + R : free_surface ? R + 1 : R, box.nz / 2, box.nz - hi - R, box.nz};
+    for (int step = 0; step < 12; ++step) {
+        kernels::step_cpu(args(whole));
+        const auto all = args(parts);
+        for (std::size_t k = 0; k + 1 < cuts.size(); ++k) kernels::step_cpu(kernels::step_planes(all, cuts[k], cuts[k + 1]));
+        std::swap(whole.u, whole.w);
+        std::swap(parts.u, parts.w);
+    }
+    INFO(ndim << "D, " << (boundary == Boundary::Cpml ? "C-PML" : "damping") << ", free surface " << free_surface);
+    // Values that differ, and the first (padded index, its plane).
+    const auto differ = [&](const std::vector<T>& x, const std::vector<T>& y, const char* what) {
+        std::size_t n_diff = 0, first = 0;
+        for (std::size_t i = 0; i < x.size(); ++i)
+            if (x[i] != y[i] && n_diff++ == 0) first = i;
+        INFO(what << ": " << n_diff << " values differ, the first at " << first << " (padded plane "
+                  << first / std::size_t(box.sz()) << ")");
+        CHECK(n_diff == 0);
+    };
+    differ(parts.u, whole.u, "u");
+    differ(parts.w, whole.w, "w");
+    for (int ax = 0; ax < 3; ++ax) {
+        differ(parts.psi[ax], whole.psi[ax], "psi");
+        differ(parts.zeta[ax], whole.zeta[ax], "zeta");
+    }
+    // A cut inside a zone would change the code path of the points beside it: refused.
+    if (lo) CHECK(contains(error_of([&] { kernels::step_planes(args(parts), 0, lo + R - 1); }), "step_planes"));
+    if (free_surface) CHECK(contains(error_of([&] { kernels::step_planes(args(parts), 0, R); }), "step_planes"));
+}
+
+}  // namespace
+
+TEST_CASE("a step over z parts of a box (edge planes first) is the whole box's step bit for bit") {
+    for (int ndim : {2, 3})
+        for (bool fs : {false, true}) {
+            check_parts<float>(ndim, Boundary::Cpml, fs);
+            check_parts<float>(ndim, Boundary::Damping, fs);
+        }
+    check_parts<double>(3, Boundary::Cpml, false);
 }

@@ -639,22 +639,22 @@ __global__ void correlate_window_kernel(Box B, Index3 o, int nx, int ny, const T
 // One axis's first (d1) or second (d2) derivative at window node c of n along a padded
 // stride s, neighbours outside the window as zero: imaging::field_ops' d1 and d2.
 template <class T>
-__device__ __forceinline__ double window_d1(const T* f, long s, int c, int n, double h) {
+__device__ __forceinline__ double window_d1(const T* f, long s, int c, int lo, int hi, double h) {
     double sum = 0;
 #pragma unroll
     for (int k = 1; k <= R; ++k) {
-        if (c + k < n) sum += stencil::d1(k) * double(f[k * s]);
-        if (c - k >= 0) sum -= stencil::d1(k) * double(f[-k * s]);
+        if (c + k < hi) sum += stencil::d1(k) * double(f[k * s]);
+        if (c - k >= lo) sum -= stencil::d1(k) * double(f[-k * s]);
     }
     return sum / h;
 }
 template <class T>
-__device__ __forceinline__ double window_d2(const T* f, long s, int c, int n, double h) {
+__device__ __forceinline__ double window_d2(const T* f, long s, int c, int lo, int hi, double h) {
     double sum = stencil::c2(0) * double(f[0]);
 #pragma unroll
     for (int k = 1; k <= R; ++k) {
-        if (c + k < n) sum += stencil::c2(k) * double(f[k * s]);
-        if (c - k >= 0) sum += stencil::c2(k) * double(f[-k * s]);
+        if (c + k < hi) sum += stencil::c2(k) * double(f[k * s]);
+        if (c - k >= lo) sum += stencil::c2(k) * double(f[-k * s]);
     }
     return sum / (h * h);
 }
@@ -670,19 +670,21 @@ __global__ void image_window_kernel(Box B, WindowImaging wi, const T* __restrict
     const long im = i + m * long(wi.nx) * wi.ny * wi.nz;              // the member's image node
     const long p = B.at(wi.origin.x + ix, wi.origin.y + iy, wi.origin.z + iz) + m * long(B.padded_size());
     const long st[3] = {1, B.sy(), B.sz()};
-    const int c[3] = {ix, iy, iz}, n[3] = {wi.nx, wi.ny, wi.nz};
+    // Nodes read along each axis: the window's, and along z the planes it continues into.
+    const int c[3] = {ix, iy, iz}, lo[3] = {0, 0, -wi.z_before}, hi[3] = {wi.nx, wi.ny, wi.nz + wi.z_after};
     const double s = double(us[p]);
     double term = 0;
     if (wi.born) {
         double lap = 0;
         for (int ax = 0; ax < 3; ++ax)
-            if (ax != 1 || wi.ny > 1) lap += window_d2(us + p, st[ax], c[ax], n[ax], wi.h[ax]);
+            if (ax != 1 || wi.ny > 1) lap += window_d2(us + p, st[ax], c[ax], lo[ax], hi[ax], wi.h[ax]);
         term = -(v2[i] * lap * double(u[p]));
     } else {
         double gg = 0;
         for (int ax = 0; ax < 3; ++ax)
             if (ax != 1 || wi.ny > 1)
-                gg += window_d1(us + p, st[ax], c[ax], n[ax], wi.h[ax]) * window_d1(u + p, st[ax], c[ax], n[ax], wi.h[ax]);
+                gg += window_d1(us + p, st[ax], c[ax], lo[ax], hi[ax], wi.h[ax]) *
+                      window_d1(u + p, st[ax], c[ax], lo[ax], hi[ax], wi.h[ax]);
         const double srate = (s - double(usp[p])) / wi.dt, lrate = (double(u[p]) - double(up[p])) / wi.dt;
         term = srate * lrate / v2[i] - gg;
     }

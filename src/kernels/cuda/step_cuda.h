@@ -150,6 +150,10 @@ struct WindowImaging {
     double h[3] = {1, 1, 1};    // dx, dy, dz
     double dt = 0, w = 0;
     bool born = false;          // Born adjoint, else inverse scattering
+    // Planes before the window's first and after its last that hold the field too (a
+    // z-slab's ghost planes: the neighbours' window planes), read by the derivatives
+    // instead of zero; the window's own nodes are still the only ones imaged.
+    int z_before = 0, z_after = 0;
 };
 template <class T>
 void image_window_cuda(const Box& box, const WindowImaging& wi, const T* us, const T* usp, const T* u, const T* up,
