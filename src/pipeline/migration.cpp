@@ -152,7 +152,8 @@ struct BatchMigration {
 
     std::shared_ptr<const Domain> domain_of(const BatchKey& key, DomainCache* domains) const {
         const auto make = [&] {
-            return std::make_shared<const Domain>(window.grid, window.vp, damping_domain(opt, ta.dt, wavelet));
+            return std::make_shared<const Domain>(window.grid, window.vp, damping_domain(opt, ta.dt, wavelet),
+                                                 window.extra);
         };
         return domains ? domains->get(key, make) : make();
     }
