@@ -29,9 +29,9 @@ std::vector<T> as(const std::vector<double>& v) {
 }
 
 template <class T>
-class TtiCpuPropagator final : public TtiPropagator {
+class TtiCpuPropagator final : public Propagator {
 public:
-    TtiCpuPropagator(const Domain& d, int batch) : TtiPropagator(batch), d_(d), box_(d.box()), f_(d, 2, batch) {
+    TtiCpuPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()), f_(d, 2, batch) {
         if (!d.anisotropic()) fail("TTI propagator", "the domain is isotropic", "Use make_cpu_propagator");
         const TtiCoefficients& c = d.tti();
         cpp_ = as<T>(c.cpp);

@@ -24,30 +24,10 @@ std::pair<kernels::Injection, kernels::Injection> tti_injection(const Domain& d,
 // = ((W_pp + W_pq) / 2, (W_pq + W_qq) / 2) / (1 + k) (the sources' taps, add_field).
 double tti_injection_weight(const Domain& d, int field, long i);
 
-// What both backends' TTI propagators share: the field receivers and imaging see.
-// Both hold p and q in one array per time level (p of every member, then q), so
-// that the isotropic propagators' storage for migration (band, states, snapshots)
-// moves both fields as it moves the members of a batch (host_wavefields.h on the CPU).
-class TtiPropagator : public Propagator {
-protected:
-    using Propagator::Propagator;
-
-    // (p + q) / 2 on the window's nodes, member after member (padded arrays of `batch`
-    // members): what receivers record and imaging reads.
-    template <class T>
-    static std::vector<double> window_mean(const Domain& d, const T* p, const T* q, int batch) {
-        const Grid& g = d.window();
-        const std::size_t box = d.box().padded_size();
-        std::vector<double> out(g.size() * std::size_t(batch));
-        for (int m = 0; m < batch; ++m)
-            for (int iz = 0; iz < g.nz; ++iz)
-                for (int iy = 0; iy < g.ny; ++iy)
-                    for (int ix = 0; ix < g.nx; ++ix) {
-                        const std::size_t i = m * box + d.index(ix, iy, iz);
-                        out[m * g.size() + g.index(ix, iy, iz)] = 0.5 * (double(p[i]) + double(q[i]));
-                    }
-        return out;
-    }
-};
+// Both backends' TTI propagators hold p and q in one array per time level (p of every
+// member, then q): the isotropic propagators' storage for migration (band, states,
+// snapshots, image) then moves both fields as it moves the members of a batch, and
+// images their mean (p + q) / 2, what receivers record (host_wavefields.h,
+// device_wavefields.h).
 
 }  // namespace rtm
