@@ -96,6 +96,7 @@ Ops run_ops(const Domain& d, bool gpu, int N, int k) {
     }
     Ops out;
     out.final_field = src->wavefield();
+    const auto traces = src->receiver_traces();  // before the steps below record over them
     // The band: rebuilt backwards to step k.
     src->reverse_time();
     for (int cs = N - 1; cs > k; --cs) {
@@ -108,7 +109,6 @@ Ops run_ops(const Domain& d, bool gpu, int N, int k) {
     for (int n = N / 2; n < N; ++n) src->step(n);
     out.from_state = src->wavefield();
     // The image: the receivers' traces reversed as sources, the snapshots recalled.
-    const auto traces = src->receiver_traces();
     std::vector<std::vector<double>> data;
     for (std::size_t r = 0; r < receivers.size(); ++r) {
         data.emplace_back(traces.begin() + r * N, traces.begin() + (r + 1) * N);
