@@ -324,6 +324,10 @@ public:
     std::size_t state_bytes() const { return state_values() * sizeof(T); }
     void reserve_states(std::size_t count) {
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // queued copies may use the old slots
+        if (count <= state_capacity_) {  // reuse (a kept propagator's next shot)
+            state_slots_ = count;
+            return;
+        }
         states_dev_.resize(0);
         states_host_ = kc::PinnedBuffer();
         const double bytes = double(count) * state_bytes();
@@ -331,7 +335,7 @@ public:
         RTM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
         if (double(free_b) - headroom_bytes() >= bytes) states_dev_.resize(count * state_values());
         else states_host_ = kc::PinnedBuffer(count * state_bytes());
-        state_slots_ = count;
+        state_slots_ = state_capacity_ = count;
     }
     void move_state(std::size_t slot, bool store) {
         if (slot >= state_slots_)
@@ -353,8 +357,10 @@ public:
 
     // --- Snapshots and cross-correlation (see the header) ---
     std::size_t keep(bool bf16) {
-        if (slots_.empty()) kept_bf16_ = bf16;
-        else if (kept_bf16_ != bf16)
+        if (slots_.empty()) {
+            if (bf16 != kept_bf16_) free_slots();  // slots of the other kind's size
+            kept_bf16_ = bf16;
+        } else if (kept_bf16_ != bf16)
             fail("keep", "snapshots of one propagator must all be of one kind (all bfloat16 or none)");
         if (slots_.size() == slot_capacity_) add_chunk();
         const std::size_t slot = slots_.size();
@@ -406,15 +412,18 @@ public:
         if (slot > 0 && slots_[slot - 1].host) upload(b ^ 1, slot - 1);
     }
 
+    // The slots' memory stays for the next keep() calls (a propagator kept for the next shot).
     void clear_kept() {
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
         if (copy_) RTM_CUDA_CHECK(cudaStreamSynchronize(copy_));
         slots_.clear();
+        for (auto& st : stage_) st.slot = -1;
+    }
+    void free_slots() {
         chunk_slots_.clear();
         chunks_.clear();
         pinned_chunks_.clear();
         slot_capacity_ = 0;
-        for (auto& st : stage_) st.slot = -1;
     }
 
     void correlate(const DeviceWavefields& src, double w, ImagingCondition condition) {
@@ -638,7 +647,7 @@ private:
     mutable kc::DeviceBuffer<int> nonfinite_;      // finite()'s flag
     Buffer states_dev_;  // checkpoints: device memory or pinned host memory
     kc::PinnedBuffer states_host_;
-    std::size_t state_slots_ = 0;
+    std::size_t state_slots_ = 0, state_capacity_ = 0;
 };
 
 }  // namespace rtm

@@ -184,9 +184,9 @@ public:
                 u[idx[i]] = kept16_.empty() ? kept_[off + i] : T(from_bf16(kept16_[off + i]));
         }
     }
-    void clear_kept() {
-        std::vector<T>().swap(kept_);
-        std::vector<std::uint16_t>().swap(kept16_);
+    void clear_kept() {  // the memory stays for the next keep() calls (a propagator kept for the next shot)
+        kept_.clear();
+        kept16_.clear();
     }
 
     // image += w * I and illumination += w * u_s^2 (Propagator::correlate) on the imaged
