@@ -73,7 +73,8 @@ po::options_description migration_options() {
          "memory) after the propagation's arrays, less 10%")
         ("migration.condition", po::value<std::string>()->default_value("cross-correlation"),
          "imaging condition: cross-correlation, inverse-scattering (energy norm: suppresses "
-         "low-wavenumber backscatter) or born-adjoint (the exact adjoint of Born modelling)")
+         "low-wavenumber backscatter) or born-adjoint (the exact adjoint of Born modelling; isotropic models "
+         "only). With model.epsilon, delta, theta, phi every condition images (p + q) / 2 (docs/anisotropy.md)")
         ("migration.mute-direct", po::value<std::string>()->default_value("false"),
          "zero the data until the direct wave's onset (offset / the velocity at the source) plus a window, then "
          "a cosine taper of one dominant period: a window in seconds (e.g. 0.1), true (the wavelet's length, "
@@ -178,6 +179,9 @@ JobFingerprint settings_of(const po::variables_map& vm, const std::vector<std::s
     std::vector<std::string> inputs = files;
     for (const char* k : {"model.vp", "wavelet.file"})
         if (vm.count(k)) inputs.push_back(vm[k].as<std::string>());
+    for (const char* k : {"model.epsilon", "model.delta", "model.theta", "model.phi"})  // a file, or a number
+        if (vm.count(k) && std::filesystem::is_regular_file(vm[k].as<std::string>()))
+            inputs.push_back(vm[k].as<std::string>());
     for (const auto& f : inputs) fp.inputs.emplace_back(f, io::content_hash(f));
     return fp;
 }
@@ -199,7 +203,6 @@ int cmd_migrate(int argc, char** argv) {
     PhaseTimer reading("read model");
     const Model model = load_model(vm);
     reading.stop();
-    refuse_anisotropy(model, "migration");
     if (!vm.count("data.shots")) fail("option data.shots", "no shot files given", "Set [data] shots = FILE.sgy");
     const auto files = vm["data.shots"].as<std::vector<std::string>>();
     for (std::size_t i = 0; i < files.size(); ++i)
@@ -233,6 +236,13 @@ int cmd_migrate(int argc, char** argv) {
     MigrationJobOptions job;
     job.folder = vm["output.job"].as<std::string>();
     job.migration = migration_from(vm);
+    // Anisotropic models migrate on (p + q) / 2 (docs/anisotropy.md); the born-adjoint
+    // condition is the adjoint of Born modelling, which has no anisotropic form yet.
+    if (!model.extra.empty() && job.migration.condition == ImagingCondition::BornAdjoint)
+        fail("option migration.condition = born-adjoint",
+             "it is the adjoint of Born modelling, which is not implemented for anisotropic (VTI/TTI) models",
+             "Use migration.condition cross-correlation or inverse-scattering with model.epsilon, delta, theta, phi "
+             "(or leave those out for an isotropic born-adjoint image)");
     // A shot's work grows with its window: the largest go first, so that ranks end together.
     for (std::size_t i = 0; i < names.size(); ++i)
         names[i].cost = double(

@@ -138,7 +138,7 @@ Model load_model(const po::variables_map& vm) {
 void refuse_anisotropy(const Model& model, const std::string& what) {
     if (model.extra.empty()) return;
     fail("options model.epsilon, delta, theta, phi", what + " of anisotropic (VTI/TTI) models is not implemented yet "
-                                                          "(rtm model propagates them)",
+                                                          "(rtm model and rtm migrate propagate them)",
          "Leave out the anisotropy volumes for this run: the result would otherwise be silently isotropic");
 }
 

@@ -33,16 +33,23 @@ MemoryNeeds memory_needs(const Domain& d, int steps, int states, int every, int 
     n.value_bytes = precision == Precision::Double ? 8 : 4;
     n.bf16_snapshots = bf16_snapshots;
     n.two_snapshots = two_snapshots;
+    set_physics(n, d.anisotropic(), d.anisotropic() && d.tti().tilted);
     const kernels::Box& b = d.box();
     for (int ax = 0; ax < 3; ++ax)
         if (d.options().boundary == Boundary::Cpml && (b.pml_lo[ax] || b.pml_hi[ax])) n.state_arrays += 2;
     return n;
 }
 
+void set_physics(MemoryNeeds& n, bool anisotropic, bool tilted) {
+    n.fields = anisotropic ? 2 : 1;
+    n.state_arrays = 2 * n.fields;
+    n.parameter_arrays = anisotropic ? 4 + (tilted ? 9 : 0) : 2;
+}
+
 double propagation_bytes(const MemoryNeeds& n) {
-    // Per propagator: the state arrays of every member, (v dt)^2 and the damping; then
+    // Per propagator: the state arrays of every member and the parameter arrays; then
     // image and illumination of every member and v^2, window arrays in double.
-    return 2 * n.padded_points * n.value_bytes * (n.state_arrays * double(n.members) + 2) +
+    return 2 * n.padded_points * n.value_bytes * (n.state_arrays * double(n.members) + n.parameter_arrays) +
            (2.0 * n.members + 1) * 8 * n.window_points;
 }
 
@@ -50,8 +57,8 @@ MemoryPlan try_plan_memory(const MemoryNeeds& n, SourceStorage requested, double
     MemoryPlan p;
     p.budget = budget;
     p.snapshot_bytes = double(n.states) * n.window_points * (n.bf16_snapshots ? 2 : n.value_bytes) *
-                       (n.two_snapshots ? 2 : 1) * n.members;
-    p.band_bytes = double(n.steps + 1) * n.band_points * 4 * n.members;
+                       (n.two_snapshots ? 2 : 1) * n.fields * n.members;
+    p.band_bytes = double(n.steps + 1) * n.band_points * 4 * n.fields * n.members;
     p.state_bytes = n.padded_points * n.value_bytes * n.state_arrays * n.members;
     p.storage = requested;
     if (p.storage == SourceStorage::Auto)

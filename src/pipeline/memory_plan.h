@@ -36,9 +36,18 @@ struct MemoryNeeds {
     int value_bytes = 4;        // the propagation's precision (4 or 8)
     bool bf16_snapshots = false;
     bool two_snapshots = false;  // inverse scattering keeps u[s] and u[s+1]
-    int state_arrays = 2;        // padded arrays in one state: u, u_prev (+2 per C-PML axis)
+    int fields = 1;              // wavefields per time level: u, or p and q (VTI/TTI)
+    int state_arrays = 2;        // padded arrays in one state: both time levels of every field (+2 per C-PML axis)
+    int parameter_arrays = 2;    // padded parameter arrays of a propagator, shared by its members
     int members = 1;             // shots of the batch
 };
+
+// Fields and arrays of the isotropic or the VTI/TTI propagators (host_wavefields.h,
+// tti_cpu_propagator.cpp, tti_cuda_propagator.cu): isotropic u, with (v dt)^2 and the
+// damping; VTI/TTI p and q (snapshots, bands and states hold both), with W's three
+// entries and the damping, and when tilted the axis (3) and the two-pass kernel's flux
+// scratch (6). The C-PML memory is counted apart (memory_needs; anisotropy never has it).
+void set_physics(MemoryNeeds& n, bool anisotropic, bool tilted);
 
 // A migration shot's needs on domain d: `states` imaging steps `every` time steps
 // apart from time step `first`, in `precision`; for a batch of `members` shots.
@@ -46,7 +55,7 @@ MemoryNeeds memory_needs(const Domain& d, int steps, int states, int every, int 
                          bool bf16_snapshots, bool two_snapshots, int members = 1);
 
 // The propagation's own arrays (both propagators, receiver traces aside): per
-// propagator the two wavefields, (v dt)^2, the damping and the C-PML memory, and the
+// propagator the state arrays of every member and the parameter arrays, and the
 // image, illumination and v^2 on the window in double (per member but (v dt)^2, the
 // damping and v^2).
 double propagation_bytes(const MemoryNeeds& n);

@@ -13,6 +13,7 @@
 #include "core/progress.h"
 #include "imaging/field_ops.h"
 #include "physics/wavelet.h"
+#include "parallel/world.h"
 #include "pipeline/blow_up.h"
 #include "pipeline/checkpoint_schedule.h"
 #include "pipeline/plan.h"
@@ -153,7 +154,8 @@ struct BatchMigration {
 
     std::shared_ptr<const Domain> domain_of(const BatchKey& key) const {
         const auto make = [&] {
-            return std::make_shared<const Domain>(window.grid, window.vp, damping_domain(opt, ta.dt, wavelet));
+            return std::make_shared<const Domain>(window.grid, window.vp, damping_domain(opt, ta.dt, wavelet),
+                                                 window.extra);
         };
         return kept ? kept->domain(key, make) : make();
     }
@@ -234,8 +236,12 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
         rec->set_receivers({}, N);
     };
     // (Declared after the propagators: a pass that throws waits for it before they go.)
+    // Not for z-slabs: their set_sources is collective over the group, whose messages
+    // must not cross the source pass's exchanges.
     std::future<void> receivers;
-    if (opt.propagation.backend.gpu) receivers = std::async(std::launch::async, receivers_as_sources);
+    const parallel::World* group = opt.propagation.backend.group;
+    if (opt.propagation.backend.gpu && !(group && group->size() > 1))
+        receivers = std::async(std::launch::async, receivers_as_sources);
     const auto src_trace = source_trace(wavelet, ta, opt.propagation);
     std::vector<PointStencil> sources;
     for (int m = 0; m < B; ++m)

@@ -46,9 +46,9 @@ std::string duration(double s) {
 // 2D batches 10 Gpoints/s on an H200; the CPU kernel about 0.2-0.45 Gpoints/s a thread).
 constexpr double kGpuPointsPerSecond = 10e9, kCpuPointsPerThread = 0.2e9;
 
-// Nodes of a window within the stencil's radius of its edge (Domain's band).
-double band_points(const Grid& w) {
-    const int R = stencil::R;
+// Nodes of a window within the update's reach of its edge (Domain's band): R, 2 R when tilted.
+double band_points(const Grid& w, bool tilted) {
+    const int R = tilted ? 2 * stencil::R : stencil::R;
     auto inner = [&](int n) { return double(std::max(0, n - 2 * R)); };
     return double(w.size()) - inner(w.nx) * inner(w.nz) * (w.ndim() == 3 ? inner(w.ny) : 1.0);
 }
@@ -208,7 +208,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         MemoryNeeds needs;
         needs.window_points = W;
         needs.padded_points = P;
-        needs.band_points = band_points(window);
+        needs.band_points = band_points(window, tilted(model));
         needs.steps = ta.nt;
         needs.states = int(std::ceil(double(ta.nt) / k) - shift);
         needs.state_every = k;
@@ -216,13 +216,17 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         needs.first_state = needs.two_snapshots ? 1 : 0;  // as migrate_shot's e
         needs.value_bytes = mo.propagation.precision == Precision::Double ? 8 : 4;
         needs.bf16_snapshots = mo.bf16_snapshots;
+        set_physics(needs, !model.extra.empty(), tilted(model));
         const double budget = mo.memory_budget > 0 ? mo.memory_budget
                                                    : auto_memory_budget(free_memory(mo.propagation.backend), propagation_bytes(needs));
         const MemoryPlan mp = plan_memory(needs, mo.storage, budget, "a shot of this job");
         const SourceStorage st = mp.storage;
         const double kept = mp.bytes_kept;
         propagations = st == SourceStorage::Boundary ? 3 : 1 + mp.recompute;  // the receivers' and the source's (recomputed)
-        device.push_back({2 * P * b * 4, "two wavefields with damping layers", layers_cause});
+        device.push_back({2 * P * b * (needs.state_arrays + needs.parameter_arrays),
+                          model.extra.empty() ? "two wavefields with damping layers"
+                                              : "two VTI/TTI wavefields (p, q) with damping layers",
+                          layers_cause});
         device.push_back({16 * W, "shot image and illumination", "migration.aperture"});
         device.push_back({R * steps * 8, "data at the step", receivers_cause});
         device.push_back({kept, std::string("source wavefield (") + storage_name(st) + ")",

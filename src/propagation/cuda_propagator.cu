@@ -10,46 +10,21 @@
 // window kernels take the batch, the band's indices list every member's band, a
 // snapshot slot and a state hold every member.
 //
-// Snapshots (keep/recall) and the cross-correlation image stay on the device:
-//   keep(bf16) packs the window's current wavefield (T, or bfloat16 converted on the
-//   device) into a slot. Slots are allocated in chunks in device memory while the GPU
-//   keeps RTM_KEEP_HEADROOM_GB (default 2) GB free after the chunk, else in pinned host
-//   memory: the pack goes to one of two device staging buffers and a second stream
-//   (copy_) copies it down, so the copy overlaps the next steps.
-//   recall(slot) unpacks a slot into the window of the current wavefield; host slots
-//   come up through a staging buffer on copy_, and the slot below is prefetched into
-//   the other one (migration recalls in descending order).
-//   correlate(source, w, condition) accumulates image and illumination (double, window
-//   nodes; inverse scattering and the Born adjoint from both propagators' current and
-//   previous wavefields, recall(slot, true) filling the previous one) on
-//   this propagator's stream after the source's queued work (events both ways: the
-//   source's next step must not overwrite what the correlation reads).
-// Band history (reserve_bands / store_band / load_band, boundary-saving migration):
-//   reserve_bands(count) allocates count slots of band_size() floats in device memory
-//   when RTM_KEEP_HEADROOM_GB (as for keep) stays free after it, else in pinned host
-//   memory; a later call that fits in the allocation reuses it. On the device,
-//   store_band(slot) is one gather into the slot and load_band(slot) one scatter from
-//   it: no copy over the bus, no host wait. In pinned host memory, store_band gathers
-//   into staging buffer slot % kBandStages and copy_ copies it down (no host wait);
-//   load_band scatters from that staging buffer (uploading the slot first unless the
-//   buffer already holds it) and prefetches the kBandStages - 1 slots below on copy_
-//   (migration loads in descending order; the last slots stored are still staged).
-// States (reserve_states / store_state / load_state, checkpointing migration): slots of
-//   u, u_prev and the C-PML memory, in device memory when RTM_KEEP_HEADROOM_GB stays free
-//   after them, else in pinned host memory; stored and loaded by copies on the stream
-//   (device to device, or over the bus: then the steps wait for them, a checkpoint being
-//   rare next to the steps that recompute from it).
+// The wavefields, snapshots, band history, checkpoint states and the image: a
+// DeviceWavefields (device_wavefields.h, which describes them; moved there from this
+// file to serve the VTI/TTI propagator too).
 // z-slabs (propagation/slab_propagator.h): plane copies to and from the host
 //   (copy_planes_out/in, for the host-staged exchange); exchange_in_step has each step
 //   update the edge planes (kernels/step_planes.h) and inject their sources on a
 //   high-priority stream, send them to the neighbours (propagation/cuda_slab_exchange.h)
 //   and update the interior on stream_ meanwhile; window_continues lets the derivative
 //   imaging conditions read the ghost planes beyond the slab's window.
+// Host threads: set_sources and set_receivers may be called from another thread than
+// the steps (migration gives the receivers to their propagator beside the source pass):
+// they make this propagator's GPU current there (a thread's current GPU is its own).
 // Busy time: a pair of timing events around each step's launches (a ring of kTimed;
 // a pair is read when its slot comes round again, kTimed steps later, or by
 // busy_seconds()), summed: the device time in propagation kernels.
-// Every staging buffer is guarded by two events (last compute use on stream_, last
-// copy on copy_) that the other stream waits on before touching it.
 #include <cuda_runtime_api.h>
 #include <spdlog/spdlog.h>
 
@@ -70,6 +45,7 @@
 #include "parallel/world.h"
 #include "propagation/backend.h"
 #include "propagation/cuda_slab_exchange.h"
+#include "propagation/device_wavefields.h"
 #include "propagation/injection.h"
 #include "propagation/tti_propagator.h"
 
@@ -121,7 +97,8 @@ namespace {
 template <class T>
 class CudaPropagator final : public Propagator {
 public:
-    CudaPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()) {
+    CudaPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()), f_(d, 1, batch) {
+        RTM_CUDA_CHECK(cudaGetDevice(&device_));
         const std::size_t n = box_.padded_size() * std::size_t(batch);
         const bool cpml = d.options().boundary == Boundary::Cpml;
         int axes = 0;
@@ -134,11 +111,7 @@ public:
         if (const char* v = std::getenv("RTM_CUDA_VARIANT")) cfg_.variant = kc::parse_variant(v);
         if (const char* v = std::getenv("RTM_CUDA_SPLIT")) cfg_.split = std::string(v) != "0";
         if (const char* v = std::getenv("RTM_CUDA_OVERLAP")) cfg_.overlap = std::atoi(v);
-        RTM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-        u_.resize(n);
-        w_.resize(n);
-        u_.zero(stream_);
-        w_.zero(stream_);
+        f_.allocate();
         vdt2_.upload(std::vector<T>(d.vdt2().begin(), d.vdt2().end()));
         d.inverse_spacings(args_.inv_h2, args_.inv_h);
         for (int ax = 0; ax < 3; ++ax) {
@@ -149,6 +122,8 @@ public:
                 zeta_[ax].resize(n);
                 psi_[ax].zero(stream_);
                 zeta_[ax].zero(stream_);
+                f_.state_extra.push_back(&psi_[ax]);  // a state: u, u_prev and the C-PML memory
+                f_.state_extra.push_back(&zeta_[ax]);
             }
         }
         if (!d.damping().empty()) {
@@ -168,20 +143,7 @@ public:
     }
 
     ~CudaPropagator() override {
-        // Pending copies into pinned memory must finish before it is freed.
         if (stream_) cudaStreamSynchronize(stream_);
-        if (copy_) cudaStreamSynchronize(copy_);
-        for (auto& st : stage_) {
-            if (st.compute_done) cudaEventDestroy(st.compute_done);
-            if (st.copy_done) cudaEventDestroy(st.copy_done);
-        }
-        for (auto& e : restore_done_)
-            if (e) cudaEventDestroy(e);
-        for (auto& st : bstage_) {
-            if (st.compute_done) cudaEventDestroy(st.compute_done);
-            if (st.copy_done) cudaEventDestroy(st.copy_done);
-        }
-        if (handoff_) cudaEventDestroy(handoff_);
         if (edge_) cudaStreamSynchronize(edge_);
         for (cudaEvent_t e : {fork_, join_})
             if (e) cudaEventDestroy(e);
@@ -190,14 +152,13 @@ public:
             if (tm.start) cudaEventDestroy(tm.start);
             if (tm.stop) cudaEventDestroy(tm.stop);
         }
-        if (copy_) cudaStreamDestroy(copy_);
-        if (stream_) cudaStreamDestroy(stream_);
     }
 
     // The taps grouped by target point as CpuPropagator groups them (injection_of), so
     // that inject_cuda, one thread per point, adds them in the CPU's order.
     void set_sources(const std::vector<PointStencil>& where,
                      const std::vector<std::vector<double>>& traces) override {
+        RTM_CUDA_CHECK(cudaSetDevice(device_));
         kernels::Injection inj = injection_of(d_, where, traces);
         inj_edge_ = slab_ ? edge_targets_first(inj) : 0;
         require_memory(inj.traces.size() * 8 + inj.target.size() * 12 + inj.coef.size() * 12, "source traces");
@@ -211,6 +172,7 @@ public:
     }
 
     void set_receivers(const std::vector<PointStencil>& where, int nt) override {
+        RTM_CUDA_CHECK(cudaSetDevice(device_));
         const ReceiverTaps taps = receiver_taps(where);
         nrec_ = int(where.size());
         nt_ = nt;
@@ -223,15 +185,8 @@ public:
     }
 
     void reset() override {
-        u_.zero(stream_);
-        w_.zero(stream_);
-        for (int ax = 0; ax < 3; ++ax) {
-            psi_[ax].zero(stream_);
-            zeta_[ax].zero(stream_);
-        }
+        f_.reset();  // wavefields, C-PML memory, image
         rec_tr_.zero(stream_);
-        image_.zero(stream_);
-        illum_.zero(stream_);
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
 
@@ -285,8 +240,8 @@ public:
     }
 
     bool window_continues(int before, int after) override {
-        z_before_ = before;
-        z_after_ = after;
+        f_.z_before = before;
+        f_.z_after = after;
         return true;
     }
 
@@ -332,56 +287,13 @@ public:
         return busy_;
     }
 
-    // --- States (see the file's header) ---
-    std::vector<T*> state_arrays() {
-        std::vector<T*> a{u_.data(), w_.data()};
-        for (int ax = 0; ax < 3; ++ax)
-            if (!psi_[ax].empty()) {
-                a.push_back(psi_[ax].data());
-                a.push_back(zeta_[ax].data());
-            }
-        return a;
-    }
-    std::size_t state_values() const {
-        std::size_t arrays = 2;
-        for (int ax = 0; ax < 3; ++ax) arrays += psi_[ax].empty() ? 0 : 2;
-        return arrays * u_.size();
-    }
-    std::size_t state_bytes() const override { return state_values() * sizeof(T); }
-    void reserve_states(std::size_t count) override {
-        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // queued copies may use the old slots
-        if (count <= state_capacity_) {  // reuse (a kept propagator's next shot)
-            state_slots_ = count;
-            return;
-        }
-        states_dev_.resize(0);
-        states_host_ = kc::PinnedBuffer();
-        const double bytes = double(count) * state_bytes();
-        std::size_t free_b = 0, total_b = 0;
-        RTM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        if (double(free_b) - headroom_bytes() >= bytes) states_dev_.resize(count * state_values());
-        else states_host_ = kc::PinnedBuffer(count * state_bytes());
-        state_slots_ = state_capacity_ = count;
-    }
-    void store_state(std::size_t slot) override { move_state(slot, true); }
-    void load_state(std::size_t slot) override { move_state(slot, false); }
-    void move_state(std::size_t slot, bool store) {
-        if (slot >= state_slots_)
-            fail(store ? "store_state" : "load_state",
-                 "slot " + std::to_string(slot) + " beyond the " + std::to_string(state_slots_) + " reserved");
-        const bool dev = !states_dev_.empty();
-        T* p = (dev ? states_dev_.data() : static_cast<T*>(states_host_.data())) + slot * state_values();
-        const std::size_t bytes = u_.size() * sizeof(T);
-        for (T* a : state_arrays()) {
-            RTM_CUDA_CHECK(cudaMemcpyAsync(store ? p : a, store ? a : p, bytes,
-                                           dev ? cudaMemcpyDeviceToDevice
-                                               : store ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice,
-                                           stream_));
-            p += u_.size();
-        }
-    }
+    // --- States, band, snapshots and correlation: DeviceWavefields (device_wavefields.h) ---
+    std::size_t state_bytes() const override { return f_.state_bytes(); }
+    void reserve_states(std::size_t count) override { f_.reserve_states(count); }
+    void store_state(std::size_t slot) override { f_.move_state(slot, true); }
+    void load_state(std::size_t slot) override { f_.move_state(slot, false); }
     // Where the states are (for the tests): 0 none, 1 device memory, 2 pinned host memory.
-    int states_where() const { return !states_dev_.empty() ? 1 : states_host_.bytes() ? 2 : 0; }
+    int states_where() const { return f_.states_where(); }
 
     std::vector<double> receiver_traces() const override {
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -391,298 +303,35 @@ public:
         return out;
     }
 
-    std::vector<double> wavefield() const override { return window_of(u_); }
-    std::vector<double> previous_wavefield() const override { return window_of(w_); }
+    std::vector<double> wavefield() const override { return f_.window_of(u_); }
+    std::vector<double> previous_wavefield() const override { return f_.window_of(w_); }
+    bool finite() const override { return f_.finite(); }
 
-    // One pass over every member's computed points on the stream (after the queued
-    // steps); 4 bytes come back, no wavefield.
-    bool finite() const override {
-        if (nonfinite_.empty()) nonfinite_.resize(1);
-        nonfinite_.zero(stream_);
-        kc::nonfinite_cuda(box_, u_.data(), batch(), nonfinite_.data(), stream_);
-        int flag = 0;
-        RTM_CUDA_CHECK(cudaMemcpyAsync(&flag, nonfinite_.data(), sizeof flag, cudaMemcpyDeviceToHost, stream_));
-        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        return flag == 0;
-    }
-
-    // u += injection * f on the window's nodes (f there, x fastest, member after member),
-    // on the stream after the step just queued: f goes up as T (converted here), the
-    // product is taken in double as the CPU does.
+    // u += injection * f on the window's nodes, after the step just queued.
     void add_field(const std::vector<double>& f) override {
-        const Grid& g = d_.window();
-        if (f.size() != g.size() * batch())
-            fail("add_field", "the field has " + std::to_string(f.size()) + " values but the window " +
-                                  std::to_string(g.size()) + " nodes" +
-                                  (batch() > 1 ? " for each of " + std::to_string(batch()) + " members" : ""));
-        if (inj_.empty()) {  // injection coefficient per window node, once
-            std::vector<T> c(g.size());
-            for (int iz = 0; iz < g.nz; ++iz)
-                for (int iy = 0; iy < g.ny; ++iy)
-                    for (int ix = 0; ix < g.nx; ++ix) c[g.index(ix, iy, iz)] = T(injection(d_.index(ix, iy, iz)));
-            inj_.upload(c);
-            field_.resize(f.size());
-        }
-        field_host_.resize(f.size());
-        for (std::size_t i = 0; i < f.size(); ++i) field_host_[i] = T(f[i]);
-        // Pageable source: the copy is staged before it returns, so field_host_ may change after.
-        RTM_CUDA_CHECK(cudaMemcpyAsync(field_.data(), field_host_.data(), f.size() * sizeof(T),
-                                       cudaMemcpyHostToDevice, stream_));
-        kc::add_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, inj_.data(), field_.data(), u_.data(), stream_,
-                            batch());
+        f_.add_field(f, [&](int, long p) { return d_.injection(p); });
     }
+    void reverse_time() override { f_.swap(); }
 
-    void reverse_time() override { std::swap(u_, w_); }
+    std::size_t band_size() const override { return f_.band_size(); }
+    void save_band(float* dst) const override { f_.save_band(dst); }
+    void restore_band(const float* src) override { f_.restore_band(src); }
+    void reserve_bands(std::size_t count) override { f_.reserve_bands(count); }
+    void store_band(std::size_t slot) override { f_.store_band(slot); }
+    void load_band(std::size_t slot) override { f_.load_band(slot); }
+    std::pair<int, const void*> bands_where() const { return f_.bands_where(); }
 
-    std::size_t band_size() const override { return d_.band().size() * batch(); }
-
-    // The band is saved every step of a run: a gather into a device buffer, one
-    // asynchronous copy into pinned host memory, and a host copy into the caller's
-    // memory once the stream has got there. The caller owns dst and may read it on
-    // return, so every save waits for the step before it (the GPU idles while the host
-    // copies and queues the next step); migration uses store_band / load_band
-    // instead, which keep the history on the propagator and never wait.
-    void save_band(float* dst) const override {
-        prepare_band();
-        const std::size_t nb = band_idx_.size();
-        if (!nb) return;
-        kc::gather_cuda(u_.data(), band_idx_.data(), nb, band_buf_.data(), stream_);
-        float* pinned = static_cast<float*>(band_out_.data());
-        RTM_CUDA_CHECK(cudaMemcpyAsync(pinned, band_buf_.data(), nb * sizeof(float), cudaMemcpyDeviceToHost, stream_));
-        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        std::memcpy(dst, pinned, nb * sizeof(float));
-    }
-    // The caller's band goes into one of kRestoreRing pinned buffers (reused only once
-    // its last upload has finished), then up and scattered on the stream: no wait for
-    // the queued steps.
-    void restore_band(const float* src) override {
-        prepare_band();
-        const std::size_t nb = band_idx_.size();
-        if (!nb) return;
-        const int r = restore_next_;
-        restore_next_ = (restore_next_ + 1) % kRestoreRing;
-        RTM_CUDA_CHECK(cudaEventSynchronize(restore_done_[r]));
-        float* pinned = static_cast<float*>(band_in_[r].data());
-        std::memcpy(pinned, src, nb * sizeof(float));
-        RTM_CUDA_CHECK(cudaMemcpyAsync(band_buf_.data(), pinned, nb * sizeof(float), cudaMemcpyHostToDevice, stream_));
-        RTM_CUDA_CHECK(cudaEventRecord(restore_done_[r], stream_));
-        kc::scatter_cuda(band_buf_.data(), band_idx_.data(), nb, u_.data(), stream_);
-    }
-
-    // --- Band history (see the file's header) ---
-    void reserve_bands(std::size_t count) override {
-        prepare_band();
-        const std::size_t nb = band_idx_.size();
-        for (auto& st : bstage_) st.slot = -1;
-        if (count <= hist_capacity_ || nb == 0) {  // reuse (or nothing to hold)
-            hist_slots_ = count;
-            return;
-        }
-        // Queued gathers, scatters and copies may still use the old allocation.
-        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        if (copy_) RTM_CUDA_CHECK(cudaStreamSynchronize(copy_));
-        hist_dev_.resize(0);
-        hist_host_ = kc::PinnedBuffer();
-        hist_slots_ = hist_capacity_ = 0;
-        const std::size_t bytes = count * nb * sizeof(float);
-        std::size_t free_b = 0, total_b = 0;
-        RTM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        if (double(free_b) - headroom_bytes() >= double(bytes)) {
-            hist_dev_.resize(count * nb);
-        } else {
-            ensure_copy_stream();
-            require_memory(kBandStages * nb * sizeof(float), "band history staging buffers");
-            for (auto& st : bstage_) {
-                st.buf.resize(nb);
-                if (!st.compute_done) {
-                    RTM_CUDA_CHECK(cudaEventCreateWithFlags(&st.compute_done, cudaEventDisableTiming));
-                    RTM_CUDA_CHECK(cudaEventCreateWithFlags(&st.copy_done, cudaEventDisableTiming));
-                }
-            }
-            hist_host_ = kc::PinnedBuffer(bytes);
-        }
-        hist_slots_ = hist_capacity_ = count;
-    }
-
-    void store_band(std::size_t slot) override {
-        if (slot >= hist_slots_) fail("store_band", "slot " + std::to_string(slot) + " beyond the " + std::to_string(hist_slots_) + " reserved");
-        const std::size_t nb = band_idx_.size();
-        if (!nb) return;
-        if (!hist_dev_.empty()) {
-            kc::gather_cuda(u_.data(), band_idx_.data(), nb, hist_dev_.data() + slot * nb, stream_);
-            return;
-        }
-        BandStage& st = bstage_[slot % kBandStages];
-        RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, st.copy_done, 0));
-        kc::gather_cuda(u_.data(), band_idx_.data(), nb, st.buf.data(), stream_);
-        RTM_CUDA_CHECK(cudaEventRecord(st.compute_done, stream_));
-        RTM_CUDA_CHECK(cudaStreamWaitEvent(copy_, st.compute_done, 0));
-        RTM_CUDA_CHECK(cudaMemcpyAsync(host_band(slot), st.buf.data(), nb * sizeof(float), cudaMemcpyDeviceToHost,
-                                       copy_));
-        RTM_CUDA_CHECK(cudaEventRecord(st.copy_done, copy_));
-        st.slot = long(slot);  // the staging buffer holds this slot's band too
-    }
-
-    void load_band(std::size_t slot) override {
-        if (slot >= hist_slots_) fail("load_band", "slot " + std::to_string(slot) + " beyond the " + std::to_string(hist_slots_) + " reserved");
-        const std::size_t nb = band_idx_.size();
-        if (!nb) return;
-        if (!hist_dev_.empty()) {
-            kc::scatter_cuda(hist_dev_.data() + slot * nb, band_idx_.data(), nb, u_.data(), stream_);
-            return;
-        }
-        BandStage& st = bstage_[slot % kBandStages];
-        if (st.slot != long(slot)) upload_band(slot);
-        RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, st.copy_done, 0));
-        kc::scatter_cuda(st.buf.data(), band_idx_.data(), nb, u_.data(), stream_);
-        RTM_CUDA_CHECK(cudaEventRecord(st.compute_done, stream_));
-        // Prefetch the slots below into the other staging buffers.
-        for (std::size_t j = 1; j < std::size_t(kBandStages) && j <= slot; ++j)
-            if (bstage_[(slot - j) % kBandStages].slot != long(slot - j)) upload_band(slot - j);
-    }
-
-    // Where the band history is (for the bench and tests): 0 none, 1 device memory,
-    // 2 pinned host memory; and the allocation's address.
-    std::pair<int, const void*> bands_where() const {
-        if (!hist_dev_.empty()) return {1, hist_dev_.data()};
-        if (hist_host_.bytes()) return {2, hist_host_.data()};
-        return {0, nullptr};
-    }
-
-    // --- Snapshots and cross-correlation (see the file's header) ---
-    std::size_t keep(bool bf16) override {
-        if (slots_.empty()) {
-            if (bf16 != kept_bf16_) free_slots();  // slots of the other kind's size
-            kept_bf16_ = bf16;
-        } else if (kept_bf16_ != bf16)
-            fail("keep", "snapshots of one propagator must all be of one kind (all bfloat16 or none)");
-        if (slots_.size() == slot_capacity_) add_chunk();
-        const std::size_t slot = slots_.size();
-        const Slot& where = slot_at(slot);
-        slots_.push_back(where);
-        const Grid& g = d_.window();
-        if (!where.host) {
-            kc::pack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, u_.data(), where.p, bf16, stream_, batch());
-            return slot;
-        }
-        const int b = stage_next_;
-        stage_next_ ^= 1;
-        Stage& st = stage_[b];
-        st.slot = -1;  // holds no slot worth reusing after this
-        RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, st.copy_done, 0));
-        kc::pack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, u_.data(), st.buf.data(), bf16, stream_,
-                             batch());
-        RTM_CUDA_CHECK(cudaEventRecord(st.compute_done, stream_));
-        RTM_CUDA_CHECK(cudaStreamWaitEvent(copy_, st.compute_done, 0));
-        RTM_CUDA_CHECK(cudaMemcpyAsync(where.p, st.buf.data(), slot_bytes(), cudaMemcpyDeviceToHost, copy_));
-        RTM_CUDA_CHECK(cudaEventRecord(st.copy_done, copy_));
-        return slot;
-    }
-
-    void recall(std::size_t slot, bool previous) override {
-        if (slot >= slots_.size())
-            fail("recall", "slot " + std::to_string(slot) + " was never kept (" + std::to_string(slots_.size()) +
-                               " kept)");
-        const Grid& g = d_.window();
-        const Slot& where = slots_[slot];
-        T* dst = previous ? w_.data() : u_.data();
-        if (!where.host) {
-            kc::unpack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, where.p, kept_bf16_, dst, stream_, batch());
-            return;
-        }
-        int b = stage_[0].slot == long(slot) ? 0 : stage_[1].slot == long(slot) ? 1 : -1;
-        if (b < 0) {
-            b = stage_next_;
-            stage_next_ ^= 1;
-            upload(b, slot);
-        }
-        Stage& st = stage_[b];
-        RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, st.copy_done, 0));
-        kc::unpack_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, st.buf.data(), kept_bf16_, dst, stream_,
-                               batch());
-        RTM_CUDA_CHECK(cudaEventRecord(st.compute_done, stream_));
-        st.slot = -1;
-        // Prefetch the next slot down into the other buffer.
-        if (slot > 0 && slots_[slot - 1].host) upload(b ^ 1, slot - 1);
-    }
-
-    // The slots' memory stays for the next shot's keep() calls (Propagator::clear_kept).
-    void clear_kept() override {
-        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        if (copy_) RTM_CUDA_CHECK(cudaStreamSynchronize(copy_));
-        slots_.clear();
-        for (auto& st : stage_) st.slot = -1;
-    }
-    void free_slots() {
-        chunk_slots_.clear();
-        chunks_.clear();
-        pinned_chunks_.clear();
-        slot_capacity_ = 0;
-    }
-
+    std::size_t keep(bool bf16) override { return f_.keep(bf16); }
+    void recall(std::size_t slot, bool previous) override { f_.recall(slot, previous); }
+    void clear_kept() override { f_.clear_kept(); }
     void correlate(const Propagator& source, double w, ImagingCondition condition) override {
         const auto* src = dynamic_cast<const CudaPropagator<T>*>(&source);
         if (!src) unsupported("correlate with a propagator of another backend or precision");
         require_same_batch(source);
-        const Grid& g = d_.window();
-        if (src->d_.window().size() != g.size())
-            fail("correlate", "the source propagator's window differs from this one's");
-        if (image_.empty()) {
-            require_memory(2 * g.size() * batch() * sizeof(double), "image and illumination");
-            image_.resize(g.size() * batch());
-            illum_.resize(g.size() * batch());
-            image_.zero(stream_);
-            illum_.zero(stream_);
-        }
-        if (!handoff_) RTM_CUDA_CHECK(cudaEventCreateWithFlags(&handoff_, cudaEventDisableTiming));
-        // After the source's queued work; the source's later work after this.
-        if (src != this) {
-            RTM_CUDA_CHECK(cudaEventRecord(handoff_, src->stream_));
-            RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, handoff_, 0));
-        }
-        if (condition == ImagingCondition::CrossCorrelation) {
-            kc::correlate_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, src->u_.data(), u_.data(), w,
-                                      image_.data(), illum_.data(), stream_, batch());
-        } else {
-            if (v2_.empty()) {
-                require_memory(g.size() * sizeof(double), "v^2 for the imaging condition");
-                v2_.upload(d_.v2());
-            }
-            kc::WindowImaging wi;
-            wi.origin = window_origin();
-            wi.nx = g.nx;
-            wi.ny = g.ny;
-            wi.nz = g.nz;
-            wi.h[0] = g.dx;
-            wi.h[1] = g.dy;
-            wi.h[2] = g.dz;
-            wi.dt = d_.dt();
-            wi.w = w;
-            wi.born = condition == ImagingCondition::BornAdjoint;
-            wi.z_before = z_before_;
-            wi.z_after = z_after_;
-            kc::image_window_cuda(box_, wi, src->u_.data(), src->w_.data(), u_.data(), w_.data(), v2_.data(),
-                                  image_.data(), illum_.data(), stream_, batch());
-        }
-        if (src != this) {
-            RTM_CUDA_CHECK(cudaEventRecord(handoff_, stream_));
-            RTM_CUDA_CHECK(cudaStreamWaitEvent(src->stream_, handoff_, 0));
-        }
+        f_.correlate(src->f_, w, condition);
     }
-
-    std::vector<double> correlation(bool illumination) const override {
-        const auto& f = illumination ? illum_ : image_;
-        if (f.empty()) return std::vector<double>(d_.window().size() * batch(), 0.0);
-        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        return f.download();
-    }
-
-    // Where the kept snapshots are (for the bench and tests): slots on the device, on the host.
-    std::pair<std::size_t, std::size_t> kept_where() const {
-        std::size_t dev = 0;
-        for (const auto& s : slots_) dev += !s.host;
-        return {dev, slots_.size() - dev};
-    }
+    std::vector<double> correlation(bool illumination) const override { return f_.correlation(illumination); }
+    std::pair<std::size_t, std::size_t> kept_where() const { return f_.kept_where(); }
 
     std::string name() const override { return sizeof(T) == 4 ? "cuda (fp32)" : "cuda (fp64)"; }
 
@@ -752,124 +401,6 @@ private:
             spdlog::info("z-slab ghost planes: through the host and MPI ({})", why_not);
     }
 
-    std::vector<double> window_of(const kc::DeviceBuffer<T>& f) const {
-        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        const auto u = f.download();
-        const Grid& g = d_.window();
-        std::vector<double> out(g.size() * batch());  // member after member
-        for (int m = 0; m < batch(); ++m)
-            for (int iz = 0; iz < g.nz; ++iz)
-                for (int iy = 0; iy < g.ny; ++iy)
-                    for (int ix = 0; ix < g.nx; ++ix)
-                        out[m * g.size() + g.index(ix, iy, iz)] =
-                            double(u[m * box_.padded_size() + d_.index(ix, iy, iz)]);
-        return out;
-    }
-
-    // Domain::injection at a batch member's point (its stencils are moved by boxes).
-    double injection(long p) const { return d_.injection(p % long(box_.padded_size())); }
-
-    // Computed-point coordinates of window node (0, 0, 0).
-    kc::Index3 window_origin() const { return {box_.pml_lo[0], box_.pml_lo[1], box_.pml_lo[2]}; }
-
-    // Band indices of every member (member m's moved by m padded boxes: one gather or
-    // scatter moves the whole batch's band) go to the device on first use (8 B per band
-    // node); pinned host buffers for the copies (one down, kRestoreRing up).
-    void prepare_band() const {
-        if (band_ready_) return;
-        const auto& one = d_.band();
-        std::vector<long> b;
-        b.reserve(one.size() * batch());
-        for (int m = 0; m < batch(); ++m)
-            for (long p : one) b.push_back(p + long(m) * long(box_.padded_size()));
-        require_memory(b.size() * (sizeof(long) + sizeof(float)), "edge band (indices and staging)");
-        band_idx_.upload(b);
-        band_buf_.resize(b.size());
-        band_out_ = kc::PinnedBuffer(b.size() * sizeof(float));
-        for (int r = 0; r < kRestoreRing; ++r) {
-            band_in_[r] = kc::PinnedBuffer(b.size() * sizeof(float));
-            if (!restore_done_[r]) RTM_CUDA_CHECK(cudaEventCreateWithFlags(&restore_done_[r], cudaEventDisableTiming));
-        }
-        band_ready_ = true;
-    }
-
-    // Snapshot storage: chunks of slots, each in device memory while RTM_KEEP_HEADROOM_GB
-    // (default 2) GB stay free after it, else in pinned host memory.
-    struct Slot {
-        void* p = nullptr;
-        bool host = false;
-    };
-    struct Stage {
-        kc::DeviceBuffer<std::uint8_t> buf;
-        cudaEvent_t compute_done = nullptr, copy_done = nullptr;
-        long slot = -1;  // the host slot it holds (uploaded or being uploaded), -1: none
-    };
-    // A slot holds every member's window.
-    std::size_t slot_bytes() const { return d_.window().size() * batch() * (kept_bf16_ ? 2 : sizeof(T)); }
-    static double headroom_bytes() {
-        const char* v = std::getenv("RTM_KEEP_HEADROOM_GB");
-        return (v ? std::atof(v) : 2.0) * double(1 << 30);
-    }
-    void add_chunk() {
-        const std::size_t sb = slot_bytes();
-        std::size_t n = std::max<std::size_t>(1, std::min<std::size_t>(64, (std::size_t(256) << 20) / sb));
-        std::size_t free_b = 0, total_b = 0;
-        RTM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        const double room = double(free_b) - headroom_bytes();
-        if (room < double(n * sb) && room >= double(sb)) n = std::size_t(room / sb);
-        if (room >= double(n * sb)) {
-            kc::DeviceBuffer<std::uint8_t> c(n * sb);
-            for (std::size_t i = 0; i < n; ++i) chunk_slots_.push_back({c.data() + i * sb, false});
-            chunks_.push_back(std::move(c));
-        } else {
-            ensure_copy_stream();
-            if (!stage_[0].compute_done) {
-                for (auto& st : stage_) {
-                    RTM_CUDA_CHECK(cudaEventCreateWithFlags(&st.compute_done, cudaEventDisableTiming));
-                    RTM_CUDA_CHECK(cudaEventCreateWithFlags(&st.copy_done, cudaEventDisableTiming));
-                }
-            }
-            // Staging for this kind of snapshot (bf16 slots are half the size of fp32
-            // ones; after clear_kept the kind may change). Nothing is in flight here:
-            // clear_kept synchronised, or the slots so far were all of this size.
-            for (auto& st : stage_)
-                if (st.buf.size() < sb) {
-                    RTM_CUDA_CHECK(cudaStreamSynchronize(copy_));
-                    RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-                    st.buf.resize(sb);
-                }
-            kc::PinnedBuffer c(n * sb);
-            for (std::size_t i = 0; i < n; ++i)
-                chunk_slots_.push_back({static_cast<std::uint8_t*>(c.data()) + i * sb, true});
-            pinned_chunks_.push_back(std::move(c));
-        }
-        slot_capacity_ += n;
-    }
-    const Slot& slot_at(std::size_t i) const { return chunk_slots_[i]; }
-    void ensure_copy_stream() {
-        if (!copy_) RTM_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
-    }
-    float* host_band(std::size_t slot) {
-        return static_cast<float*>(hist_host_.data()) + slot * band_idx_.size();
-    }
-    // Host band slot -> its staging buffer on copy_, after the stream's last use of it.
-    void upload_band(std::size_t slot) {
-        BandStage& st = bstage_[slot % kBandStages];
-        RTM_CUDA_CHECK(cudaStreamWaitEvent(copy_, st.compute_done, 0));
-        RTM_CUDA_CHECK(cudaMemcpyAsync(st.buf.data(), host_band(slot), band_idx_.size() * sizeof(float),
-                                       cudaMemcpyHostToDevice, copy_));
-        RTM_CUDA_CHECK(cudaEventRecord(st.copy_done, copy_));
-        st.slot = long(slot);
-    }
-    // Host slot -> staging buffer b on copy_, after the stream's last use of b.
-    void upload(int b, std::size_t slot) {
-        Stage& st = stage_[b];
-        RTM_CUDA_CHECK(cudaStreamWaitEvent(copy_, st.compute_done, 0));
-        RTM_CUDA_CHECK(cudaMemcpyAsync(st.buf.data(), slots_[slot].p, slot_bytes(), cudaMemcpyHostToDevice, copy_));
-        RTM_CUDA_CHECK(cudaEventRecord(st.copy_done, copy_));
-        st.slot = long(slot);
-    }
-
     // Busy time of a step whose events are recorded (waits for its stop event).
     struct Timing {
         cudaEvent_t start = nullptr, stop = nullptr;
@@ -883,69 +414,27 @@ private:
         tm.pending = false;
     }
 
-    // A clear error, with the sizes, when an allocation would not fit.
-    void require_memory(std::size_t bytes, const char* what) const {
-        std::size_t free_b = 0, total_b = 0;
-        RTM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        if (bytes + (64u << 20) > free_b) {
-            std::ostringstream os;
-            os.precision(3);
-            os << "the " << what << " of this domain (" << box_.nx << " x " << box_.ny << " x " << box_.nz
-               << " points with absorbing layers, " << (sizeof(T) == 4 ? "fp32" : "fp64") << ") need "
-               << bytes / double(1 << 30) << " GiB but the GPU has " << free_b / double(1 << 30) << " GiB free of "
-               << total_b / double(1 << 30) << " GiB";
-            fail("GPU memory", os.str(), "Use a smaller window or aperture, coarser grid, fp32, or propagation.device = cpu");
-        }
-    }
+    void require_memory(std::size_t bytes, const char* what) const { require_device_memory<T>(box_, bytes, what); }
 
     const Domain& d_;
     kernels::Box box_;
+    int device_ = 0;  // the GPU current when it was made (the rank's own: choose_backend)
+    // The wavefields and what migration keeps of them (device_wavefields.h); u_ and w_
+    // are its buffers (swapping them swaps its current and previous wavefields), stream_
+    // its stream.
+    DeviceWavefields<T> f_;
+    kc::DeviceBuffer<T>& u_ = f_.cur;
+    kc::DeviceBuffer<T>& w_ = f_.prev;
+    cudaStream_t stream_ = f_.stream();
     kernels::StepArgs<T> args_;
     kc::LaunchConfig cfg_;
-    cudaStream_t stream_ = nullptr;
-    kc::DeviceBuffer<T> u_, w_, vdt2_, damp_, a_[3], b_[3], psi_[3], zeta_[3];
-    kc::DeviceBuffer<T> inj_, field_;  // add_field: coefficients and the field, window nodes
-    std::vector<T> field_host_;
-    mutable kc::DeviceBuffer<long> band_idx_;
-    mutable kc::DeviceBuffer<float> band_buf_;
-    mutable bool band_ready_ = false;
-    static constexpr int kRestoreRing = 4;
-    mutable kc::PinnedBuffer band_out_, band_in_[kRestoreRing];
-    mutable cudaEvent_t restore_done_[kRestoreRing] = {};
-    int restore_next_ = 0;
-    // Band history: device memory or pinned host memory (one of them), slots reserved
-    // and slots the allocation holds; staging buffers for the pinned-host case.
-    struct BandStage {
-        kc::DeviceBuffer<float> buf;
-        cudaEvent_t compute_done = nullptr, copy_done = nullptr;
-        long slot = -1;  // the slot whose band it holds (or is being copied up), -1: none
-    };
-    static constexpr int kBandStages = 4;
-    kc::DeviceBuffer<float> hist_dev_;
-    kc::PinnedBuffer hist_host_;
-    std::size_t hist_slots_ = 0, hist_capacity_ = 0;
-    BandStage bstage_[kBandStages];
-    // Snapshots: slots in order, the chunks that hold them, two staging buffers for host slots.
-    std::vector<Slot> slots_, chunk_slots_;
-    std::vector<kc::DeviceBuffer<std::uint8_t>> chunks_;
-    std::vector<kc::PinnedBuffer> pinned_chunks_;
-    std::size_t slot_capacity_ = 0;
-    bool kept_bf16_ = false;
-    Stage stage_[2];
-    int stage_next_ = 0;
-    cudaStream_t copy_ = nullptr;
-    cudaEvent_t handoff_ = nullptr;
-    kc::DeviceBuffer<double> image_, illum_, v2_;  // v2_: v^2 on the window (imaging conditions)
+    kc::DeviceBuffer<T> vdt2_, damp_, a_[3], b_[3], psi_[3], zeta_[3];
     kc::DeviceBuffer<long> inj_target_, rec_idx_;
     kc::DeviceBuffer<int> inj_offset_, inj_source_, rec_off_;
     kc::DeviceBuffer<double> inj_coef_, src_tr_, rec_w_;
     kc::DeviceBuffer<T> rec_tr_;
     int src_nt_ = 0, nrec_ = 0, nt_ = 0;
     double inv_vol_ = 1;
-    mutable kc::DeviceBuffer<int> nonfinite_;  // finite()'s flag
-    kc::DeviceBuffer<T> states_dev_;  // checkpoints: device memory or pinned host memory
-    kc::PinnedBuffer states_host_;
-    std::size_t state_slots_ = 0, state_capacity_ = 0;
     static constexpr int kTimed = 128;
     mutable Timing timing_[kTimed];
     int timing_next_ = 0;
@@ -956,7 +445,6 @@ private:
     cudaEvent_t fork_ = nullptr, join_ = nullptr;
     int inj_edge_ = 0;
     bool slab_overlap_ = true;
-    int z_before_ = 0, z_after_ = 0;  // window_continues
     const void* base_[2] = {nullptr, nullptr};
     std::unique_ptr<CudaSlabExchange> slab_;  // after u_, w_: closed before they are freed
 };

@@ -26,15 +26,6 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
     box_.pml_hi[2] = nb;
     box_.free_surface = opt.free_surface;
 
-    for (int iz = 0; iz < window.nz; ++iz)
-        for (int iy = 0; iy < window.ny; ++iy)
-            for (int ix = 0; ix < window.nx; ++ix) {
-                const bool edge = ix < R || ix >= window.nx - R || iz < R || iz >= window.nz - R ||
-                                  (box_.ndim == 3 && (iy < R || iy >= window.ny - R));
-                if (edge)
-                    band_.push_back(box_.at(ix + box_.pml_lo[0], iy + box_.pml_lo[1], iz + box_.pml_lo[2]));
-            }
-
     const double vmax = *std::max_element(vp.begin(), vp.end());  // sets the C-PML damping
 
     // The volume loops below run on every core: a 3D shot's domain is tens of millions
@@ -59,6 +50,19 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
             }
 
     if (!extra.empty()) set_anisotropy(extra, vp.size());
+
+    // The band: everything the window's interior reads from outside it in one step, the
+    // nodes within the update's reach of the edge: R, or 2 R for the rotated (TTI)
+    // operator, a first derivative of first derivatives (docs/anisotropy.md).
+    const int reach = tti_.tilted ? 2 * R : R;
+    for (int iz = 0; iz < window.nz; ++iz)
+        for (int iy = 0; iy < window.ny; ++iy)
+            for (int ix = 0; ix < window.nx; ++ix) {
+                const bool edge = ix < reach || ix >= window.nx - reach || iz < reach || iz >= window.nz - reach ||
+                                  (box_.ndim == 3 && (iy < reach || iy >= window.ny - reach));
+                if (edge)
+                    band_.push_back(box_.at(ix + box_.pml_lo[0], iy + box_.pml_lo[1], iz + box_.pml_lo[2]));
+            }
 
     const double h[3] = {window.dx, window.dy, window.dz};
     const int n[3] = {box_.nx, box_.ny, box_.nz};

@@ -95,7 +95,8 @@ public:
     // Padded index of window node (ix, iy, iz).
     long index(int ix, int iy, int iz) const;
 
-    // Padded indices of the window nodes within R of the window's edge, in a fixed order
+    // Padded indices of the window nodes within the update's reach of the window's edge
+    // (R; 2 R for a tilted model's rotated operator), in a fixed order
     // (what Propagator::save_band / restore_band move).
     const std::vector<long>& band() const { return band_; }
 

@@ -54,11 +54,14 @@ public:
     virtual bool finite() const;
 
     // --- For migration (a backend without them says so when a migration starts) ---
+    // A VTI/TTI propagator's wavefield is two fields, p and q: what these store and
+    // restore is both (p of every member, then q), and what they image and return as
+    // "the wavefield" is (p + q) / 2, the field receivers record (docs/anisotropy.md).
     // The previous wavefield u[n-1] on the window's nodes (member after member).
     virtual std::vector<double> previous_wavefield() const { unsupported("previous_wavefield"); }
     // Adds (v dt)^2 f to the current wavefield on the window (f on the window's nodes, one
     // window per member, member after member): called right after step(n), it injects the
-    // volume source f[n] into u[n+1] exactly as point sources are injected.
+    // volume source f[n] into u[n+1] exactly as point sources are injected (VTI/TTI: W B f).
     virtual void add_field(const std::vector<double>& f) { unsupported("add_field"); }
     // Swaps u[n] and u[n-1]: after it, step(n) for n = N-1, N-2, ... runs time
     // backwards (u[n-1] = 2 u[n] - u[n+1] + (v dt)^2 (Lap u[n] + s[n]) is the same update).

@@ -15,6 +15,7 @@
 #include "kernels/cpu/inject_cpu.h"
 #include "kernels/cpu/step_cpu.h"
 #include "kernels/cpu/tti_cpu.h"
+#include "propagation/host_wavefields.h"
 #include "propagation/propagator.h"
 #include "propagation/tti_propagator.h"
 
@@ -28,13 +29,11 @@ std::vector<T> as(const std::vector<double>& v) {
 }
 
 template <class T>
-class TtiCpuPropagator final : public TtiPropagator {
+class TtiCpuPropagator final : public Propagator {
 public:
-    TtiCpuPropagator(const Domain& d, int batch) : TtiPropagator(batch), d_(d), box_(d.box()) {
+    TtiCpuPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()), f_(d, 2, batch) {
         if (!d.anisotropic()) fail("TTI propagator", "the domain is isotropic", "Use make_cpu_propagator");
         const TtiCoefficients& c = d.tti();
-        const std::size_t n = box_.padded_size() * std::size_t(batch);
-        for (auto* f : {&p_, &q_, &wp_, &wq_}) f->assign(n, T(0));
         cpp_ = as<T>(c.cpp);
         cpq_ = as<T>(c.cpq);
         cqq_ = as<T>(d.vdt2());
@@ -68,39 +67,68 @@ public:
     }
 
     void reset() override {
-        for (auto* f : {&p_, &q_, &wp_, &wq_}) std::fill(f->begin(), f->end(), T(0));
+        f_.reset();  // p, q at both time levels, the image
         std::fill(rec_traces_.begin(), rec_traces_.end(), 0.0);
     }
 
     void step(int n) override {
         const auto start = std::chrono::steady_clock::now();
+        T *p = f_.field(f_.cur, 0), *q = f_.field(f_.cur, 1);
         for (std::size_t r = 0; r < rec_.size(); ++r) {
             double s = 0;
             for (std::size_t k = 0; k < rec_[r].index.size(); ++k) {
                 const long i = rec_[r].index[k];
-                s += rec_[r].weight[k] * 0.5 * (double(p_[i]) + double(q_[i]));
+                s += rec_[r].weight[k] * 0.5 * (double(p[i]) + double(q[i]));
             }
             if (n < nt_) rec_traces_[r * nt_ + n] = s;
         }
+        // The free-surface mirror of u[n] before it is read (as the isotropic step: sources,
+        // add_field, recall and restore_band change u[n] after the kernel's own mirror).
         if (box_.free_surface)  // VTI only (the domain refuses TTI with a free surface)
             for (int m = 0; m < batch(); ++m)
-                for (auto* f : {&p_, &q_}) kernels::free_surface_cpu(box_, f->data() + m * box_.padded_size());
-        args_.p = p_.data();
-        args_.q = q_.data();
-        args_.wp = wp_.data();
-        args_.wq = wq_.data();
+                for (T* f : {p, q}) kernels::free_surface_cpu(box_, f + m * box_.padded_size());
+        args_.p = p;
+        args_.q = q;
+        args_.wp = f_.field(f_.prev, 0);
+        args_.wq = f_.field(f_.prev, 1);
         kernels::tti_step_cpu(args_);
-        kernels::inject_cpu(inj_p_, n, wp_.data());
-        kernels::inject_cpu(inj_q_, n, wq_.data());
-        std::swap(p_, wp_);
-        std::swap(q_, wq_);
+        kernels::inject_cpu(inj_p_, n, args_.wp);
+        kernels::inject_cpu(inj_q_, n, args_.wq);
+        f_.swap();
         busy_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     double busy_seconds() const override { return busy_; }
 
     std::vector<double> receiver_traces() const override { return rec_traces_; }
 
-    std::vector<double> wavefield() const override { return window_mean(d_, p_.data(), q_.data(), batch()); }
+    // The fields receivers and imaging see, (p + q) / 2 (HostWavefields::imaged).
+    std::vector<double> wavefield() const override { return f_.window_of(f_.cur); }
+
+    // Migration's operations (Propagator; the backward pass is this step run backwards,
+    // docs/anisotropy.md "The exact adjoint"): every storage moves p and q both.
+    std::vector<double> previous_wavefield() const override { return f_.window_of(f_.prev); }
+    void add_field(const std::vector<double>& f) override {
+        f_.add_field(f, [&](int field, long p) { return tti_injection_weight(d_, field, p); });
+    }
+    void reverse_time() override { f_.swap(); }
+    std::size_t band_size() const override { return f_.band_size(); }
+    void save_band(float* dst) const override { f_.save_band(dst); }
+    void restore_band(const float* src) override { f_.restore_band(src); }
+    std::size_t state_bytes() const override { return f_.state_bytes(); }
+    void reserve_states(std::size_t count) override { f_.reserve_states(count); }
+    void store_state(std::size_t slot) override { f_.move_state(slot, true); }
+    void load_state(std::size_t slot) override { f_.move_state(slot, false); }
+    std::size_t keep(bool bf16) override { return f_.keep(bf16); }
+    void reserve_kept(std::size_t count, bool bf16) override { f_.reserve_kept(count, bf16); }
+    void recall(std::size_t slot, bool previous) override { f_.recall(slot, previous); }
+    void clear_kept() override { f_.clear_kept(); }
+    void correlate(const Propagator& source, double w, ImagingCondition condition) override {
+        const auto* src = dynamic_cast<const TtiCpuPropagator<T>*>(&source);
+        if (!src) unsupported("correlate with a propagator of another backend, precision or physics");
+        require_same_batch(source);
+        f_.correlate(src->f_, w, condition);
+    }
+    std::vector<double> correlation(bool illumination) const override { return f_.correlation(illumination); }
 
     std::string name() const override {
         return std::string(d_.tti().tilted ? "cpu TTI" : "cpu VTI") + (sizeof(T) == 4 ? " (fp32)" : " (fp64)");
@@ -111,7 +139,8 @@ private:
     const Domain& d_;
     kernels::Box box_;
     kernels::TtiStepArgs<T> args_;
-    std::vector<T> p_, q_, wp_, wq_, cpp_, cpq_, cqq_, damp_, axis_[3], flux_[6];
+    HostWavefields<T> f_;  // p then q, at u[n] and u[n-1]
+    std::vector<T> cpp_, cpq_, cqq_, damp_, axis_[3], flux_[6];
     kernels::Injection inj_p_, inj_q_;
     std::vector<PointStencil> rec_;
     std::vector<double> rec_traces_;
@@ -120,9 +149,10 @@ private:
 
 }  // namespace
 
-void tti_no_migration(const std::string& backend) {
-    fail("backend " + backend, "migration and Born modelling of anisotropic (VTI/TTI) models are not implemented yet",
-         "Migrate with an isotropic model (leave out model.epsilon, delta, theta and phi)");
+double tti_injection_weight(const Domain& d, int field, long i) {
+    const auto& c = d.tti();
+    const double damp = d.damping().empty() ? 1.0 : 1 + d.damping()[i];
+    return 0.5 * (field == 0 ? c.cpp[i] + c.cpq[i] : c.cpq[i] + d.vdt2()[i]) / damp;
 }
 
 std::pair<kernels::Injection, kernels::Injection> tti_injection(const Domain& d, const std::vector<PointStencil>& where,
@@ -132,16 +162,14 @@ std::pair<kernels::Injection, kernels::Injection> tti_injection(const Domain& d,
     const long box = long(d.box().padded_size());
     std::vector<std::vector<long>> index;
     std::vector<std::vector<double>> cp, cq;
-    const auto& c = d.tti();
     for (const auto& s : where) {
         index.push_back(s.index);
         cp.emplace_back();
         cq.emplace_back();
         for (std::size_t k = 0; k < s.index.size(); ++k) {
             const long i = s.index[k] % box;
-            const double damp = d.damping().empty() ? 1.0 : 1 + d.damping()[i];
-            cp.back().push_back(0.5 * (c.cpp[i] + c.cpq[i]) / damp * s.weight[k]);
-            cq.back().push_back(0.5 * (c.cpq[i] + d.vdt2()[i]) / damp * s.weight[k]);
+            cp.back().push_back(tti_injection_weight(d, 0, i) * s.weight[k]);
+            cq.back().push_back(tti_injection_weight(d, 1, i) * s.weight[k]);
         }
     }
     return {kernels::Injection::group(index, cp, traces, 1.0 / d.cell_volume()),

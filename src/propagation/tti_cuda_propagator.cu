@@ -6,7 +6,9 @@
 // CPU's injection through inject_cuda), swap.
 // The kernel: SWiC (one pass) by default; RTM_TTI_KERNEL=two-pass picks the baseline
 // (tests, rtm bench). Busy time: a pair of events around each step's launches, summed.
-// Modelling only: migration's operations give tti_no_migration's error, as on the CPU.
+// p and q of every member lie in one array per time level (DeviceWavefields, as on the
+// CPU): migration's operations are the isotropic propagator's, moving both fields, and
+// imaging reads (p + q) / 2.
 #include <cuda_runtime_api.h>
 
 #include <cstdlib>
@@ -18,6 +20,7 @@
 #include "kernels/cuda/step_cuda.h"
 #include "kernels/cuda/tti_cuda.h"
 #include "propagation/backend.h"
+#include "propagation/device_wavefields.h"
 #include "propagation/injection.h"
 #include "propagation/tti_propagator.h"
 
@@ -57,9 +60,10 @@ struct DeviceInjection {
 };
 
 template <class T>
-class TtiCudaPropagator final : public TtiPropagator {
+class TtiCudaPropagator final : public Propagator {
 public:
-    TtiCudaPropagator(const Domain& d, int batch) : TtiPropagator(batch), d_(d), box_(d.box()) {
+    TtiCudaPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()), f_(d, 2, batch) {
+        RTM_CUDA_CHECK(cudaGetDevice(&device_));
         if (!d.anisotropic()) fail("TTI propagator", "the domain is isotropic", "Use make_cuda_propagator");
         if (const char* k = std::getenv("RTM_TTI_KERNEL")) kernel_ = kc::parse_tti_kernel(k);
         const TtiCoefficients& c = d.tti();
@@ -72,11 +76,7 @@ public:
                  "the VTI/TTI fields need " + std::to_string(fields * sizeof(T) >> 20) + " MiB of GPU memory, " +
                      std::to_string(std::size_t(free_b) >> 20) + " MiB are free",
                  "Use a smaller model or batch, or propagation.device = cpu");
-        RTM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-        for (auto* f : {&p_, &q_, &wp_, &wq_}) {
-            f->resize(n);
-            f->zero(stream_);
-        }
+        f_.allocate();
         cpp_ = upload<T>(c.cpp);
         cpq_ = upload<T>(c.cpq);
         cqq_ = upload<T>(d.vdt2());
@@ -109,10 +109,10 @@ public:
             cudaEventDestroy(e.first);
             cudaEventDestroy(e.second);
         }
-        if (stream_) cudaStreamDestroy(stream_);
     }
 
     void set_sources(const std::vector<PointStencil>& where, const std::vector<std::vector<double>>& traces) override {
+        RTM_CUDA_CHECK(cudaSetDevice(device_));  // (may run on another host thread: cuda_propagator.cu)
         const auto inj = tti_injection(d_, where, traces);
         inj_p_.upload(inj.first);
         inj_q_.upload(inj.second);
@@ -120,6 +120,7 @@ public:
     }
 
     void set_receivers(const std::vector<PointStencil>& where, int nt) override {
+        RTM_CUDA_CHECK(cudaSetDevice(device_));
         const ReceiverTaps taps = receiver_taps(where);
         nrec_ = int(where.size());
         nt_ = nt;
@@ -132,7 +133,7 @@ public:
     }
 
     void reset() override {
-        for (auto* f : {&p_, &q_, &wp_, &wq_}) f->zero(stream_);
+        f_.reset();  // p, q at both time levels, the image
         rec_tr_.zero(stream_);
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
@@ -142,22 +143,22 @@ public:
         RTM_CUDA_CHECK(cudaEventCreate(&ev.first));
         RTM_CUDA_CHECK(cudaEventCreate(&ev.second));
         RTM_CUDA_CHECK(cudaEventRecord(ev.first, stream_));
+        T *p = f_.field(f_.cur, 0), *q = f_.field(f_.cur, 1);
         if (nrec_ > 0 && n >= 0 && n < nt_)
-            kc::sample_pq_cuda(p_.data(), q_.data(), nrec_, rec_off_.data(), rec_idx_.data(), rec_w_.data(),
+            kc::sample_pq_cuda(p, q, nrec_, rec_off_.data(), rec_idx_.data(), rec_w_.data(),
                                rec_tr_.data(), n, stream_);
         if (box_.free_surface) {  // VTI only (the domain refuses TTI with a free surface)
-            kc::free_surface_cuda(box_, p_.data(), stream_, batch());
-            kc::free_surface_cuda(box_, q_.data(), stream_, batch());
+            kc::free_surface_cuda(box_, p, stream_, batch());
+            kc::free_surface_cuda(box_, q, stream_, batch());
         }
-        args_.p = p_.data();
-        args_.q = q_.data();
-        args_.wp = wp_.data();
-        args_.wq = wq_.data();
+        args_.p = p;
+        args_.q = q;
+        args_.wp = f_.field(f_.prev, 0);
+        args_.wq = f_.field(f_.prev, 1);
         kc::tti_step_cuda(args_, kernel_, stream_);
-        inj_p_.add(wp_.data(), n, stream_);
-        inj_q_.add(wq_.data(), n, stream_);
-        std::swap(p_, wp_);
-        std::swap(q_, wq_);
+        inj_p_.add(args_.wp, n, stream_);
+        inj_q_.add(args_.wq, n, stream_);
+        f_.swap();
         RTM_CUDA_CHECK(cudaEventRecord(ev.second, stream_));
         events_.push_back(ev);
         if (events_.size() >= 256) collect();
@@ -177,11 +178,37 @@ public:
         return out;
     }
 
-    std::vector<double> wavefield() const override {
-        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        const auto p = p_.download(), q = q_.download();
-        return window_mean(d_, p.data(), q.data(), batch());
+    // (p + q) / 2, what receivers record and imaging reads.
+    std::vector<double> wavefield() const override { return f_.window_of(f_.cur); }
+    bool finite() const override { return f_.finite(); }
+
+    // Migration's operations (DeviceWavefields; the backward pass is this step run
+    // backwards, docs/anisotropy.md "The exact adjoint"): every storage moves p and q.
+    std::vector<double> previous_wavefield() const override { return f_.window_of(f_.prev); }
+    void add_field(const std::vector<double>& f) override {
+        f_.add_field(f, [&](int field, long p) { return tti_injection_weight(d_, field, p); });
     }
+    void reverse_time() override { f_.swap(); }
+    std::size_t band_size() const override { return f_.band_size(); }
+    void save_band(float* dst) const override { f_.save_band(dst); }
+    void restore_band(const float* src) override { f_.restore_band(src); }
+    void reserve_bands(std::size_t count) override { f_.reserve_bands(count); }
+    void store_band(std::size_t slot) override { f_.store_band(slot); }
+    void load_band(std::size_t slot) override { f_.load_band(slot); }
+    std::size_t state_bytes() const override { return f_.state_bytes(); }
+    void reserve_states(std::size_t count) override { f_.reserve_states(count); }
+    void store_state(std::size_t slot) override { f_.move_state(slot, true); }
+    void load_state(std::size_t slot) override { f_.move_state(slot, false); }
+    std::size_t keep(bool bf16) override { return f_.keep(bf16); }
+    void recall(std::size_t slot, bool previous) override { f_.recall(slot, previous); }
+    void clear_kept() override { f_.clear_kept(); }
+    void correlate(const Propagator& source, double w, ImagingCondition condition) override {
+        const auto* src = dynamic_cast<const TtiCudaPropagator<T>*>(&source);
+        if (!src) unsupported("correlate with a propagator of another backend, precision or physics");
+        require_same_batch(source);
+        f_.correlate(src->f_, w, condition);
+    }
+    std::vector<double> correlation(bool illumination) const override { return f_.correlation(illumination); }
 
     std::string name() const override {
         return std::string(d_.tti().tilted ? "cuda TTI " : "cuda VTI ") + kc::tti_kernel_name(kernel_) +
@@ -209,12 +236,14 @@ private:
         events_.clear();
     }
 
+    int device_ = 0;  // the GPU current when it was made
     const Domain& d_;
     kernels::Box box_;
+    DeviceWavefields<T> f_;  // p then q, at u[n] and u[n-1]
+    cudaStream_t stream_ = f_.stream();
     kc::TtiKernel kernel_ = kc::TtiKernel::Swic;
     kernels::TtiStepArgs<T> args_;
-    cudaStream_t stream_ = nullptr;
-    kc::DeviceBuffer<T> p_, q_, wp_, wq_, cpp_, cpq_, cqq_, damp_, axis_[3], flux_[6];
+    kc::DeviceBuffer<T> cpp_, cpq_, cqq_, damp_, axis_[3], flux_[6];
     DeviceInjection inj_p_, inj_q_;
     kc::DeviceBuffer<int> rec_off_;
     kc::DeviceBuffer<long> rec_idx_;

@@ -95,7 +95,7 @@ TEST_CASE("GPU z-slabs, 2 ranks: rtm model's gathers are one GPU's, byte for byt
                "--output.shots", {""}, "", kInStep);
 }
 
-TEST_CASE("GPU z-slabs, 3 ranks: rtm model's gathers are one GPU's, byte for byte (C-PML all round; device and host exchange)", "[gpu]") {
+TEST_CASE("GPU z-slabs, 3 ranks: rtm model's gathers are one GPU's, byte for byte (C-PML all round, device and host exchange)", "[gpu]") {
     if (!gpu_or_skip()) return;
     const auto args = model_2d(face_depth(151, 10, 20, false, 3, 1), face_depth(151, 10, 20, false, 3, 2), "");
     check_same(args, 3, 3, scratch("gpu-slabs-model3"), "--output.shots", {""}, "", kInStep);

@@ -512,6 +512,19 @@ void sample_pq_cuda(const T* p, const T* q, int nrec, const int* offset, const l
 }
 
 template <class T>
+__global__ void mean_pq_kernel(const T* p, const T* q, T* out, std::size_t n) {
+    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = T(__dmul_rn(0.5, __dadd_rn(double(p[i]), double(q[i]))));
+}
+
+template <class T>
+void mean_pq_cuda(const T* p, const T* q, T* out, std::size_t n, cudaStream_t stream) {
+    if (n == 0) return;
+    mean_pq_kernel<T><<<unsigned((n + 255) / 256), 256, 0, stream>>>(p, q, out, n);
+    RTM_CUDA_CHECK_LAUNCH("mean_pq_kernel");
+}
+
+template <class T>
 TtiKernelInfo describe_tti(const Box& box, bool tilted, TtiKernel kernel, int batch) {
     return box.ndim == 3 ? describe_ndim<T, 3>(box, tilted, kernel, batch)
                          : describe_ndim<T, 2>(box, tilted, kernel, batch);
@@ -523,6 +536,8 @@ template void sample_pq_cuda<float>(const float*, const float*, int, const int*,
                                     int, cudaStream_t);
 template void sample_pq_cuda<double>(const double*, const double*, int, const int*, const long*, const double*,
                                      double*, int, cudaStream_t);
+template void mean_pq_cuda<float>(const float*, const float*, float*, std::size_t, cudaStream_t);
+template void mean_pq_cuda<double>(const double*, const double*, double*, std::size_t, cudaStream_t);
 template TtiKernelInfo describe_tti<float>(const Box&, bool, TtiKernel, int);
 template TtiKernelInfo describe_tti<double>(const Box&, bool, TtiKernel, int);
 

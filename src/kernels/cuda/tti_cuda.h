@@ -54,6 +54,7 @@
 // A free surface (VTI only) mirrors wp and wq afterwards (free_surface_cuda), as the twin.
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,11 @@ void tti_step_cuda(const TtiStepArgs<T>& args, TtiKernel kernel, cudaStream_t st
 template <class T>
 void sample_pq_cuda(const T* p, const T* q, int nrec, const int* offset, const long* index, const double* weight,
                     double* traces, int n, cudaStream_t stream = nullptr);
+
+// out[i] = T(0.5 (double(p[i]) + double(q[i]))) for i < n: the field migration images,
+// (p + q) / 2, before the isotropic imaging kernels read it (device_wavefields.h).
+template <class T>
+void mean_pq_cuda(const T* p, const T* q, T* out, std::size_t n, cudaStream_t stream = nullptr);
 
 // Resources of the main kernel (bench, docs): registers, static shared memory, threads per
 // block, resident blocks per SM, blocks launched, z planes per block.

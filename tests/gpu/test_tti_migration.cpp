@@ -1,0 +1,224 @@
+// Migration with anisotropic (VTI/TTI) models on the GPU: the CUDA TTI propagator's
+// migration operations (device_wavefields.h: p and q moved together, (p + q) / 2 imaged)
+// against the CPU twin's, and migrate_shot of a small TTI survey on both backends.
+//
+// The bound (as tests/gpu/test_tti.cpp): both backends compute the same fp32 sums in
+// another order, K rounded operations per point and step (TTI 3D 130, 2D 90; VTI 40),
+// each within 2^-24 of the field's size; leapfrog carries the differences unamplified and
+// the steps' roundings are independent: relative L2 3 sqrt(N) K 2^-24 after N steps.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "gpu_test.h"
+#include "migration_fixture.h"
+#include "physics/stencil.h"
+#include "physics/wavelet.h"
+#include "pipeline/migration.h"
+
+using namespace rtm;
+using namespace rtm::test;
+
+namespace {
+
+double tti_bound(int steps, int K) { return 3 * std::sqrt(double(steps)) * K * std::ldexp(1.0, -24); }
+
+double rel_l2(const std::vector<double>& a, const std::vector<double>& ref) {
+    double d = 0, n = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        d += (a[i] - ref[i]) * (a[i] - ref[i]);
+        n += ref[i] * ref[i];
+    }
+    return std::sqrt(d / n);
+}
+
+// A heterogeneous TTI (or VTI) domain with damping layers, at half the TTI time-step limit.
+Domain tti_domain(int ndim, bool tilted) {
+    Grid g;
+    g.nx = ndim == 3 ? 41 : 121;
+    g.ny = ndim == 3 ? 37 : 1;
+    g.nz = ndim == 3 ? 39 : 91;
+    g.dx = g.dy = g.dz = 10;
+    std::vector<float> vp(g.size());
+    AnisotropyFields extra;
+    for (const char* name : {"epsilon", "delta"}) extra[name].resize(g.size());
+    if (tilted) extra["theta"].resize(g.size());
+    for (int iz = 0; iz < g.nz; ++iz)
+        for (int iy = 0; iy < g.ny; ++iy)
+            for (int ix = 0; ix < g.nx; ++ix) {
+                const std::size_t i = g.index(ix, iy, iz);
+                vp[i] = float(1800 + 8 * iz + 3 * std::sin(0.2 * ix));
+                extra["epsilon"][i] = float(0.2 + 0.05 * std::sin(0.1 * iz));
+                extra["delta"][i] = 0.1f;
+                if (tilted) extra["theta"][i] = float(0.5 + 0.2 * std::sin(0.15 * ix + 0.1 * iz));  // radians
+            }
+    DomainOptions o;
+    o.boundary = Boundary::Damping;
+    o.pml_cells = 10;
+    o.f_dominant = 15;
+    // Half the TTI limit dt^2 (A + B) S2 sum 1/h^2 <= 4 (docs/anisotropy.md), A = vmax^2 (1 + 2 eps_max).
+    const double vmax = 1803 + 8 * g.nz, sum = (ndim == 3 ? 3 : 2) / (g.dx * g.dx);
+    o.dt = 0.5 * std::sqrt(4 / ((1.5 + 1) * vmax * vmax * stencil::second_derivative_symbol_max() * sum));
+    return Domain(g, vp, o, extra);
+}
+
+// What one backend's migration operations give on a domain: the source propagated N
+// steps (band stored every step, a snapshot every k, a state at N/2), its wavefield
+// after N steps and after N/2 steps again from the state, its wavefield rebuilt from the
+// band at step k, and the image of its receivers' own traces (reversed) correlated with
+// the snapshots.
+struct Ops {
+    std::vector<double> final_field, from_state, rebuilt, image, illumination;
+    int steps = 0;
+};
+
+Ops run_ops(const Domain& d, bool gpu, int N, int k) {
+    Backend b;
+    b.gpu = gpu;
+    auto src = make_propagator(d, Precision::Single, b);
+    auto rec = make_propagator(d, Precision::Single, b);
+    const Grid& g = d.window();
+    const double cx = (g.nx - 1) * g.dx / 2, cy = (g.ny - 1) * g.dy / 2, dy = g.ny > 1 ? 1 : 0;
+    const auto w = ricker(15, d.dt(), N);
+    src->set_sources({d.point(cx + 3.3, cy - 1.1 * dy, 31.7, "source")}, {std::vector<double>(w.begin(), w.end())});
+    std::vector<PointStencil> receivers;
+    for (int i = 0; i < 10; ++i) receivers.push_back(d.point(15.5 + i * (g.nx - 4) * g.dx / 10, cy + 2.2 * dy, 21.3, "receiver"));
+    src->set_receivers(receivers, N);
+    src->reset();
+    src->reserve_bands(std::size_t(N) + 1);
+    src->store_band(0);
+    src->reserve_states(1);
+    for (int n = 0; n < N; ++n) {
+        if (n % k == 0) src->keep(false);
+        if (n == N / 2) src->store_state(0);
+        src->step(n);
+        src->store_band(std::size_t(n) + 1);
+    }
+    Ops out;
+    out.final_field = src->wavefield();
+    const auto traces = src->receiver_traces();  // before the steps below record over them
+    // The band: rebuilt backwards to step k.
+    src->reverse_time();
+    for (int cs = N - 1; cs > k; --cs) {
+        src->step(cs);
+        src->load_band(std::size_t(cs) - 1);
+    }
+    out.rebuilt = src->wavefield();
+    // The state: N/2 steps again from it repeat the forward ones exactly.
+    src->load_state(0);
+    for (int n = N / 2; n < N; ++n) src->step(n);
+    out.from_state = src->wavefield();
+    // The image: the receivers' traces reversed as sources, the snapshots recalled.
+    std::vector<std::vector<double>> data;
+    for (std::size_t r = 0; r < receivers.size(); ++r) {
+        data.emplace_back(traces.begin() + r * N, traces.begin() + (r + 1) * N);
+        std::reverse(data.back().begin(), data.back().end());
+    }
+    rec->set_sources(receivers, data);
+    rec->set_receivers({}, N);
+    rec->reset();
+    for (int m = 0; m < N; ++m) {
+        rec->step(m);
+        const int j = N - 1 - m;
+        if (j % k) continue;
+        src->recall(std::size_t(j / k));
+        rec->correlate(*src, k * d.dt());
+    }
+    out.image = rec->correlation(false);
+    out.illumination = rec->correlation(true);
+    out.steps = N;
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("the GPU VTI/TTI propagator's migration operations (band history, snapshots, states, correlation) equal "
+          "the CPU one's in fp32, 2D and 3D",
+          "[gpu][tti]") {
+    if (!gpu_or_skip()) return;
+    for (int ndim : {2, 3})
+        for (bool tilted : {false, true})
+            for (const char* headroom : {(const char*)nullptr, "1e9"}) {  // device memory, then pinned host memory
+                const Headroom h(headroom);
+                const Domain d = tti_domain(ndim, tilted);
+                const int N = ndim == 3 ? 150 : 300, k = 5;
+                const Ops cpu = run_ops(d, false, N, k), gpu = run_ops(d, true, N, k);
+                const int K = tilted ? (ndim == 3 ? 130 : 90) : 40;
+                // Forward N steps; rebuilt: N forward and N - k - 1 backward steps, each side
+                // rounding independently: 2N steps' bound. The image: a sum of products of
+                // the source (recalled snapshots, N steps) and receiver (N steps) fields:
+                // sqrt(2) times a field's bound (tests/gpu/test_imaging.cpp).
+                const double e_fwd = tti_bound(N, K), e_rebuilt = tti_bound(2 * N, K), e_image = std::sqrt(2.0) * e_fwd;
+                const double ef = rel_l2(gpu.final_field, cpu.final_field), er = rel_l2(gpu.rebuilt, cpu.rebuilt),
+                             ei = rel_l2(gpu.image, cpu.image), el = rel_l2(gpu.illumination, cpu.illumination);
+                std::printf("%dD %s, %s: GPU vs CPU relative L2: forward %.3g (bound %.3g), rebuilt from the band %.3g "
+                            "(bound %.3g), image %.3g, illumination %.3g (bound %.3g)\n",
+                            ndim, tilted ? "TTI" : "VTI", headroom ? "pinned host memory" : "device memory", ef, e_fwd,
+                            er, e_rebuilt, ei, el, e_image);
+                INFO(ndim << "D " << (tilted ? "TTI" : "VTI") << (headroom ? ", pinned host memory" : ", device memory"));
+                CHECK(ef <= e_fwd);
+                CHECK(er <= e_rebuilt);
+                CHECK(ei <= e_image);
+                CHECK(el <= e_image);
+                // Each backend's state holds p and q at both time levels in the propagation's
+                // precision, and its steps are deterministic: from the state, the same bits.
+                CHECK(gpu.from_state == gpu.final_field);
+                CHECK(cpu.from_state == cpu.final_field);
+            }
+}
+
+TEST_CASE("TTI migrate_shot on the GPU matches the CPU (cross-correlation and inverse scattering, with snapshots, band, "
+          "checkpoints, in 2D and 3D)",
+          "[gpu][tti]") {
+    if (!gpu_or_skip()) return;
+    for (int ndim : {2, 3}) {
+        const int nx = ndim == 3 ? 41 : 121, ny = ndim == 3 ? 37 : 1, nz = ndim == 3 ? 39 : 71;
+        const auto vp = [](double x, double, double z) { return 1800 + 0.6 * z + 40 * std::sin(x / 70); };
+        Model smooth = make_model(nx, ny, nz, 10, vp);
+        Model truth = make_model(nx, ny, nz, 10, [&](double x, double y, double z) { return vp(x, y, z) + (z > 250 ? 400 : 0); });
+        for (Model* m : {&smooth, &truth})
+            for (const auto& [name, value] : {std::pair{"epsilon", 0.2f}, std::pair{"delta", 0.1f},
+                                              std::pair{"theta", float(M_PI / 6)}}) {  // radians, as Model holds it
+                m->extra[name] = Volume(m->grid());
+                std::fill(m->extra[name].data.begin(), m->extra[name].data.end(), value);
+            }
+        const Wavelet w = ricker_wavelet(15);
+        PropagationOptions p;
+        p.boundary = Boundary::Damping;
+        const double xs = (nx - 1) * 5 + 3.7, ys = ndim == 3 ? (ny - 1) * 5 + 1.3 : 0;
+        const ShotGather shot = model_shots(truth, {shot_geometry(truth, xs, ys, 20, 0.35, 0.002)}, w, p).front();
+        for (auto cond : {ImagingCondition::CrossCorrelation, ImagingCondition::InverseScattering})
+            for (auto storage : {SourceStorage::Snapshots, SourceStorage::Boundary, SourceStorage::Checkpoints}) {
+                MigrationOptions opt;
+                opt.aperture = -1;
+                opt.propagation.pml_cells = 10;
+                opt.condition = cond;
+                opt.storage = storage;
+                // A few states (one: 4 arrays of 4 B on the padded grid, 0.24 MB in 2D, 4.8 MB in 3D).
+                if (storage == SourceStorage::Checkpoints) opt.memory_budget = ndim == 3 ? 2e7 : 1e6;
+                opt.propagation.backend.gpu = false;
+                const ShotMigration cpu = migrate_shot(smooth, shot, w, opt);
+                opt.propagation.backend.gpu = true;
+                const ShotMigration gpu = migrate_shot(smooth, shot, w, opt);
+                REQUIRE(gpu.storage == storage);
+                REQUIRE(cpu.storage == storage);
+                double peak = 0;
+                for (double x : cpu.image) peak = std::max(peak, std::abs(x));
+                // As tests/gpu/test_imaging.cpp: sqrt(2) times a field's bound after the run's
+                // steps for the cross-correlation image (a band-rebuilt source field runs
+                // twice the steps: 2N); inverse scattering differentiates the fields, which
+                // amplifies their fresh rounding differences about tenfold: ten times that.
+                const int K = ndim == 3 ? 130 : 90;
+                const int steps = storage == SourceStorage::Snapshots ? gpu.steps : 2 * gpu.steps;
+                const double tol =
+                    std::sqrt(2.0) * tti_bound(steps, K) * (cond == ImagingCondition::CrossCorrelation ? 1 : 10);
+                const double ei = rel_l2(gpu.image, cpu.image), el = rel_l2(gpu.illumination, cpu.illumination);
+                std::printf("%dD TTI migrate_shot, %s, %s: image GPU vs CPU %.3g, illumination %.3g (bound %.3g)\n", ndim,
+                            cond == ImagingCondition::CrossCorrelation ? "cross-correlation" : "inverse scattering",
+                            storage_name(storage), ei, el, tol);
+                CHECK(peak > 0);
+                CHECK(ei <= tol);
+                CHECK(el <= tol);
+            }
+    }
+}

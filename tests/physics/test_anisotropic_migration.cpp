@@ -1,0 +1,354 @@
+// Migration with anisotropic (VTI/TTI) models: the propagators' migration operations
+// (host_wavefields.h: p and q moved together, (p + q) / 2 imaged) against the isotropic
+// ones, the source wavefield rebuilt backwards from the band, checkpointing against
+// snapshots, and the dot-product test of the forward map and the backward pass
+// (docs/anisotropy.md "The exact adjoint").
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "aniso_run.h"
+#include "numerics/batch_migration_test.h"
+#include "numerics/migration_fixture.h"
+#include "pipeline/memory_plan.h"
+#include "pipeline/migration.h"
+#include "pipeline/shot_window.h"
+#include "support/catch.hpp"
+
+using namespace rtm;
+using namespace rtm::test;
+
+namespace {
+
+constexpr double kEps = 0x1p-52;  // double's unit roundoff times 2
+
+Field constant(double v) {
+    return [v](double, double, double) { return v; };
+}
+
+double max_abs(const std::vector<double>& v) {
+    double m = 0;
+    for (double x : v) m = std::max(m, std::abs(x));
+    return m;
+}
+
+double rel_l2(const std::vector<double>& a, const std::vector<double>& ref) {
+    double d = 0, n = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        d += (a[i] - ref[i]) * (a[i] - ref[i]);
+        n += ref[i] * ref[i];
+    }
+    return std::sqrt(d / n);
+}
+
+// A 2D run: 81 x 61 nodes of 10 m, heterogeneous vp, damping layers, 300 steps of 1 ms.
+AnisoRun small_run() {
+    AnisoRun r;
+    r.grid.nx = 81;
+    r.grid.nz = 61;
+    r.grid.dx = r.grid.dz = 10;
+    r.vp = [](double x, double, double z) { return 1800 + 0.8 * z + 150 * std::sin(x / 90); };
+    r.domain.dt = 0.001;
+    r.domain.pml_cells = 10;
+    r.domain.f_dominant = 15;
+    r.nt = 300;
+    r.f0 = 15;
+    r.source = {403.3, 0, 31.7};
+    for (int i = 0; i < 20; ++i) r.receivers.push_back({17.5 + 40 * i, 0, 21.3});
+    return r;
+}
+
+Domain domain_of(const AnisoRun& r) {
+    AnisotropyFields extra;
+    for (const auto& [name, f] : r.extra) extra[name] = sample(r.grid, f);
+    return Domain(r.grid, sample(r.grid, r.vp), r.domain, extra);
+}
+
+struct MiniMigration {
+    std::vector<double> image;
+    double max_source = 0, max_receiver = 0;  // max |wavefield| over every step
+    int imaging_steps = 0;
+};
+
+// migrate_shot's snapshot path on the propagators themselves (keep, recall,
+// correlate): the source wavefield from a Ricker at r.source, the receiver wavefield
+// from `data` (receivers x nt) reversed in time, cross-correlated every k steps.
+MiniMigration mini_migration(const AnisoRun& r, const std::vector<double>& data, int k) {
+    const Domain d = domain_of(r);
+    const int N = r.nt;
+    auto src = make_cpu_propagator(d, Precision::Double);
+    auto rec = make_cpu_propagator(d, Precision::Double);
+    const auto w = ricker(r.f0, r.domain.dt, N);
+    src->set_sources({d.point(r.source.x, r.source.y, r.source.z, "source")}, {std::vector<double>(w.begin(), w.end())});
+    src->set_receivers({}, N);
+    std::vector<PointStencil> where;
+    std::vector<std::vector<double>> traces;
+    for (std::size_t i = 0; i < r.receivers.size(); ++i) {
+        where.push_back(d.point(r.receivers[i].x, r.receivers[i].y, r.receivers[i].z, "receiver"));
+        traces.emplace_back(data.begin() + i * N, data.begin() + (i + 1) * N);
+        std::reverse(traces.back().begin(), traces.back().end());
+    }
+    rec->set_sources(where, traces);
+    rec->set_receivers({}, N);
+    MiniMigration out;
+    for (int n = 0; n < N; ++n) {
+        if (n % k == 0) src->keep(false);
+        src->step(n);
+        out.max_source = std::max(out.max_source, max_abs(src->wavefield()));
+    }
+    for (int m = 0; m < N; ++m) {
+        rec->step(m);
+        out.max_receiver = std::max(out.max_receiver, max_abs(rec->wavefield()));
+        const int j = N - 1 - m;
+        if (j % k) continue;
+        src->recall(std::size_t(j / k));
+        rec->correlate(*src, k * r.domain.dt);
+        ++out.imaging_steps;
+    }
+    out.image = rec->correlation(false);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("VTI migration with epsilon = delta = 0 equals the isotropic migration of the same data to rounding") {
+    // Data: the isotropic traces of a model with a reflector at 400 m; migrated in the
+    // smooth model, isotropic and as VTI with zero parameters.
+    AnisoRun r = small_run();
+    AnisoRun truth = r;
+    truth.vp = [](double x, double, double z) { return 1800 + 0.8 * z + 150 * std::sin(x / 90) + (z > 400 ? 500 : 0); };
+    const std::vector<double> data = run(truth).traces;
+    const int k = 3;
+    const MiniMigration iso = mini_migration(r, data, k);
+    r.extra = {{"epsilon", constant(0)}, {"delta", constant(0)}};
+    const MiniMigration vti = mini_migration(r, data, k);
+    // Each wavefield of the VTI run equals the isotropic one within rounding_bound of
+    // test_anisotropy.cpp, B = 16 N^2 eps max|u| (the same update with its terms summed
+    // in another order; p = q, so (p + q) / 2 adds nothing), pointwise at every step. An
+    // image point sums T products w u_s u_r: |delta I| <= T w (B_s U_r + U_s B_r + B_s B_r),
+    // U the largest |u| over the run; the double accumulation adds T eps T w U_s U_r.
+    const int N = r.nt, T = iso.imaging_steps;
+    const double w = k * r.domain.dt, Us = iso.max_source, Ur = iso.max_receiver;
+    const double Bs = 16.0 * N * N * kEps * Us, Br = 16.0 * N * N * kEps * Ur;
+    const double bound = T * w * (Bs * Ur + Us * Br + Bs * Br) + T * kEps * T * w * Us * Ur;
+    double diff = 0;
+    for (std::size_t i = 0; i < iso.image.size(); ++i) diff = std::max(diff, std::abs(vti.image[i] - iso.image[i]));
+    WARN("max |image difference| " << diff << " (bound " << bound << "), image max " << max_abs(iso.image) << ", "
+                                   << T << " imaging steps");
+    CHECK(max_abs(iso.image) > 1e3 * bound);  // an image, not rounding
+    CHECK(diff <= bound);
+}
+
+TEST_CASE("a TTI source wavefield rebuilt backwards from the saved band of p and q matches the forward one to rounding") {
+    for (Precision prec : {Precision::Double, Precision::Single}) {
+        AnisoRun r = small_run();
+        r.nt = 500;
+        r.extra = {{"epsilon", [](double x, double, double) { return 0.2 + 0.05 * std::sin(x / 100); }},
+                   {"delta", constant(0.1)},
+                   {"theta", [](double x, double, double z) { return 0.5 + 0.2 * std::cos((x + z) / 150); }}};
+        const Domain d = domain_of(r);
+        const int N = r.nt;
+        auto p = make_cpu_propagator(d, prec);
+        const auto w = ricker(r.f0, r.domain.dt, N);
+        p->set_sources({d.point(r.source.x, 0, 303.1, "source")}, {std::vector<double>(w.begin(), w.end())});
+        p->set_receivers({}, N);
+        // Both fields of every band node (the TTI band reaches 2 R in: Domain::band).
+        CHECK(p->band_size() == 2 * d.band().size());
+        std::vector<float> bands((N + 1) * p->band_size(), 0.f);
+        std::vector<std::vector<double>> kept;
+        const int every = 100;
+        for (int n = 0; n < N; ++n) {
+            if (n % every == 0) kept.push_back(p->wavefield());
+            p->step(n);
+            p->save_band(bands.data() + std::size_t(n + 1) * p->band_size());
+        }
+        p->reverse_time();
+        double worst = 0;
+        for (int n = N - 1; n >= 1; --n) {
+            p->step(n);
+            p->restore_band(bands.data() + std::size_t(n - 1) * p->band_size());
+            if ((n - 1) % every == 0 && n - 1 > 0) worst = std::max(worst, rel_l2(p->wavefield(), kept[(n - 1) / every]));
+        }
+        // As the isotropic test (tests/numerics/test_migration.cpp): leapfrog run
+        // backwards is neutral, independent roundings add like a random walk. fp32: K
+        // roundings per point and step, K = 90 for the 2D TTI update (tests/gpu/test_tti.cpp),
+        // each rms 2^-24 / sqrt(3): 3 sqrt(K N) 2^-24 / sqrt(3) for a bound. Double: the
+        // fp32 band re-injected at the edge every step, sqrt(N) 2^-24.
+        const double u32 = std::ldexp(1.0, -24);
+        const double bound = prec == Precision::Single ? 3 * std::sqrt(90.0 * N) * u32 / std::sqrt(3.0)
+                                                       : std::sqrt(double(N)) * u32;
+        WARN((prec == Precision::Double ? "double" : "single") << ": worst relative L2 of the rebuilt TTI wavefield "
+                                                              << worst << " (bound " << bound << ")");
+        CHECK(worst <= bound);
+    }
+}
+
+TEST_CASE("the TTI forward map and migration's backward pass are adjoint to rounding (dot-product test, 2D)") {
+    // F: source traces s at two points -> traces d = F s at the receivers (B^T u). Its
+    // transpose (docs/anisotropy.md): mu = W lambda obeys the same step run with the data
+    // injected as sources, and F^T d is B^T mu at the source points: the receiver
+    // propagator of migration, driven by d reversed in time, recording at the sources,
+    // read back reversed (recording at step m reads u[m], injection at m feeds u[m + 1]).
+    AnisoRun r = small_run();
+    r.extra = {{"epsilon", [](double x, double, double z) { return 0.15 + 0.1 * std::sin((x - z) / 120); }},
+               {"delta", constant(0.05)},
+               {"theta", [](double x, double, double) { return 0.4 + 0.3 * std::sin(x / 200); }}};
+    const Domain d = domain_of(r);
+    const int N = r.nt;
+    std::vector<PointStencil> src{d.point(403.3, 0, 301.7, "source"), d.point(211.1, 0, 455.5, "source")};
+    std::vector<PointStencil> rec;
+    for (const auto& q : r.receivers) rec.push_back(d.point(q.x, q.y, q.z, "receiver"));
+    // Random traces, smoothed (a 15 Hz band keeps them on the grid).
+    std::mt19937 gen(7);
+    std::normal_distribution<double> nd;
+    const auto random_traces = [&](std::size_t count) {
+        const auto w = ricker(r.f0, r.domain.dt, 80);
+        std::vector<std::vector<double>> t(count, std::vector<double>(N));
+        for (auto& tr : t) {
+            std::vector<double> white(N);
+            for (double& x : white) x = nd(gen);
+            for (int n = 0; n < N; ++n)
+                for (int j = 0; j < 80 && j <= n; ++j) tr[n] += w[j] * white[n - j];
+        }
+        return t;
+    };
+    const auto s = random_traces(src.size()), dd = random_traces(rec.size());
+    // One run: sources `from` with `traces`, recording at `to`; max |u| over the run.
+    const auto propagate = [&](const std::vector<PointStencil>& from, const std::vector<std::vector<double>>& traces,
+                               const std::vector<PointStencil>& to, double& umax) {
+        auto p = make_cpu_propagator(d, Precision::Double);
+        p->set_sources(from, traces);
+        p->set_receivers(to, N);
+        for (int n = 0; n < N; ++n) {
+            p->step(n);
+            umax = std::max(umax, max_abs(p->wavefield()));
+        }
+        return p->receiver_traces();
+    };
+    double u_fwd = 0, u_adj = 0;
+    const auto Fs = propagate(src, s, rec, u_fwd);
+    std::vector<std::vector<double>> reversed = dd;
+    for (auto& tr : reversed) std::reverse(tr.begin(), tr.end());
+    const auto a = propagate(rec, reversed, src, u_adj);
+    double lhs = 0, rhs = 0, d1 = 0, s1 = 0;
+    for (std::size_t i = 0; i < rec.size(); ++i)
+        for (int n = 0; n < N; ++n) {
+            lhs += Fs[i * N + n] * dd[i][n];
+            d1 += std::abs(dd[i][n]);
+        }
+    for (std::size_t i = 0; i < src.size(); ++i)
+        for (int n = 0; n < N; ++n) {
+            rhs += s[i][n] * a[i * N + (N - 1 - n)];
+            s1 += std::abs(s[i][n]);
+        }
+    // Each run's wavefield is within 16 N^2 eps max|u| of its exact value (rounding_bound
+    // of test_anisotropy.cpp), and a trace sample is a stencil sum of it (sum |weights|
+    // at most the largest stencil's): |lhs - rhs| <= W 16 N^2 eps (|d|_1 U_fwd + |s|_1 U_adj).
+    double wmax = 0;
+    for (const auto* set : {&src, &rec})
+        for (const auto& st : *set) {
+            double sum = 0;
+            for (double x : st.weight) sum += std::abs(x);
+            wmax = std::max(wmax, sum);
+        }
+    const double bound = wmax * 16.0 * N * N * kEps * (d1 * u_fwd + s1 * u_adj);
+    WARN("<F s, d> = " << lhs << ", <s, F^T d> = " << rhs << ": difference " << std::abs(lhs - rhs) << " (bound "
+                       << bound << ")");
+    CHECK(std::abs(lhs) > 1e3 * bound);  // a product of signals, not of rounding
+    CHECK(std::abs(lhs - rhs) <= bound);
+}
+
+TEST_CASE("TTI migration: checkpoints give the snapshots' image bit for bit (cross-correlation, inverse scattering), the band within its rounding (2D)") {
+    // A TTI model (tilt 30 degrees, eps 0.2, delta 0.1) with a reflector, migrated in
+    // its smooth part: the source wavefield kept by snapshots, by the band of p and q,
+    // and by checkpoints under a budget of two states.
+    const auto vp = [](double x, double, double z) { return 1800 + 0.6 * z + 40 * std::sin(x / 70); };
+    Model m = make_model(81, 1, 51, 10, vp);
+    Model truth = make_model(81, 1, 51, 10, [&](double x, double y, double z) { return vp(x, y, z) + (z > 300 ? 400 : 0); });
+    for (Model* x : {&m, &truth}) {
+        for (const char* name : {"epsilon", "delta", "theta"}) x->extra[name] = Volume(x->grid());
+        for (std::size_t i = 0; i < x->vp.data.size(); ++i) {
+            x->extra["epsilon"].data[i] = 0.2f;
+            x->extra["delta"].data[i] = 0.1f;
+            x->extra["theta"].data[i] = float(M_PI / 6);  // radians, as Model holds it (30 degrees)
+        }
+    }
+    const Wavelet w = ricker_wavelet(15);
+    PropagationOptions p;
+    p.boundary = Boundary::Damping;
+    const ShotGather geo = shot_geometry(m, 400, 0, 10, 0.35, 0.002);
+    const ShotGather d = model_shots(truth, {geo}, w, p).front();
+    MigrationOptions opt;
+    opt.aperture = -1;
+    opt.propagation.pml_cells = 10;
+    opt.propagation.precision = Precision::Double;  // the band's bound below is double arithmetic's
+    // One checkpoint: p and q at both time levels on the padded grid, as the memory plan
+    // counts it (MemoryNeeds::state_arrays = 4 for VTI/TTI) and the propagator holds it.
+    PropagationOptions damped = opt.propagation;
+    damped.boundary = Boundary::Damping;
+    const TimeAxis ta = time_axis(m, d, w, damped);
+    const ShotWindow win = shot_window(m, d, opt.aperture);
+    const Domain dom(win.grid, win.vp, domain_options(damped, ta.dt, w), win.extra);
+    const MemoryNeeds needs = memory_needs(dom, ta.nt, 1, 1, 0, damped.precision, false, false);
+    CHECK(needs.state_arrays == 4);
+    const double state = needs.padded_points * needs.value_bytes * needs.state_arrays;
+    CHECK(make_cpu_propagator(dom, damped.precision)->state_bytes() == std::size_t(state));
+    for (auto cond : {ImagingCondition::CrossCorrelation, ImagingCondition::InverseScattering}) {
+        opt.condition = cond;
+        opt.memory_budget = 0;
+        opt.storage = SourceStorage::Snapshots;
+        const ShotMigration snap = migrate_shot(m, d, w, opt);
+        opt.storage = SourceStorage::Boundary;
+        const ShotMigration band = migrate_shot(m, d, w, opt);
+        opt.storage = SourceStorage::Auto;
+        opt.memory_budget = 2 * state;
+        const ShotMigration ck = migrate_shot(m, d, w, opt);
+        REQUIRE(snap.storage == SourceStorage::Snapshots);
+        REQUIRE(band.storage == SourceStorage::Boundary);
+        REQUIRE(ck.storage == SourceStorage::Checkpoints);
+        CHECK(ck.bytes_kept == 2 * state);
+        // States hold p and q in the propagation's precision and the steps repeat exactly.
+        CHECK(ck.image == snap.image);
+        CHECK(ck.illumination == snap.illumination);
+        CHECK(max_abs(snap.image) > 0);
+        // The band (cross-correlation): as the isotropic test (tests/numerics/test_migration.cpp,
+        // "both ways of keeping the source wavefield"), a source wavefield rebuilt with the
+        // relative error sqrt(N) 2^-24 above (double arithmetic, fp32 band) moves the image,
+        // a sum of products of it, by at most that in relative L2. (Inverse scattering
+        // differences consecutive steps, whose shared rounding does not cancel in
+        // proportion: only its checkpoints are checked.)
+        if (cond == ImagingCondition::CrossCorrelation) {
+            const double e = rel_l2(band.image, snap.image), bound = std::sqrt(double(snap.steps)) * std::ldexp(1.0, -24);
+            WARN("image from the TTI source wavefield rebuilt from the band vs snapshots: " << e << " (bound " << bound
+                                                                                             << ")");
+            CHECK(e <= bound);
+        }
+    }
+}
+
+TEST_CASE("TTI migrate_shots: each shot of a batch gets its image alone bit for bit (snapshots, band, checkpoints)") {
+    // The isotropic batch survey (tests/numerics/batch_migration_test.h) made TTI: p and q
+    // of a batch's members lie in one array per time level (p of every member, then q),
+    // and every member keeps exactly a batch of one's arithmetic.
+    BatchSurvey sv(2);
+    for (Model* m : {&sv.truth, &sv.smooth})
+        for (const auto& [name, value] : {std::pair{"epsilon", 0.2f}, std::pair{"delta", 0.1f},
+                                          std::pair{"theta", float(M_PI / 9)}}) {  // radians (20 degrees)
+            m->extra[name] = Volume(m->grid());
+            std::fill(m->extra[name].data.begin(), m->extra[name].data.end(), value);
+        }
+    std::vector<ShotGather> geo = sv.shots;
+    sv.shots = model_shots(sv.truth, geo, sv.w, sv.opt.propagation);
+    for (SourceStorage st : {SourceStorage::Snapshots, SourceStorage::Boundary, SourceStorage::Checkpoints})
+        for (ImagingCondition c : {ImagingCondition::CrossCorrelation, ImagingCondition::InverseScattering}) {
+            MigrationOptions opt = sv.opt;
+            opt.storage = st;
+            opt.condition = c;
+            // Checkpoints: 8 states of one shot (a TTI state: 4 padded fp32 arrays of
+            // 104 x 69 points, 115 kB), 2 of the batch of three: both schedules recompute.
+            if (st == SourceStorage::Checkpoints) opt.memory_budget = 8.5 * 4 * 4.0 * 104 * 69;
+            INFO(storage_name(st) << ", condition " << int(c));
+            const auto r = check_batch_equals_alone(sv, opt, 3);
+            if (st == SourceStorage::Checkpoints) CHECK(r[0].recompute > 1.5);
+        }
+}
