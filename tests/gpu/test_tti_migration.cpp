@@ -65,7 +65,7 @@ Domain tti_domain(int ndim, bool tilted) {
 // What one backend's migration operations give on a domain: the source propagated N
 // steps (band stored every step, a snapshot every k, a state at N/2), its wavefield
 // after N steps and after N/2 steps again from the state, its wavefield rebuilt from the
-// band at step k, and the image of its receivers' own traces (reversed) correlated with
+// band at step N/2, and the image of its receivers' own traces (reversed) correlated with
 // the snapshots.
 struct Ops {
     std::vector<double> final_field, from_state, rebuilt, image, illumination;
@@ -97,9 +97,13 @@ Ops run_ops(const Domain& d, bool gpu, int N, int k) {
     Ops out;
     out.final_field = src->wavefield();
     const auto traces = src->receiver_traces();  // before the steps below record over them
-    // The band: rebuilt backwards to step k.
+    // The band: rebuilt backwards to step N/2. (Not to an early step: before the
+    // wavelet's onset the field is about 1e-9 of its peak, and the rebuilt one there is the
+    // whole run's rounding, so the two backends' agree only in absolute terms: measured
+    // on the CPU, the field rebuilt to step 5 of 300 differs from the forward one by 3000
+    // times its size, to step 150 by 6e-6, 2026-11-23.)
     src->reverse_time();
-    for (int cs = N - 1; cs > k; --cs) {
+    for (int cs = N - 1; cs > N / 2; --cs) {
         src->step(cs);
         src->load_band(std::size_t(cs) - 1);
     }
@@ -144,7 +148,7 @@ TEST_CASE("the GPU VTI/TTI propagator's migration operations (band history, snap
                 const int N = ndim == 3 ? 150 : 300, k = 5;
                 const Ops cpu = run_ops(d, false, N, k), gpu = run_ops(d, true, N, k);
                 const int K = tilted ? (ndim == 3 ? 130 : 90) : 40;
-                // Forward N steps; rebuilt: N forward and N - k - 1 backward steps, each side
+                // Forward N steps; rebuilt: N forward and N/2 - 1 backward steps, each side
                 // rounding independently: 2N steps' bound. The image: a sum of products of
                 // the source (recalled snapshots, N steps) and receiver (N steps) fields:
                 // sqrt(2) times a field's bound (tests/gpu/test_imaging.cpp).
