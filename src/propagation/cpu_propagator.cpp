@@ -8,6 +8,7 @@
 #include "kernels/cpu/inject_cpu.h"
 #include "kernels/cpu/step_cpu.h"
 #include "propagation/host_wavefields.h"
+#include "propagation/stored_propagator.h"
 #include "propagation/injection.h"
 #include "propagation/propagator.h"
 #include "propagation/tti_propagator.h"
@@ -17,9 +18,15 @@ namespace rtm {
 namespace {
 
 template <class T>
-class CpuPropagator final : public Propagator {
+class CpuPropagator final : public StoredPropagator<HostWavefields<T>> {
+    using Base = StoredPropagator<HostWavefields<T>>;
+    using Base::f_;  // (members of a dependent base are named)
+    using Base::require_same_batch;
+    using Base::unsupported;
+
 public:
-    CpuPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()), f_(d, 1, batch) {
+    using Base::batch;
+    CpuPropagator(const Domain& d, int batch) : StoredPropagator<HostWavefields<T>>(d, 1, batch), d_(d), box_(d.box()) {
         flush_denormals_to_zero();  // (core/threads.h) set by main already; here for other callers
         const std::size_t n = box_.padded_size() * std::size_t(batch);
         vdt2_.assign(d.vdt2().begin(), d.vdt2().end());
@@ -88,27 +95,13 @@ public:
 
     std::vector<double> receiver_traces() const override { return rec_traces_; }
 
-    std::vector<double> wavefield() const override { return f_.window_of(f_.cur); }
-    std::vector<double> previous_wavefield() const override { return f_.window_of(f_.prev); }
 
     void add_field(const std::vector<double>& f) override {
         f_.add_field(f, [&](int, long p) { return d_.injection(p); });
     }
-    void reverse_time() override { f_.swap(); }
 
-    std::size_t band_size() const override { return f_.band_size(); }
-    void save_band(float* dst) const override { f_.save_band(dst); }
-    void restore_band(const float* src) override { f_.restore_band(src); }
 
-    std::size_t state_bytes() const override { return f_.state_bytes(); }
-    void reserve_states(std::size_t count) override { f_.reserve_states(count); }
-    void store_state(std::size_t slot) override { f_.move_state(slot, true); }
-    void load_state(std::size_t slot) override { f_.move_state(slot, false); }
 
-    std::size_t keep(bool bf16) override { return f_.keep(bf16); }
-    void reserve_kept(std::size_t count, bool bf16) override { f_.reserve_kept(count, bf16); }
-    void recall(std::size_t slot, bool previous) override { f_.recall(slot, previous); }
-    void clear_kept() override { f_.clear_kept(); }
 
     void correlate(const Propagator& source, double w, ImagingCondition condition) override {
         const auto* src = dynamic_cast<const CpuPropagator<T>*>(&source);
@@ -116,7 +109,6 @@ public:
         require_same_batch(source);
         f_.correlate(src->f_, w, condition);
     }
-    std::vector<double> correlation(bool illumination) const override { return f_.correlation(illumination); }
 
     std::string name() const override {
         return sizeof(T) == 4 ? "cpu (fp32)" : "cpu (fp64)";
@@ -144,7 +136,6 @@ private:
     kernels::Box box_;
     kernels::StepArgs<T> args_;
     std::vector<T> vdt2_, damp_, a_[3], b_[3], psi_[3], zeta_[3];
-    HostWavefields<T> f_;  // u[n], u[n-1] and what migration keeps of them
     std::vector<PointStencil> rec_;
     kernels::Injection inj_;
     std::vector<double> rec_traces_;

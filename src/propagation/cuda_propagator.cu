@@ -46,6 +46,7 @@
 #include "propagation/backend.h"
 #include "propagation/cuda_slab_exchange.h"
 #include "propagation/device_wavefields.h"
+#include "propagation/stored_propagator.h"
 #include "propagation/injection.h"
 #include "propagation/tti_propagator.h"
 
@@ -95,9 +96,15 @@ bool cuda_device_available(std::string* description, int node_rank) {
 namespace {
 
 template <class T>
-class CudaPropagator final : public Propagator {
+class CudaPropagator final : public StoredPropagator<DeviceWavefields<T>> {
+    using Base = StoredPropagator<DeviceWavefields<T>>;
+    using Base::f_;  // (members of a dependent base are named)
+    using Base::require_same_batch;
+    using Base::unsupported;
+
 public:
-    CudaPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()), f_(d, 1, batch) {
+    using Base::batch;
+    CudaPropagator(const Domain& d, int batch) : StoredPropagator<DeviceWavefields<T>>(d, 1, batch), d_(d), box_(d.box()) {
         RTM_CUDA_CHECK(cudaGetDevice(&device_));
         const std::size_t n = box_.padded_size() * std::size_t(batch);
         const bool cpml = d.options().boundary == Boundary::Cpml;
@@ -288,10 +295,6 @@ public:
     }
 
     // --- States, band, snapshots and correlation: DeviceWavefields (device_wavefields.h) ---
-    std::size_t state_bytes() const override { return f_.state_bytes(); }
-    void reserve_states(std::size_t count) override { f_.reserve_states(count); }
-    void store_state(std::size_t slot) override { f_.move_state(slot, true); }
-    void load_state(std::size_t slot) override { f_.move_state(slot, false); }
     // Where the states are (for the tests): 0 none, 1 device memory, 2 pinned host memory.
     int states_where() const { return f_.states_where(); }
 
@@ -303,34 +306,24 @@ public:
         return out;
     }
 
-    std::vector<double> wavefield() const override { return f_.window_of(u_); }
-    std::vector<double> previous_wavefield() const override { return f_.window_of(w_); }
     bool finite() const override { return f_.finite(); }
 
     // u += injection * f on the window's nodes, after the step just queued.
     void add_field(const std::vector<double>& f) override {
         f_.add_field(f, [&](int, long p) { return d_.injection(p); });
     }
-    void reverse_time() override { f_.swap(); }
 
-    std::size_t band_size() const override { return f_.band_size(); }
-    void save_band(float* dst) const override { f_.save_band(dst); }
-    void restore_band(const float* src) override { f_.restore_band(src); }
     void reserve_bands(std::size_t count) override { f_.reserve_bands(count); }
     void store_band(std::size_t slot) override { f_.store_band(slot); }
     void load_band(std::size_t slot) override { f_.load_band(slot); }
     std::pair<int, const void*> bands_where() const { return f_.bands_where(); }
 
-    std::size_t keep(bool bf16) override { return f_.keep(bf16); }
-    void recall(std::size_t slot, bool previous) override { f_.recall(slot, previous); }
-    void clear_kept() override { f_.clear_kept(); }
     void correlate(const Propagator& source, double w, ImagingCondition condition) override {
         const auto* src = dynamic_cast<const CudaPropagator<T>*>(&source);
         if (!src) unsupported("correlate with a propagator of another backend or precision");
         require_same_batch(source);
         f_.correlate(src->f_, w, condition);
     }
-    std::vector<double> correlation(bool illumination) const override { return f_.correlation(illumination); }
     std::pair<std::size_t, std::size_t> kept_where() const { return f_.kept_where(); }
 
     std::string name() const override { return sizeof(T) == 4 ? "cuda (fp32)" : "cuda (fp64)"; }
@@ -422,7 +415,6 @@ private:
     // The wavefields and what migration keeps of them (device_wavefields.h); u_ and w_
     // are its buffers (swapping them swaps its current and previous wavefields), stream_
     // its stream.
-    DeviceWavefields<T> f_;
     kc::DeviceBuffer<T>& u_ = f_.cur;
     kc::DeviceBuffer<T>& w_ = f_.prev;
     cudaStream_t stream_ = f_.stream();

@@ -359,6 +359,7 @@ public:
     int states_where() const { return !states_dev_.empty() ? 1 : states_host_.bytes() ? 2 : 0; }
 
     // --- Snapshots and cross-correlation (see the header) ---
+    void reserve_kept(std::size_t, bool) {}  // (slots come in chunks as keep() needs them)
     std::size_t keep(bool bf16) {
         if (slots_.empty()) {
             if (bf16 != kept_bf16_) free_slots();  // slots of the other kind's size

@@ -16,6 +16,7 @@
 #include "kernels/cpu/step_cpu.h"
 #include "kernels/cpu/tti_cpu.h"
 #include "propagation/host_wavefields.h"
+#include "propagation/stored_propagator.h"
 #include "propagation/propagator.h"
 #include "propagation/tti_propagator.h"
 
@@ -29,9 +30,15 @@ std::vector<T> as(const std::vector<double>& v) {
 }
 
 template <class T>
-class TtiCpuPropagator final : public Propagator {
+class TtiCpuPropagator final : public StoredPropagator<HostWavefields<T>> {
+    using Base = StoredPropagator<HostWavefields<T>>;
+    using Base::f_;  // (members of a dependent base are named)
+    using Base::require_same_batch;
+    using Base::unsupported;
+
 public:
-    TtiCpuPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()), f_(d, 2, batch) {
+    using Base::batch;
+    TtiCpuPropagator(const Domain& d, int batch) : StoredPropagator<HostWavefields<T>>(d, 2, batch), d_(d), box_(d.box()) {
         if (!d.anisotropic()) fail("TTI propagator", "the domain is isotropic", "Use make_cpu_propagator");
         const TtiCoefficients& c = d.tti();
         cpp_ = as<T>(c.cpp);
@@ -102,33 +109,18 @@ public:
     std::vector<double> receiver_traces() const override { return rec_traces_; }
 
     // The fields receivers and imaging see, (p + q) / 2 (HostWavefields::imaged).
-    std::vector<double> wavefield() const override { return f_.window_of(f_.cur); }
 
     // Migration's operations (Propagator; the backward pass is this step run backwards,
     // docs/anisotropy.md "The exact adjoint"): every storage moves p and q both.
-    std::vector<double> previous_wavefield() const override { return f_.window_of(f_.prev); }
     void add_field(const std::vector<double>& f) override {
         f_.add_field(f, [&](int field, long p) { return tti_injection_weight(d_, field, p); });
     }
-    void reverse_time() override { f_.swap(); }
-    std::size_t band_size() const override { return f_.band_size(); }
-    void save_band(float* dst) const override { f_.save_band(dst); }
-    void restore_band(const float* src) override { f_.restore_band(src); }
-    std::size_t state_bytes() const override { return f_.state_bytes(); }
-    void reserve_states(std::size_t count) override { f_.reserve_states(count); }
-    void store_state(std::size_t slot) override { f_.move_state(slot, true); }
-    void load_state(std::size_t slot) override { f_.move_state(slot, false); }
-    std::size_t keep(bool bf16) override { return f_.keep(bf16); }
-    void reserve_kept(std::size_t count, bool bf16) override { f_.reserve_kept(count, bf16); }
-    void recall(std::size_t slot, bool previous) override { f_.recall(slot, previous); }
-    void clear_kept() override { f_.clear_kept(); }
     void correlate(const Propagator& source, double w, ImagingCondition condition) override {
         const auto* src = dynamic_cast<const TtiCpuPropagator<T>*>(&source);
         if (!src) unsupported("correlate with a propagator of another backend, precision or physics");
         require_same_batch(source);
         f_.correlate(src->f_, w, condition);
     }
-    std::vector<double> correlation(bool illumination) const override { return f_.correlation(illumination); }
 
     std::string name() const override {
         return std::string(d_.tti().tilted ? "cpu TTI" : "cpu VTI") + (sizeof(T) == 4 ? " (fp32)" : " (fp64)");
@@ -139,7 +131,6 @@ private:
     const Domain& d_;
     kernels::Box box_;
     kernels::TtiStepArgs<T> args_;
-    HostWavefields<T> f_;  // p then q, at u[n] and u[n-1]
     std::vector<T> cpp_, cpq_, cqq_, damp_, axis_[3], flux_[6];
     kernels::Injection inj_p_, inj_q_;
     std::vector<PointStencil> rec_;

@@ -21,6 +21,7 @@
 #include "kernels/cuda/tti_cuda.h"
 #include "propagation/backend.h"
 #include "propagation/device_wavefields.h"
+#include "propagation/stored_propagator.h"
 #include "propagation/injection.h"
 #include "propagation/tti_propagator.h"
 
@@ -60,9 +61,15 @@ struct DeviceInjection {
 };
 
 template <class T>
-class TtiCudaPropagator final : public Propagator {
+class TtiCudaPropagator final : public StoredPropagator<DeviceWavefields<T>> {
+    using Base = StoredPropagator<DeviceWavefields<T>>;
+    using Base::f_;  // (members of a dependent base are named)
+    using Base::require_same_batch;
+    using Base::unsupported;
+
 public:
-    TtiCudaPropagator(const Domain& d, int batch) : Propagator(batch), d_(d), box_(d.box()), f_(d, 2, batch) {
+    using Base::batch;
+    TtiCudaPropagator(const Domain& d, int batch) : StoredPropagator<DeviceWavefields<T>>(d, 2, batch), d_(d), box_(d.box()) {
         RTM_CUDA_CHECK(cudaGetDevice(&device_));
         if (!d.anisotropic()) fail("TTI propagator", "the domain is isotropic", "Use make_cuda_propagator");
         if (const char* k = std::getenv("RTM_TTI_KERNEL")) kernel_ = kc::parse_tti_kernel(k);
@@ -179,36 +186,22 @@ public:
     }
 
     // (p + q) / 2, what receivers record and imaging reads.
-    std::vector<double> wavefield() const override { return f_.window_of(f_.cur); }
     bool finite() const override { return f_.finite(); }
 
     // Migration's operations (DeviceWavefields; the backward pass is this step run
     // backwards, docs/anisotropy.md "The exact adjoint"): every storage moves p and q.
-    std::vector<double> previous_wavefield() const override { return f_.window_of(f_.prev); }
     void add_field(const std::vector<double>& f) override {
         f_.add_field(f, [&](int field, long p) { return tti_injection_weight(d_, field, p); });
     }
-    void reverse_time() override { f_.swap(); }
-    std::size_t band_size() const override { return f_.band_size(); }
-    void save_band(float* dst) const override { f_.save_band(dst); }
-    void restore_band(const float* src) override { f_.restore_band(src); }
     void reserve_bands(std::size_t count) override { f_.reserve_bands(count); }
     void store_band(std::size_t slot) override { f_.store_band(slot); }
     void load_band(std::size_t slot) override { f_.load_band(slot); }
-    std::size_t state_bytes() const override { return f_.state_bytes(); }
-    void reserve_states(std::size_t count) override { f_.reserve_states(count); }
-    void store_state(std::size_t slot) override { f_.move_state(slot, true); }
-    void load_state(std::size_t slot) override { f_.move_state(slot, false); }
-    std::size_t keep(bool bf16) override { return f_.keep(bf16); }
-    void recall(std::size_t slot, bool previous) override { f_.recall(slot, previous); }
-    void clear_kept() override { f_.clear_kept(); }
     void correlate(const Propagator& source, double w, ImagingCondition condition) override {
         const auto* src = dynamic_cast<const TtiCudaPropagator<T>*>(&source);
         if (!src) unsupported("correlate with a propagator of another backend, precision or physics");
         require_same_batch(source);
         f_.correlate(src->f_, w, condition);
     }
-    std::vector<double> correlation(bool illumination) const override { return f_.correlation(illumination); }
 
     std::string name() const override {
         return std::string(d_.tti().tilted ? "cuda TTI " : "cuda VTI ") + kc::tti_kernel_name(kernel_) +
@@ -239,7 +232,6 @@ private:
     int device_ = 0;  // the GPU current when it was made
     const Domain& d_;
     kernels::Box box_;
-    DeviceWavefields<T> f_;  // p then q, at u[n] and u[n-1]
     cudaStream_t stream_ = f_.stream();
     kc::TtiKernel kernel_ = kc::TtiKernel::Swic;
     kernels::TtiStepArgs<T> args_;

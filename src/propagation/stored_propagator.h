@@ -1,0 +1,43 @@
+#pragma once
+// The migration operations of a propagator whose wavefields, and what migration keeps of
+// them, live in one storage object (HostWavefields on the CPU, DeviceWavefields on a GPU:
+// both time levels of every field, snapshots, checkpoint states, the edge band, the
+// image), forwarded once here for the isotropic and the VTI/TTI propagators of both
+// backends. The step, sources, receivers, correlate (which needs the source propagator's
+// own type) and a backend's extras stay with each propagator.
+#include <cstddef>
+#include <vector>
+
+#include "propagation/propagator.h"
+
+namespace rtm {
+
+template <class Storage>
+class StoredPropagator : public Propagator {
+public:
+    std::vector<double> wavefield() const override { return f_.window_of(f_.cur); }
+    std::vector<double> previous_wavefield() const override { return f_.window_of(f_.prev); }
+    void reverse_time() override { f_.swap(); }
+
+    std::size_t band_size() const override { return f_.band_size(); }
+    void save_band(float* dst) const override { f_.save_band(dst); }
+    void restore_band(const float* src) override { f_.restore_band(src); }
+
+    std::size_t state_bytes() const override { return f_.state_bytes(); }
+    void reserve_states(std::size_t count) override { f_.reserve_states(count); }
+    void store_state(std::size_t slot) override { f_.move_state(slot, true); }
+    void load_state(std::size_t slot) override { f_.move_state(slot, false); }
+
+    std::size_t keep(bool bf16) override { return f_.keep(bf16); }
+    void reserve_kept(std::size_t count, bool bf16) override { f_.reserve_kept(count, bf16); }
+    void recall(std::size_t slot, bool previous) override { f_.recall(slot, previous); }
+    void clear_kept() override { f_.clear_kept(); }
+    std::vector<double> correlation(bool illumination) const override { return f_.correlation(illumination); }
+
+protected:
+    // fields: wavefields per time level (1: u; 2: p and q).
+    StoredPropagator(const Domain& d, int fields, int batch) : Propagator(batch), f_(d, fields, batch) {}
+    Storage f_;
+};
+
+}  // namespace rtm
