@@ -313,8 +313,10 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
             src->reserve_bands(std::size_t(N) + 1);  // slot n: the band of u[n]
             src->store_band(0);
         }
-        if (storage == SourceStorage::Snapshots) src->clear_kept();  // a kept propagator's last shot's
-        if (storage == SourceStorage::Snapshots) src->reserve_kept(source_times.size() * (is ? 2 : 1), opt.bf16_snapshots);
+        if (storage == SourceStorage::Snapshots) {
+            src->clear_kept();  // a kept propagator's last shot's
+            src->reserve_kept(source_times.size() * (is ? 2 : 1), opt.bf16_snapshots);
+        }
         for (int n = 0; n < N; ++n) {
             const bool snap_time = storage == SourceStorage::Snapshots && next_snap < source_times.size() &&
                                    source_times[next_snap] == n;

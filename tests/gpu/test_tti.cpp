@@ -25,6 +25,7 @@
 #include "physics/stencil.h"
 #include "physics/wavelet.h"
 #include "propagation/tti_propagator.h"
+#include "support/test_data.h"
 
 using namespace rtm;
 using namespace rtm::test;
@@ -241,14 +242,6 @@ PropResult propagate(const Domain& d, bool gpu, int nt, const char* kernel) {
     return {p->receiver_traces(), p->wavefield()};
 }
 
-double rel_l2(const std::vector<double>& a, const std::vector<double>& b) {
-    double num = 0, den = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        num += (a[i] - b[i]) * (a[i] - b[i]);
-        den += b[i] * b[i];
-    }
-    return std::sqrt(num / den);
-}
 
 }  // namespace
 

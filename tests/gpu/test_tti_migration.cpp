@@ -15,6 +15,7 @@
 #include "physics/stencil.h"
 #include "physics/wavelet.h"
 #include "pipeline/migration.h"
+#include "support/test_data.h"
 
 using namespace rtm;
 using namespace rtm::test;
@@ -23,14 +24,6 @@ namespace {
 
 double tti_bound(int steps, int K) { return 3 * std::sqrt(double(steps)) * K * std::ldexp(1.0, -24); }
 
-double rel_l2(const std::vector<double>& a, const std::vector<double>& ref) {
-    double d = 0, n = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        d += (a[i] - ref[i]) * (a[i] - ref[i]);
-        n += ref[i] * ref[i];
-    }
-    return std::sqrt(d / n);
-}
 
 // A heterogeneous TTI (or VTI) domain with damping layers, at half the TTI time-step limit.
 Domain tti_domain(int ndim, bool tilted) {

@@ -14,6 +14,7 @@
 #include "pipeline/migration.h"
 #include "pipeline/shot_window.h"
 #include "support/catch.hpp"
+#include "support/test_data.h"
 
 using namespace rtm;
 using namespace rtm::test;
@@ -32,14 +33,6 @@ double max_abs(const std::vector<double>& v) {
     return m;
 }
 
-double rel_l2(const std::vector<double>& a, const std::vector<double>& ref) {
-    double d = 0, n = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        d += (a[i] - ref[i]) * (a[i] - ref[i]);
-        n += ref[i] * ref[i];
-    }
-    return std::sqrt(d / n);
-}
 
 // A 2D run: 81 x 61 nodes of 10 m, heterogeneous vp, damping layers, 300 steps of 1 ms.
 AnisoRun small_run() {

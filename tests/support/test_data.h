@@ -2,10 +2,12 @@
 // Where tests find things: the shared real-data folder (../shared/data beside the
 // checkout, or $RTM_SHARED_DATA), a scratch folder for files they write, and the
 // message of an expected error.
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "support/catch.hpp"
@@ -53,5 +55,15 @@ inline std::string error_of(const std::function<void()>& f) {
 }
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// ||a - ref|| / ||ref||: the relative L2 difference of two fields or trace sets of one size.
+inline double rel_l2(const std::vector<double>& a, const std::vector<double>& ref) {
+    double d = 0, n = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        d += (a[i] - ref[i]) * (a[i] - ref[i]);
+        n += ref[i] * ref[i];
+    }
+    return std::sqrt(d / n);
+}
 
 }  // namespace rtm::test
