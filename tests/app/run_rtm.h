@@ -11,26 +11,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "support/shell.h"
+
 namespace rtm::test {
 
-struct Result {
-    int status = -1;  // exit code
-    std::string output;  // stdout and stderr together
-};
-
-// Runs a shell command line; its exit code and what it wrote to stdout.
-inline Result run_shell(const std::string& cmd) {
-    Result r;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    std::array<char, 4096> buf;
-    while (fgets(buf.data(), int(buf.size()), p)) r.output += buf.data();
-    const int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
-}
-
 inline Result run_rtm(const std::string& args) { return run_shell(std::string(RTM_BINARY) + " " + args + " 2>&1"); }
+
+#ifdef RTM_MPIEXEC
+// rtm under mpirun on `ranks` ranks (support/shell.h), `env` before it (e.g. "VAR=1 ").
+inline Result mpi_rtm(int ranks, const std::string& args, const std::string& env = "") {
+    return run_shell(env + mpirun_command(ranks) + RTM_BINARY + " " + args + " 2>&1");
+}
+#endif
 
 // The whole content of a file ("" when it is absent).
 inline std::string bytes_of(const std::filesystem::path& p) {

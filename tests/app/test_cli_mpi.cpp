@@ -21,12 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-#ifdef RTM_MPIEXEC
-// Root may run mpirun here (CI containers); oversubscribe: more ranks than cores.
-const std::string kMpirun = "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + std::string(RTM_MPIEXEC) +
-                            " --oversubscribe -x OMP_NUM_THREADS=1 -np ";
-#endif
-
 const std::string kVp = (source_dir() / "velocity_models" / "layers2d_vp.segy").string();
 const std::string kSmooth = (source_dir() / "velocity_models" / "layers2d_vp_smooth.segy").string();
 
@@ -57,9 +51,6 @@ std::string migrate_args(const fs::path& job, const std::string& shots = "") {
 }
 
 #ifdef RTM_MPIEXEC
-Result mpi_rtm(int ranks, const std::string& args) {
-    return run_shell(kMpirun + std::to_string(ranks) + " " + RTM_BINARY + " " + args + " 2>&1");
-}
 
 // The pid of rank `rank` of the rtm processes whose command line names `marker`, or -1.
 pid_t rank_pid(int rank, const std::string& marker) {
@@ -131,7 +122,7 @@ TEST_CASE("a job with a rank killed by SIGKILL resumes on another rank count to 
     REQUIRE(whole.status == 0);
     const auto job = dir / "killed";
     // Every rank checkpoints after each shot; rank 1 is killed once it has one.
-    const std::string cmd = "exec " + kMpirun + "3 " + RTM_BINARY + " " +
+    const std::string cmd = "exec " + mpirun_command(3) + RTM_BINARY + " " +
                             migrate_args(job, "") + " --migration.checkpoint-minutes 0 > " +
                             (dir / "killed.log").string() + " 2>&1";
     const pid_t mpirun = fork();

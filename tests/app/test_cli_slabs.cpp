@@ -26,16 +26,11 @@ TEST_CASE("mpirun runs of rtm in z-slabs (this build has no MPI)") { skip("rtm w
 
 namespace {
 
-const std::string kMpirun = "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + std::string(RTM_MPIEXEC) +
-                            " --oversubscribe -x OMP_NUM_THREADS=1 -np ";
 const std::string kVp = (source_dir() / "velocity_models" / "layers2d_vp.segy").string();
 const std::string kSmooth = (source_dir() / "velocity_models" / "layers2d_vp_smooth.segy").string();
 const std::string kDome = (source_dir() / "velocity_models" / "dome3d_vp.segy").string();
 constexpr int kPml = 20;  // propagation.pml's default
 
-Result mpi_rtm(int ranks, const std::string& args) {
-    return run_shell(kMpirun + std::to_string(ranks) + " " + RTM_BINARY + " " + args + " 2>&1");
-}
 
 // Depth (m) of the first plane of slab `k` of G for a model of `nz` depth samples at dz.
 double face_depth(int nz, double dz, int pml, bool free_surface, int G, int k) {

@@ -24,15 +24,10 @@ TEST_CASE("GPU z-slabs under mpirun (this build has no MPI)", "[gpu]") { skip("r
 #else
 namespace {
 
-const std::string kMpirun = "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + std::string(RTM_MPIEXEC) +
-                            " --oversubscribe -x OMP_NUM_THREADS=1 -x LD_LIBRARY_PATH -np ";
 const std::string kVp = (source_dir() / "velocity_models" / "layers2d_vp.segy").string();
 const std::string kSmooth = (source_dir() / "velocity_models" / "layers2d_vp_smooth.segy").string();
 const std::string kDome = (source_dir() / "velocity_models" / "dome3d_vp.segy").string();
 
-Result mpi_rtm(int ranks, const std::string& args, const std::string& env = "") {
-    return run_shell(env + kMpirun + std::to_string(ranks) + " " + RTM_BINARY + " " + args + " 2>&1");
-}
 
 // Depth (m) of the first plane of slab k of G (model nz samples at dz, pml cells).
 double face_depth(int nz, double dz, int pml, bool free_surface, int G, int k) {

@@ -1,12 +1,10 @@
 // The World operations under mpirun (world_ranks.cpp): split into groups, gathers,
 // exchanges and agreements within a group only, and the agreement that ends a job
 // instead of hanging when a member does not come.
-#include <array>
-#include <cstdio>
 #include <string>
-#include <sys/wait.h>
 
 #include "support/catch.hpp"
+#include "support/shell.h"
 #include "support/test_data.h"
 
 using Catch::Matchers::Contains;
@@ -17,35 +15,21 @@ TEST_CASE("World operations under mpirun (this build has no MPI)") { rtm::test::
 
 namespace {
 
-struct Run {
-    int status = -1;
-    std::string output;
-};
-
-Run mpirun(int ranks, const std::string& mode) {
-    const std::string cmd = "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + std::string(RTM_MPIEXEC) +
-                            " --oversubscribe -np " + std::to_string(ranks) + " " + RTM_WORLD_RANKS + " " + mode + " 2>&1";
-    Run r;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    std::array<char, 4096> buf;
-    while (fgets(buf.data(), int(buf.size()), p)) r.output += buf.data();
-    const int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
+rtm::test::Result mpirun(int ranks, const std::string& mode) {
+    return rtm::test::run_shell(rtm::test::mpirun_command(ranks) + RTM_WORLD_RANKS + " " + mode + " 2>&1");
 }
 
 }  // namespace
 
 TEST_CASE("split worlds gather, exchange, agree and broadcast among their own ranks only") {
-    const Run r = mpirun(4, "collectives");
+    const rtm::test::Result r = mpirun(4, "collectives");
     INFO(r.output);
     CHECK(r.status == 0);
     for (int k = 0; k < 4; ++k) CHECK_THAT(r.output, Contains("rank " + std::to_string(k) + ": ok"));
 }
 
 TEST_CASE("an agreement that a rank does not come to ends the job after its wait, naming the rank and the reason") {
-    const Run r = mpirun(2, "agree-timeout");
+    const rtm::test::Result r = mpirun(2, "agree-timeout");
     INFO(r.output);
     CHECK(r.status != 0);
     CHECK_THAT(r.output, Contains("rank 0 of 2: shot 7 failed: a test's reason") && Contains("within 1 s"));
