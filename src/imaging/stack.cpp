@@ -65,7 +65,7 @@ Volume final_image(const Stack& s, const PostProcessing& pp) {
     }
     Volume out(s.grid);
     for (std::size_t i = 0; i < f.size(); ++i) out.data[i] = float(f[i]);
-    if (pp.top_mute > 0 || pp.top_taper > 0) {
+    if (pp.top_mute > 0) {
         const std::size_t layer = std::size_t(s.grid.nx) * s.grid.ny;
         for (int iz = 0; iz < s.grid.nz; ++iz) {
             const double z = s.grid.z0 + iz * s.grid.dz - pp.top_mute;

@@ -36,7 +36,7 @@ struct PostProcessing {
     // Top mute, last: the image is zeroed above depth top_mute (m) and rises as a
     // half cosine over the next top_taper m, where the source's and the receivers'
     // own wavefields correlate with each other (the source imprint) rather than with
-    // reflections. 0: none.
+    // reflections. top_mute 0: no mute and no taper.
     double top_mute = 0, top_taper = 0;
 };
 

@@ -29,7 +29,7 @@ std::vector<std::string> write_image_previews(const std::string& folder, const V
     std::string note = "stack";
     if (opt.post.normalise) note += " / source illumination";
     if (opt.post.laplacian) note += ", -Laplacian";
-    if (opt.post.top_mute > 0 || opt.post.top_taper > 0)
+    if (opt.post.top_mute > 0)
         note += ", top mute " + std::to_string(int(opt.post.top_mute)) + " m";
     note += "; no display gain";
     return io::write_volume_png((dir / "image.png").string(), image, io::PngStyle{}, title, note);

@@ -310,3 +310,29 @@ TEST_CASE("the cross-correlation image and the illumination do not depend on the
     CHECK(den > 0);
     CHECK(rel <= 4e-3);
 }
+
+TEST_CASE("the top mute zeroes the image above its depth and rises as a half cosine over its taper, and without it nothing "
+          "is tapered") {
+    // A stack of ones on 3 x 1 x 20 nodes at 10 m, no normalisation or Laplacian: the
+    // final image is the mute's weight, w(z) = 0 above the mute, 0.5 - 0.5 cos(pi (z -
+    // mute) / taper) below it, 1 from mute + taper down. (Until 2026-11-23 a taper with
+    // no mute, the default 50 m, tapered the top 50 m of every image.)
+    Grid g;
+    g.nx = 3, g.nz = 20, g.dx = g.dz = 10;
+    imaging::Stack stack(g);
+    stack.add(g, 0, 0, std::vector<double>(g.size(), 1.0), std::vector<double>(g.size(), 1.0));
+    imaging::PostProcessing pp;
+    pp.normalise = pp.laplacian = false;
+    pp.top_mute = 0;
+    pp.top_taper = 50;
+    const Volume none = imaging::final_image(stack, pp);
+    for (float x : none.data) CHECK(x == 1.0f);
+    pp.top_mute = 40;
+    const Volume muted = imaging::final_image(stack, pp);
+    for (int iz = 0; iz < g.nz; ++iz) {
+        const double z = iz * g.dz;
+        const double w = z <= 40 ? 0 : z >= 90 ? 1 : 0.5 - 0.5 * std::cos(M_PI * (z - 40) / 50);
+        INFO("z " << z);
+        CHECK(muted.at(1, 0, iz) == Approx(w).margin(1e-7));  // float of a double weight: 6e-8
+    }
+}
