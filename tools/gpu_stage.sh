@@ -44,10 +44,11 @@ for lib in $(ldd .device/rtm .device/make_models .device/build-gpu/tests/*/* 2>/
     esac
 done
 # REF_CPU_JOB=<job folder of `rtm migrate --config shots/layers2d_migrate.ini
-# --propagation.device cpu`> stages its images for gpu_check.sh's comparison too.
+# --migration.normalise false --migration.laplacian false --propagation.device cpu`>
+# stages its image and illumination for gpu_check.sh's comparison too.
 if [ -n "${REF_CPU_JOB:-}" ]; then
     mkdir -p .device/ref_cpu_job
-    cp "$REF_CPU_JOB"/image.sgy "$REF_CPU_JOB"/stack-*.bin .device/ref_cpu_job/
+    cp "$REF_CPU_JOB"/image.sgy "$REF_CPU_JOB"/illumination.sgy .device/ref_cpu_job/
 fi
 ls -la .device .device/lib
 du -sh .device

@@ -38,7 +38,7 @@ survey() {  # survey <name> <model> <model args...> -- <migrate args...>
     local t1=$(timed ${name}_np1 "$D/rtm" migrate --model.vp "$model" --data.shots "$W/$name.sgy" "${gargs[@]}" --output.job "$W/${name}_np1")
     local tn=$(timed ${name}_np$N "${MPI[@]}" -np "$N" "$D/rtm" migrate --model.vp "$model" --data.shots "$W/$name.sgy" "${gargs[@]}" --output.job "$W/${name}_np$N")
     local same=no
-    cmp -s "$W/${name}_np1/image.sgy" "$W/${name}_np$N/image.sgy" && cmp -s "$W/${name}_np1/stack-1.bin" "$W/${name}_np$N/stack-1.bin" && same=yes
+    cmp -s "$W/${name}_np1/image.sgy" "$W/${name}_np$N/image.sgy" && cmp -s "$W/${name}_np1/illumination.sgy" "$W/${name}_np$N/illumination.sgy" && same=yes
     [ $same = yes ] || { echo "$name: images differ between 1 and $N ranks" >&2; rc=1; }
     local shots=$(grep -c "done, " "$OUT/${name}_np1.log")
     table+=("$(python3 -c "

@@ -18,8 +18,9 @@ std::int32_t bin_of(double x) {
 
 // Moves the bins so that bins[0] is bin `top` (>= this->top), dropping those below top - 2.
 void raise_top(ExactSum& s, std::int32_t top) {
-    if (s.top == ExactSum::kEmpty) {
+    if (!s.used) {
         s.top = top;
+        s.used = 1;
         return;
     }
     const std::int64_t shift = std::int64_t(top) - s.top;
@@ -33,7 +34,7 @@ void raise_top(ExactSum& s, std::int32_t top) {
 void ExactSum::add(double x) {
     if (x == 0) return;
     const std::int32_t b = bin_of(x);
-    if (top == kEmpty || b > top) raise_top(*this, b);
+    if (!used || b > top) raise_top(*this, b);
     // trunc(x / 2^(32 j)) for the bins j from b down to top - 2: exact (a power-of-two
     // scaling that stays >= 1 in magnitude, then a truncation), and the part in bin j is
     // t_j - t_(j+1) 2^32: an integer below 2^32, so the subtraction is exact too.
@@ -46,15 +47,15 @@ void ExactSum::add(double x) {
 }
 
 void ExactSum::add(const ExactSum& o) {
-    if (o.top == kEmpty) return;
+    if (!o.used) return;
     ExactSum other = o;
-    if (top == kEmpty || other.top > top) raise_top(*this, other.top);
+    if (!used || other.top > top) raise_top(*this, other.top);
     raise_top(other, top);
     for (int k = 0; k < kKept; ++k) bins[k] += other.bins[k];
 }
 
 double ExactSum::value() const {
-    if (top == kEmpty) return 0;
+    if (!used) return 0;
     double v = 0;  // smallest bin first; a fixed order, so equal bins give equal doubles
     for (int k = kKept - 1; k >= 0; --k) v += std::ldexp(double(bins[k]), kWidth * (top - k));
     return v;

@@ -21,17 +21,18 @@
 
 namespace rtm::imaging {
 
+// All-zero bytes are the empty sum (0), so that zeroed memory is a stack of empty sums
+// without being written (core/zeroed_array.h). Stored raw in job folders: no padding.
 struct ExactSum {
-    static constexpr std::int32_t kEmpty = INT32_MIN;  // nothing added yet (the sum is 0)
-    std::int32_t top = kEmpty;  // bin of bins[0]; bins[k] is bin top - k
-    std::int32_t unused = 0;    // keeps the layout free of padding (the job folder stores it raw)
+    std::int32_t top = 0;   // bin of bins[0] (when used); bins[k] is bin top - k
+    std::int32_t used = 0;  // 0: nothing added yet, the sum is 0 (top and bins are 0)
     std::int64_t bins[3] = {0, 0, 0};
 
     void add(double x);                 // x finite (the caller checks)
     void add(const ExactSum& other);    // merge a partial sum
     double value() const;               // rounded to double, the same for equal bins
     bool operator==(const ExactSum& o) const {
-        return top == o.top && bins[0] == o.bins[0] && bins[1] == o.bins[1] && bins[2] == o.bins[2];
+        return used == o.used && top == o.top && bins[0] == o.bins[0] && bins[1] == o.bins[1] && bins[2] == o.bins[2];
     }
 };
 static_assert(sizeof(ExactSum) == 32, "ExactSum is stored raw in job folders");

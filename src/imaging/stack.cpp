@@ -41,8 +41,9 @@ void Stack::add(const Stack& o) {
 }
 
 namespace {
-std::vector<double> values(const std::vector<ExactSum>& sums) {
+std::vector<double> values(const ZeroedArray<ExactSum>& sums) {
     std::vector<double> out(sums.size());
+#pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < sums.size(); ++i) out[i] = sums[i].value();
     return out;
 }
@@ -57,14 +58,18 @@ Volume final_image(const Stack& s, const PostProcessing& pp) {
         const std::vector<double> ill = s.illumination_values();
         const double smax = *std::max_element(ill.begin(), ill.end());
         const double eps = pp.epsilon * (smax > 0 ? smax : 1.0);
+#pragma omp parallel for schedule(static)
         for (std::size_t i = 0; i < f.size(); ++i) f[i] /= ill[i] + eps;
     }
     if (pp.laplacian) {
         f = laplacian(f, s.grid);
-        for (double& x : f) x = -x;
     }
+    // The final image is -Lap of the normalised stack (the sign makes reflectors of
+    // positive impedance contrast positive).
+    const double sign = pp.laplacian ? -1 : 1;
     Volume out(s.grid);
-    for (std::size_t i = 0; i < f.size(); ++i) out.data[i] = float(f[i]);
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < f.size(); ++i) out.data[i] = float(sign * f[i]);
     if (pp.top_mute > 0) {
         const std::size_t layer = std::size_t(s.grid.nx) * s.grid.ny;
         for (int iz = 0; iz < s.grid.nz; ++iz) {
@@ -78,6 +83,7 @@ Volume final_image(const Stack& s, const PostProcessing& pp) {
 
 Volume illumination_volume(const Stack& s) {
     Volume out(s.grid);
+#pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < out.data.size(); ++i) out.data[i] = float(s.illumination[i].value());
     return out;
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/grid.h"
+#include "core/zeroed_array.h"
 #include "imaging/exact_sum.h"
 
 namespace rtm::imaging {
@@ -14,8 +15,9 @@ namespace rtm::imaging {
 // added and however they were split into partial stacks (one per rank).
 struct Stack {
     Grid grid;
-    std::vector<ExactSum> image;         // sum of shot images
-    std::vector<ExactSum> illumination;  // sum of source illuminations (integral of u_s^2)
+    // On zeroed pages: a new stack costs nothing until shots are added to it.
+    ZeroedArray<ExactSum> image;         // sum of shot images
+    ZeroedArray<ExactSum> illumination;  // sum of source illuminations (integral of u_s^2)
 
     explicit Stack(const Grid& model) : grid(model), image(model.size()), illumination(model.size()) {}
     // Adds a shot's window (nodes ix0.., iy0.. of the model; full depth). A shot whose

@@ -244,9 +244,16 @@ void write_volume(const std::string& path, const Volume& v, const std::string& d
     h.set(SEGY_TR_SAMPLE_COUNT, g.nz, path);
     h.set(SEGY_TR_SAMPLE_INTER, dz_mm, path);
     h.set(SEGY_TR_DELAY_REC_TIME, delay, path);
-    std::vector<float> trace(g.nz);
+    // One inline's traces gathered at once, plane by plane: the volume is read along x
+    // (contiguous) rather than a trace at a time down a column (a cache miss a sample:
+    // 1.5 s of a 400 x 400 x 300 image on an H200 host).
+    std::vector<float> traces(std::size_t(g.nx) * g.nz);
     const std::size_t plane = std::size_t(g.nx) * g.ny;
-    for (int iy = 0; iy < g.ny; ++iy)
+    for (int iy = 0; iy < g.ny; ++iy) {
+        for (int iz = 0; iz < g.nz; ++iz) {
+            const float* row = v.data.data() + iz * plane + std::size_t(iy) * g.nx;
+            for (int ix = 0; ix < g.nx; ++ix) traces[std::size_t(ix) * g.nz + iz] = row[ix];
+        }
         for (int ix = 0; ix < g.nx; ++ix) {
             const int k = iy * g.nx + ix;
             double X, Y;
@@ -262,10 +269,9 @@ void write_volume(const std::string& path, const Volume& v, const std::string& d
                 h.set(xb, cx, path);
                 h.set(yb, cy, path);
             }
-            const float* column = v.data.data() + k;
-            for (int iz = 0; iz < g.nz; ++iz) trace[iz] = column[iz * plane];
-            out.write(k, h, trace.data());
+            out.write(k, h, traces.data() + std::size_t(ix) * g.nz);
         }
+    }
     out.commit();
 }
 

@@ -60,7 +60,8 @@ std::string settings_changed(const std::string& was, const std::string& now) {
     return out.empty() ? "the options differ" : out;
 }
 
-constexpr int kVersion = 3;  // 2: double stack, per-input hashes, failed shots; 3: exact stack, ranks' parts
+constexpr int kVersion = 4;  // 2: double stack, per-input hashes, failed shots; 3: exact stack, ranks' parts;
+                             // 4: the empty exact sum is all zeros
 constexpr char kPartMagic[8] = {'R', 'T', 'M', 'P', 'A', 'R', 'T', '3'};
 
 [[noreturn]] void io_failed(const fs::path& path, const char* what) {
@@ -75,6 +76,15 @@ void sync_folder(const fs::path& dir) {
     const int rc = ::fsync(fd);
     ::close(fd);
     if (rc != 0) io_failed(dir, "sync the folder");
+}
+
+// fsync of a file written through a library (segyio, the PNG writer): its data on disk.
+void sync_file(const fs::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) io_failed(path, "open the file to sync it");
+    const int rc = ::fsync(fd);
+    ::close(fd);
+    if (rc != 0) io_failed(path, "sync to disk");
 }
 
 struct Bytes {
@@ -120,7 +130,7 @@ void read_stack(std::istream& in, const fs::path& path, imaging::Stack& stack) {
         read_exactly(in, path, sums->data(), sums->size() * sizeof(imaging::ExactSum));
 }
 
-Bytes bytes_of(const std::vector<imaging::ExactSum>& v) { return {v.data(), v.size() * sizeof(imaging::ExactSum)}; }
+Bytes bytes_of(const ZeroedArray<imaging::ExactSum>& v) { return {v.data(), v.size() * sizeof(imaging::ExactSum)}; }
 
 // On every core: MPI calls it on one thread, for chunks of the 3 GB of a 3D stack.
 void combine_sums(const void* in, void* inout, std::size_t n) {
@@ -162,13 +172,16 @@ struct State {
     fs::path file() const { return folder / "state.json"; }
     fs::path stack(int gen) const { return folder / ("stack-" + std::to_string(gen) + ".bin"); }
     int generation() const { return j.at("generation").get<int>(); }
+    // Every shot done and the products written: the job keeps no stack (its result is
+    // its products), and running it again changes nothing.
+    bool complete() const { return j.value("complete", false); }
     void save() const {
         const std::string text = j.dump(1);
         write_durably(file(), {{text.data(), text.size()}});
         sync_folder(folder);
     }
-    // Removes every stack generation but `gen`, and unfinished tmp files: what a
-    // checkpoint leaves behind, or a run killed in the middle of one.
+    // Removes every stack generation but `gen` (-1: all), and unfinished tmp files: what
+    // a checkpoint leaves behind, or a run killed in the middle of one.
     void remove_stale(int gen) const {
         static const std::regex ours(R"(stack-(\d+)\.bin(\.tmp)?|part-\d+\.bin\.tmp|state\.json\.tmp)");
         std::smatch m;
@@ -184,11 +197,20 @@ struct State {
 std::vector<std::string> write_products(const fs::path& folder, const imaging::Stack& stack,
                                         const MigrationJobOptions& opt, int done, int total) {
     const imaging::PostProcessing& post = opt.post;
-    const Volume image = imaging::final_image(stack, post);
     std::vector<std::string> out = {(folder / "image.sgy").string(), (folder / "illumination.sgy").string()};
-    io::write_volume(out[0], image, "rtm migrate: stacked RTM image");
-    io::write_volume(out[1], imaging::illumination_volume(stack), "rtm migrate: source illumination (sum of u^2)");
-    for (auto& p : write_image_previews(folder.string(), image, opt, done, total)) out.push_back(p);
+    // The illumination beside the image: two files, each its own segyio handle.
+    auto illumination = std::async(std::launch::async, [&] {
+        io::write_volume(out[1], imaging::illumination_volume(stack), "rtm migrate: source illumination (sum of u^2)");
+    });
+    try {
+        const Volume image = imaging::final_image(stack, post);
+        io::write_volume(out[0], image, "rtm migrate: stacked RTM image");
+        for (auto& p : write_image_previews(folder.string(), image, opt, done, total)) out.push_back(p);
+    } catch (...) {
+        illumination.wait();
+        throw;
+    }
+    illumination.get();
     return out;
 }
 
@@ -324,8 +346,16 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     bool resuming = false;  // (rank 0's) stack holds the job's earlier shots
     std::vector<std::int64_t> done_before(n, 0);
     int base_gen = 0;
+    bool complete_before = false;
     world.on_root([&] {
         st = open_state(opt.folder, names, fingerprint);
+        complete_before = st.complete();
+        if (complete_before) {
+            spdlog::info("job {} is complete: its {} shots are in its image ({}); nothing to do (use a new output.job "
+                         "folder, or delete this one, to migrate again)",
+                         opt.folder, n, (st.folder / "image.sgy").string());
+            return;
+        }
         resuming = st.generation() > 0 || !part_files(st.folder).empty();
         if (resuming) stack = imaging::Stack(model.grid());
         if (st.generation() > 0) {
@@ -346,6 +376,14 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             spdlog::info("resuming job {}: {} of {} shots already done{}", opt.folder, done, n,
                          failed_before ? ", " + std::to_string(failed_before) + " failed before (tried again)" : "");
     });
+    world.broadcast(&complete_before, sizeof complete_before);
+    if (complete_before) {
+        JobReport rep;
+        rep.total = rep.done_before = int(n);
+        rep.complete = true;
+        rep.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+        return rep;
+    }
     world.broadcast(done_before);
     world.broadcast(&base_gen, sizeof base_gen);
 
@@ -608,11 +646,27 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         const PhaseTimer finishing("commit, image and previews");
         imaging::Stack& job = resuming ? stack : mine;
         if (resuming) stack.add(mine);
-        // The products beside the commit: they read the stack, the commit writes its
-        // copy (with fsync), and neither waits for the other.
         int done = 0;
         for (const auto& s : st.j["shots"]) done += s["status"] == "done";
+        for (const auto& s : st.j["shots"]) rep.failed += s["status"] == "failed";
+        rep.complete = done == rep.total;
         spdlog::info("writing the image of {} of {} shots", done, rep.total);
+        if (rep.complete) {
+            // Nothing will be added to a complete job's stack: instead of committing it
+            // (3 GB written and synced in 3D), the products are synced, then state.json
+            // records the job complete (the commit point), then the stacks and parts go.
+            // A run killed before that point resumes from the last commit.
+            rep.outputs = write_products(st.folder, job, opt, done, rep.total);
+            for (const auto& p : rep.outputs) sync_file(p);
+            sync_folder(st.folder);
+            st.j["complete"] = true;
+            st.save();
+            st.remove_stale(-1);
+            for (const fs::path& part : part_files(st.folder)) fs::remove(part);
+            return;
+        }
+        // The products beside the commit: they read the stack, the commit writes its
+        // copy (with fsync), and neither waits for the other.
         auto products = std::async(std::launch::async, [&] { return write_products(st.folder, job, opt, done, rep.total); });
         try {
             commit(st, job);
@@ -621,8 +675,6 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             throw;
         }
         rep.outputs = products.get();
-        for (const auto& s : st.j["shots"]) rep.failed += s["status"] == "failed";
-        rep.complete = done == rep.total;
     });
     // Every rank ends with the same outcome (and exit code).
     int shared[4] = {rep.done_now, rep.failed, rep.complete, rep.signal};

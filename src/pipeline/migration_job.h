@@ -25,7 +25,10 @@
 // adds to the stack before it starts: no shot recorded in a part or in state.json is
 // redone, and at most `checkpoint_minutes` of work per rank is lost. Parts from before
 // a later commit are stale and removed unread. The products are written at the end of
-// each run (a partial one too: the log says how many shots they hold).
+// each run (a partial one too: the log says how many shots they hold). A run that
+// completes the job (every shot done) commits no stack: it writes and syncs the
+// products, then records the job complete in state.json and removes the stacks and
+// parts; running a complete job again changes nothing.
 //
 // SIGINT or SIGTERM on any rank stops every rank after the shot under way, with the
 // commit and the products (a second signal kills at once).

@@ -21,6 +21,7 @@
 using namespace rtm;
 using namespace rtm::test;
 using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
 namespace fs = std::filesystem;
 
 namespace {
@@ -79,6 +80,15 @@ TEST_CASE("an interrupted migration job resumes to an image identical bit for bi
             INFO(r.output);
             REQUIRE(r.status == 0);
         }
+        CHECK(bytes_of(dir / "steps" / "image.sgy") == whole);
+        // Complete: the products are its result, and no stack or part is kept; running
+        // it again changes nothing.
+        for (const auto& e : fs::directory_iterator(dir / "steps"))
+            CHECK_THAT(e.path().filename().string(), !StartsWith("stack-") && !StartsWith("part-"));
+        const auto again = run_rtm(migrate_cmd(dir / "steps"));
+        INFO(again.output);
+        CHECK(again.status == 0);
+        CHECK_THAT(again.output, Contains("is complete") && Contains("nothing to do"));
         CHECK(bytes_of(dir / "steps" / "image.sgy") == whole);
     }
     SECTION("killed in the middle of a shot and resumed") {

@@ -86,7 +86,7 @@ TEST_CASE("mpirun -np 3 rtm model writes the shot file of one process, bit for b
     CHECK(fs::exists(dir / "three.png"));
 }
 
-TEST_CASE("mpirun -np 3 rtm migrate gives the image and stack of one process, bit for bit") {
+TEST_CASE("mpirun -np 3 rtm migrate gives the image and illumination of one process, bit for bit") {
     const auto dir = scratch("cli-mpi-migrate");
     const auto one = run_rtm(migrate_args(dir / "one"));
     INFO(one.output);
@@ -99,10 +99,10 @@ TEST_CASE("mpirun -np 3 rtm migrate gives the image and stack of one process, bi
     // The summary gives each rank's shots, busy and waiting time.
     for (int r = 0; r < 3; ++r) CHECK_THAT(three.output, Contains("rank " + std::to_string(r) + " on "));
     CHECK(bytes_of(dir / "three" / "image.sgy") == bytes_of(dir / "one" / "image.sgy"));
-    CHECK(bytes_of(dir / "three" / "stack-1.bin") == bytes_of(dir / "one" / "stack-1.bin"));
+    CHECK(bytes_of(dir / "three" / "illumination.sgy") == bytes_of(dir / "one" / "illumination.sgy"));
 }
 
-TEST_CASE("mpirun -np 2 rtm migrate in batches of 3 gives the image and stack of one process shot by shot, bit for bit") {
+TEST_CASE("mpirun -np 2 rtm migrate in batches of 3 gives the image and illumination of one process shot by shot, bit for bit") {
     const auto dir = scratch("cli-mpi-migrate-batch");
     const auto one = run_rtm(migrate_args(dir / "one"));
     INFO(one.output);
@@ -113,7 +113,7 @@ TEST_CASE("mpirun -np 2 rtm migrate in batches of 3 gives the image and stack of
     REQUIRE(two.status == 0);
     CHECK_THAT(two.output, Contains("in a batch of") && Contains("8 shots stacked"));
     CHECK(bytes_of(dir / "two" / "image.sgy") == bytes_of(dir / "one" / "image.sgy"));
-    CHECK(bytes_of(dir / "two" / "stack-1.bin") == bytes_of(dir / "one" / "stack-1.bin"));
+    CHECK(bytes_of(dir / "two" / "illumination.sgy") == bytes_of(dir / "one" / "illumination.sgy"));
 }
 
 TEST_CASE("a job with a rank killed by SIGKILL resumes on another rank count to the uninterrupted image") {

@@ -8,6 +8,7 @@
 
 #include "support/catch.hpp"
 
+#include "core/zeroed_array.h"
 #include "imaging/exact_sum.h"
 
 using rtm::imaging::ExactSum;
@@ -90,4 +91,26 @@ TEST_CASE("exact sums keep the relative accuracy of their largest term to 2^-64 
     const double largest = std::abs(w.front());
     const double bound = largest * (2000 * std::ldexp(1.0, -64) + std::ldexp(1.0, -62)) + std::abs(double(exact)) * 0x1p-52;
     CHECK(std::abs(sum_of(v).value() - double(exact)) <= bound);
+}
+
+TEST_CASE("zeroed memory holds empty exact sums: a new stack is not written until shots are added") {
+    // The stack lives on calloc'd pages (core/zeroed_array.h) and is never constructed
+    // element by element, so the empty sum must be all-zero bytes, and adding to it must
+    // behave as adding to a default-constructed sum.
+    const ExactSum empty;
+    const unsigned char* b = reinterpret_cast<const unsigned char*>(&empty);
+    CHECK(std::all_of(b, b + sizeof empty, [](unsigned char c) { return c == 0; }));
+    rtm::ZeroedArray<ExactSum> sums(1000);
+    REQUIRE(sums.size() == 1000);
+    const std::vector<double> v = wide_values(50, 5);
+    for (std::size_t i = 0; i < sums.size(); ++i) {
+        CHECK(sums[i] == empty);
+        CHECK(sums[i].value() == 0.0);
+    }
+    for (double x : v) sums[7].add(x);
+    CHECK(sums[7] == sum_of(v));
+    ExactSum merged;
+    merged.add(sums[8]);  // an empty sum merged changes nothing
+    merged.add(sums[7]);
+    CHECK(merged == sum_of(v));
 }
