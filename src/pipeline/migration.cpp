@@ -43,10 +43,13 @@ DomainOptions damping_domain(const MigrationOptions& opt, double dt, const Wavel
 // born-adjoint condition's dot test).
 // `to_record` is the shot's (its sampling and the steps'), made once for a batch: its
 // resampler's weights cost more than the transposes of a 2D shot's traces.
+// Returned as the backward pass's sources: each trace reversed in time and times
+// `gain`, in the one loop over traces that runs on every core (a batch of 32 2D
+// Marmousi shots is 77 M samples).
 std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const TimeAxis& ta, const StepsToRecord& to_record,
                                               const Model& model, const Wavelet& wavelet, bool mute, double mute_after,
-                                              bool rho) {
-    std::vector<std::vector<double>> out(shot.ntraces(), std::vector<double>(ta.nt));
+                                              bool rho, double gain) {
+    std::vector<std::vector<double>> out(shot.ntraces());
     double v_src = 0;
     if (mute) {
         double x, y;
@@ -58,9 +61,10 @@ std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const Time
         v_src = model.vp.at(ix, iy, iz);
     }
     const double t_wavelet = double(wavelet.samples.size() - 1) * wavelet.dt;  // (a Ricker's: 3 / f0)
+    const int nt = ta.nt;
 #pragma omp parallel for schedule(dynamic)
     for (std::size_t r = 0; r < shot.ntraces(); ++r) {
-        std::vector<double> tmp(ta.nt);
+        std::vector<double> tmp(nt);
         to_record.transpose(shot.trace(r), tmp.data());
         double t0 = -1, taper = 1.0 / wavelet.f_dominant;
         if (mute) {
@@ -68,17 +72,19 @@ std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const Time
                          dz = shot.receivers[r].z - shot.source.z;
             t0 = std::sqrt(dx * dx + dy * dy + dz * dz) / v_src + (mute_after >= 0 ? mute_after : t_wavelet);
         }
-        for (int n = 0; n < ta.nt; ++n) {
+        for (int n = 0; n < nt; ++n) {
             const double t = n * ta.dt;
             double g = 1;
             if (t < t0) g = 0;
             else if (t < t0 + taper) g = 0.5 - 0.5 * std::cos(M_PI * (t - t0) / taper);
-            out[r][n] = tmp[n] * g;
+            tmp[n] *= g;
         }
-        if (rho) {  // -d/dt by central differences
-            const std::vector<double> x = out[r];
-            for (int n = 0; n < ta.nt; ++n)
-                out[r][n] = -((n + 1 < ta.nt ? x[n + 1] : 0.0) - (n > 0 ? x[n - 1] : 0.0)) / (2 * ta.dt);
+        std::vector<double>& o = out[r];
+        o.resize(std::size_t(nt));
+        for (int n = 0; n < nt; ++n) {
+            // The rho filter, -d/dt by central differences.
+            const double x = rho ? -((n + 1 < nt ? tmp[n + 1] : 0.0) - (n > 0 ? tmp[n - 1] : 0.0)) / (2 * ta.dt) : tmp[n];
+            o[std::size_t(nt - 1 - n)] = x * gain;
         }
     }
     return out;
@@ -215,18 +221,14 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
         } r;
         for (int m = 0; m < B; ++m) {
             const ShotGather& shot = *shots[m];
-            auto d = data_at_step(shot, ta, to_record, model, wavelet, opt.mute_direct, opt.mute_after,
-                                  opt.rho_filter && !born);
             // The born-adjoint condition keeps the exact transpose; the others take back the
             // transpose's dt / record dt (see data_at_step), so that their images do not
             // depend on the record interval. On the data, not on the imaging weight: the
             // illumination (the source wavefield's) shares that weight and must not move.
             const double gain = domain.cell_volume() * (born ? 1.0 : shot.dt / ta.dt);
-            for (auto& tr : d) {
-                std::reverse(tr.begin(), tr.end());
-                for (double& x : tr) x *= gain;
+            for (auto& tr : data_at_step(shot, ta, to_record, model, wavelet, opt.mute_direct, opt.mute_after,
+                                         opt.rho_filter && !born, gain))
                 r.data.push_back(std::move(tr));
-            }
             for (auto& s : receiver_stencils(domain, window, model, shot))
                 r.where.push_back(member_stencil(std::move(s), domain.box(), m));
         }
