@@ -250,6 +250,12 @@ int cmd_migrate(int argc, char** argv) {
                 .grid.size());
     job.post.normalise = vm["migration.normalise"].as<bool>();
     job.post.laplacian = vm["migration.laplacian"].as<bool>();
+    // -Lap is an isotropic filter: in a tilted medium it moves flat reflectors (by up to
+    // two cells either way in tests/physics/test_anisotropic_migration.cpp).
+    if (job.post.laplacian && tilted(model))
+        spdlog::warn("migration.laplacian: the Laplacian filter is isotropic, and with a tilted model (model.theta) "
+                     "it can move reflectors by a cell or two; migration.laplacian false keeps them in place "
+                     "(docs/anisotropy.md)");
     job.post.top_mute = vm["migration.top-mute"].as<double>();
     job.post.top_taper = vm["migration.top-mute-taper"].as<double>();
     if (!(job.post.top_mute >= 0) || !(job.post.top_taper >= 0))

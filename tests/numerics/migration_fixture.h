@@ -55,4 +55,15 @@ inline ShotGather reflections(const Model& truth, const Model& background, const
     return a;
 }
 
+// Depth (m) of the largest image value in column (ix, iy) from node iz_min down:
+// positive, because a velocity increase must image with positive polarity, so a phase
+// or polarity error moves the peak off the interface by a quarter wavelength or more.
+inline double peak_depth(const Volume& img, int ix, int iy, int iz_min) {
+    const Grid& g = img.grid;
+    int best = iz_min;
+    for (int iz = iz_min; iz < g.nz; ++iz)
+        if (img.at(ix, iy, iz) > img.at(ix, iy, best)) best = iz;
+    return g.z0 + best * g.dz;
+}
+
 }  // namespace rtm::test

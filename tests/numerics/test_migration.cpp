@@ -23,17 +23,6 @@ DotTest dot_test(Precision prec, SourceStorage storage, bool d_is_Fdm = false) {
     return born_dot_test(2, 0.001, p, storage, d_is_Fdm);
 }
 
-// Depth (m) of the largest image value in column ix: positive, because a velocity
-// increase must image with positive polarity, so a phase or polarity error moves the
-// peak off the interface by a quarter wavelength or more.
-double peak_depth(const Volume& img, int ix, int iy, int iz_min) {
-    const Grid& g = img.grid;
-    int best = iz_min;
-    for (int iz = iz_min; iz < g.nz; ++iz)
-        if (img.at(ix, iy, iz) > img.at(ix, iy, best)) best = iz;
-    return g.z0 + best * g.dz;
-}
-
 }  // namespace
 
 TEST_CASE("migration is the exact adjoint of Born modelling to the rounding of its fp32 traces (dot-product test)") {
