@@ -258,7 +258,8 @@ int cmd_model(int argc, char** argv) {
     // After the batches' traces are freed: the preview's drawing is the last peak.
     if (!preview.receivers.empty())
         io::write_gather_png(png, preview, out + ": shot " + std::to_string(preview.id) + " (the middle of " +
-                                               std::to_string(geometry.size()) + "), modelled");
+                                               std::to_string(geometry.size()) + "), modelled",
+                             model.grid().frame);
     // Every rank's counts to rank 0 (the barrier of the gather: all have closed the file).
     const auto counts = world.gather(std::to_string(stats.shots) + " " + std::to_string(stats.point_updates) + " " +
                                      std::to_string(stats.busy_seconds));

@@ -19,18 +19,24 @@ std::string metres(double v) {
 
 }  // namespace
 
-void write_gather_png(const std::string& path, const ShotGather& shot, const std::string& title) {
-    // A 3D spread shows the receiver line (equal y) nearest the source: a gather of
-    // every receiver would be tens of thousands of pixels wide, seconds to encode
-    // (4.5 s for 20 000 traces on the GPU machine), and unreadable.
+void write_gather_png(const std::string& path, const ShotGather& shot, const std::string& title, const Frame& frame) {
+    // A 3D spread shows the receiver line (equal y along the model's axes) nearest the
+    // source: a gather of every receiver would be tens of thousands of pixels wide,
+    // seconds to encode (4.5 s for 20 000 traces on the GPU machine), and unreadable.
+    // Along the model's axes, not world X and Y: a spread on a rotated grid has no two
+    // receivers of equal world Y (it showed one trace).
+    std::vector<double> rx(shot.ntraces()), ry(shot.ntraces());
+    for (std::size_t r = 0; r < shot.ntraces(); ++r) frame.to_local(shot.receivers[r].x, shot.receivers[r].y, rx[r], ry[r]);
+    double sx, sy;
+    frame.to_local(shot.source.x, shot.source.y, sx, sy);
     std::vector<std::size_t> line;
     double y_line = 0;
     if (!shot.receivers.empty()) {
-        y_line = shot.receivers.front().y;
-        for (const auto& r : shot.receivers)
-            if (std::abs(r.y - shot.source.y) < std::abs(y_line - shot.source.y)) y_line = r.y;
+        y_line = ry.front();
+        for (double y : ry)
+            if (std::abs(y - sy) < std::abs(y_line - sy)) y_line = y;
         for (std::size_t r = 0; r < shot.ntraces(); ++r)
-            if (std::abs(shot.receivers[r].y - y_line) <= kSameLine) line.push_back(r);
+            if (std::abs(ry[r] - y_line) <= kSameLine) line.push_back(r);
     }
     // A t^2 gain (spherical divergence, for display only) so late reflections show
     // beside the direct wave.
@@ -46,13 +52,11 @@ void write_gather_png(const std::string& path, const ShotGather& shot, const std
     if (line.size() < shot.ntraces())
         l.note += "; the receiver line at y = " + metres(y_line) + " m, " + std::to_string(line.size()) + " of " +
                   std::to_string(shot.ntraces()) + " traces";
-    l.x_label = "offset along X (m)";
+    l.x_label = "offset along x (m)";
     l.y_label = "time (s)";
     if (w > 0) {
-        const auto& first = shot.receivers[line.front()];
-        const auto& last = shot.receivers[line.back()];
-        l.x0 = first.x - shot.source.x;
-        l.dx = w > 1 ? (last.x - first.x) / (w - 1) : 1;
+        l.x0 = rx[line.front()] - sx;
+        l.dx = w > 1 ? (rx[line.back()] - rx[line.front()]) / (w - 1) : 1;
     }
     if (l.dx == 0) l.dx = 1;  // a spread along Y: channels
     l.dy = shot.dt;

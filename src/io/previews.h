@@ -10,10 +10,12 @@
 
 namespace rtm::io {
 
-// Traces across (offset from the source along X, m), time down (s), with a t^2 display
+// Traces across (offset from the source along x, m), time down (s), with a t^2 display
 // gain (stated below the picture); `title` above it. A 3D spread shows the receiver
-// line (equal y) nearest the source, and says so below the picture.
-void write_gather_png(const std::string& path, const ShotGather& shot, const std::string& title);
+// line (equal y) nearest the source, and says so below the picture. x and y are along
+// the axes of `frame` (the model's grid; world X and Y by default).
+void write_gather_png(const std::string& path, const ShotGather& shot, const std::string& title,
+                      const Frame& frame = Frame{});
 
 // 2D: one PNG at `path`. 3D: three PNGs, PATH with "_inline", "_crossline" and
 // "_depth" before the extension, through the middle of the cube (or through the

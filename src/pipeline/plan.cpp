@@ -278,7 +278,9 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
                   " m), vp " + fmt(*vmin, 6) + " to " + fmt(*vmax, 6) + " m/s");
     out.push_back("plan: " + std::string(migration ? "largest shot window " : "grid ") + std::to_string(window.nx) + " x " +
                   std::to_string(window.ny) + " x " + std::to_string(window.nz) + " + " + std::to_string(p) + " " +
-                  (migration ? "damping" : "C-PML") + " cells a side" + (prop.free_surface ? " (free surface on top)" : "") +
+                  // (Migration, and every anisotropic model, propagate with damping layers.)
+                  (migration || prop.boundary == Boundary::Damping || !model.extra.empty() ? "damping" : "C-PML") +
+                  " cells a side" + (prop.free_surface ? " (free surface on top)" : "") +
                   " = " + std::to_string((long long)P) + " points");
     out.push_back("plan: dt " + fmt(dt * 1e3) + " ms (" +
                   (prop.dt > 0 ? "propagation.dt" : "the largest divisor of the " + fmt(rec.dt * 1e3) +

@@ -78,7 +78,7 @@ TEST_CASE("rtm model's gather preview has a title, time and offset axes, the cli
     CHECK_THAT(p.text.at("Title"), Contains((dir / "s.sgy").string() + ": shot 2 (the middle of 3), modelled"));
     // Receivers 500..2500 m, the source at 2000 m: offsets -1500..500; 76 samples at 4 ms.
     CHECK_THAT(p.text.at("Description"), Contains("display gain t^2") && Contains("colour clipped at +-") &&
-                                          Contains("offset along X (m) -1.5e+03..500") && Contains("time (s) 0..0.3"));
+                                          Contains("offset along x (m) -1.5e+03..500") && Contains("time (s) 0..0.3"));
     // 41 x 76 samples replicated 10x to at least 400 pixels, inside a frame.
     CHECK(p.width > 410);
     CHECK(p.height > 760);
@@ -99,9 +99,22 @@ TEST_CASE("a 3D gather's preview shows the receiver line nearest the source and 
     const Png p = read_png(png);
     // Receivers 100..300 m of that line, the source at 260 m: offsets -160..40.
     CHECK_THAT(p.text.at("Description"), Contains("the receiver line at y = 100 m, 5 of 15 traces") &&
-                                          Contains("offset along X (m) -160..40"));
+                                          Contains("offset along x (m) -160..40"));
     // 5 columns (not 15) replicated to at least 400 pixels: 80 each.
     CHECK(p.width < 15 * 80);
+    // The same spread on a grid whose x axis points 60 degrees east of north, in world
+    // coordinates: the lines are the grid's, which no two receivers' world Y share.
+    Frame f;
+    f.ox = 500000, f.oy = 6000000;
+    f.exx = std::sin(M_PI / 3), f.exy = std::cos(M_PI / 3), f.eyx = -std::cos(M_PI / 3), f.eyy = std::sin(M_PI / 3);
+    ShotGather w = g;
+    f.to_world(g.source.x, g.source.y, w.source.x, w.source.y);
+    for (std::size_t r = 0; r < w.receivers.size(); ++r)
+        f.to_world(g.receivers[r].x, g.receivers[r].y, w.receivers[r].x, w.receivers[r].y);
+    const fs::path rotated = dir / "rotated.png";
+    io::write_gather_png(rotated.string(), w, "a 3D gather on a rotated grid", f);
+    CHECK_THAT(read_png(rotated).text.at("Description"), Contains("the receiver line at y = 100 m, 5 of 15 traces") &&
+                                                             Contains("offset along x (m) -160..40"));
 }
 
 TEST_CASE("a partial migration's image says how many shots it holds, and keep-shot-images writes each shot's", "[previews]") {
