@@ -12,6 +12,7 @@
 #include "io/model_io.h"
 #include "io/shot_io.h"
 #include "physics/anisotropy.h"
+#include "physics/smoothing.h"
 #include "physics/wavelet.h"
 
 namespace rtm::app {
@@ -41,7 +42,10 @@ po::options_description model_options() {
          "tilt of the symmetry axis from vertical, degrees (-180..180; towards +x, or towards azimuth phi in 3D): "
          "SEG-Y or a number; absent (with phi): VTI")
         ("model.phi", po::value<std::string>(),
-         "azimuth of the tilt, degrees from x towards y (-360..360; 3D only, with theta): SEG-Y or a number");
+         "azimuth of the tilt, degrees from x towards y (-360..360; 3D only, with theta): SEG-Y or a number")
+        ("model.smooth", po::value<double>()->default_value(0),
+         "Gaussian smoothing of the model as read, sigma in m (0: none): vp as slowness (keeping vertical "
+         "traveltimes), epsilon, delta, theta and phi as values; a migration model from a sharp one");
     return d;
 }
 
@@ -121,6 +125,17 @@ Model load_model(const po::variables_map& vm) {
     const Grid& grid = m.grid();
     spdlog::info("model {}: {}D, {} x {} x {} nodes, spacing {} x {} x {} m", paths.vp, grid.ndim(), grid.nx,
                  grid.ny, grid.nz, grid.dx, grid.dy, grid.dz);
+    // Every rank smooths its copy (the same arithmetic: the same model bit for bit).
+    const double sigma = vm["model.smooth"].as<double>();
+    if (!(sigma >= 0) || !std::isfinite(sigma))
+        fail("option model.smooth", "'" + std::to_string(sigma) + "' is not a length", "Give sigma in m, 0 or more");
+    if (sigma > 0) {
+        m.vp = smooth_slowness(m.vp, sigma);
+        for (auto& [name, v] : m.extra) v = smooth_values(v, sigma);
+        spdlog::info("model: smoothed (model.smooth: Gaussian sigma {} m), vp as slowness{}", sigma,
+                     m.extra.empty() ? "" : ", the anisotropy parameters as values (an azimuth that wraps "
+                                            "around 360 degrees would be smoothed across the wrap)");
+    }
     if (!m.extra.empty()) {
         spdlog::info("model: anisotropic, pseudo-acoustic {} (parameters:{}{}{}{})",
                      tilted(m) ? "TTI" : "VTI", m.extra.count("epsilon") ? " epsilon" : "",

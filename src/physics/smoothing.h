@@ -1,5 +1,5 @@
 #pragma once
-// Smoothing velocity models into migration velocities.
+// Smoothing models into migration models.
 #include "core/grid.h"
 
 namespace rtm {
@@ -8,5 +8,8 @@ namespace rtm {
 // Smoothing slowness rather than velocity keeps vertical traveltimes, which is what a
 // migration velocity must get right.
 Volume smooth_slowness(const Volume& v, double sigma);
+
+// Gaussian smoothing of the values themselves (anisotropy parameters), the same kernel.
+Volume smooth_values(const Volume& v, double sigma);
 
 }  // namespace rtm

@@ -153,3 +153,15 @@ TEST_CASE("rtm migrate images a TTI layered survey on the CPU: finite, non-zero,
     CHECK(peak > 0);
     CHECK(std::abs(depth - 500) <= 10 + 0.013 * 500);
 }
+
+TEST_CASE("model.smooth smooths vp and the anisotropy parameters, says so, and refuses a negative sigma") {
+    const auto dir = scratch("cli-smooth");
+    const auto r = run_rtm(small_job(dir, "--model.epsilon 0.2 --model.delta 0.1 --model.smooth 30 --dry-run"));
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.output, Contains("model: smoothed (model.smooth: Gaussian sigma 30 m), vp as slowness, the "
+                                  "anisotropy parameters as values"));
+    const auto bad = run_rtm(small_job(dir, "--model.smooth -5 --dry-run"));
+    CHECK(bad.status == 1);
+    CHECK_THAT(bad.output, Contains("option model.smooth") && Contains("sigma in m"));
+}
