@@ -45,6 +45,11 @@ std::string duration(double s) {
 // Nominal propagation rates for the time estimate (docs/performance.md: rtm model's
 // 2D batches 10 Gpoints/s on an H200; the CPU kernel about 0.2-0.45 Gpoints/s a thread).
 constexpr double kGpuPointsPerSecond = 10e9, kCpuPointsPerThread = 0.2e9;
+// The CPU's VTI/TTI step, two fields and the rotated operator: 18 Mpoints/s a thread
+// for 3D TTI on a 2-core host (2026-11-23, the aniso3d example; the isotropic step ran
+// 0.33 Gpoints/s a thread there). The GPU's (15 Gpoints/s for 3D TTI on an H100) is
+// above the GPU's nominal rate already.
+constexpr double kCpuAnisotropicPointsPerThread = 0.018e9;
 
 // Nodes of a window within the update's reach of its edge (Domain's band): R, 2 R when tilted.
 double band_points(const Grid& w, bool tilted) {
@@ -270,7 +275,9 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     }
 
     const int threads = omp_get_max_threads();
-    const double rate = prop.backend.gpu ? kGpuPointsPerSecond : kCpuPointsPerThread * threads;
+    const double rate = prop.backend.gpu ? kGpuPointsPerSecond
+                                         : (model.extra.empty() ? kCpuPointsPerThread : kCpuAnisotropicPointsPerThread) *
+                                               threads;
     const double seconds = P * steps * propagations * double(shots.count) / rate;
     std::vector<std::string> out;
     out.push_back("plan: " + std::to_string(g.ndim()) + "D model " + std::to_string(g.nx) + " x " + std::to_string(g.ny) +
