@@ -61,6 +61,7 @@ FrequencyWarp::FrequencyWarp(int n, const std::function<double(double)>& g, cons
         first_[j] = ((k0 % m_) + m_) % m_;
         for (int q = 0; q < kW; ++q)
             weights_[std::size_t(j) * kW + q] = phase * kaiser(2 * (x - (k0 + q)) / kW, kBeta);
+        if (aw != 0) active_.push_back(j);
     }
     std::vector<cplx> buf(m_);
     auto* p = reinterpret_cast<fftw_complex*>(buf.data());
@@ -84,7 +85,7 @@ void FrequencyWarp::apply(const double* in, double* out) const {
     for (int i = 0; i < n_; ++i) buf[((i - centre_) % m_ + m_) % m_] = in[i] * deconvolution_[i];
     auto* b = reinterpret_cast<fftw_complex*>(buf.data());
     fftw_execute_dft(plans_->forward, b, b);
-    for (int j = 0; j < m_; ++j) {
+    for (const int j : active_) {  // spec[j] stays 0 elsewhere
         const cplx* w = weights_.data() + std::size_t(j) * kW;
         cplx s = 0;
         for (int q = 0, k = first_[j]; q < kW; ++q, k = (k + 1) & (m_ - 1)) s += w[q] * buf[k];
@@ -103,7 +104,7 @@ void FrequencyWarp::apply_transpose(const double* in, double* out) const {
     for (int i = 0; i < n_; ++i) spec[i] = in[i] / m_;
     auto* sp = reinterpret_cast<fftw_complex*>(spec.data());
     fftw_execute_dft(plans_->forward, sp, sp);
-    for (int j = 0; j < m_; ++j) {
+    for (const int j : active_) {
         const cplx* w = weights_.data() + std::size_t(j) * kW;
         for (int q = 0, k = first_[j]; q < kW; ++q, k = (k + 1) & (m_ - 1)) buf[k] += std::conj(w[q]) * spec[j];
     }
