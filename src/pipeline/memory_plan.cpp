@@ -6,6 +6,8 @@
 
 #include "core/error.h"
 #include "core/host_memory.h"
+#include "parallel/slab_layout.h"
+#include "physics/stencil.h"
 #include "pipeline/checkpoint_schedule.h"
 
 namespace rtm {
@@ -37,6 +39,25 @@ MemoryNeeds memory_needs(const Domain& d, int steps, int states, int every, int 
     const kernels::Box& b = d.box();
     for (int ax = 0; ax < 3; ++ax)
         if (d.options().boundary == Boundary::Cpml && (b.pml_lo[ax] || b.pml_hi[ax])) n.state_arrays += 2;
+    return n;
+}
+
+MemoryNeeds slab_share(const MemoryNeeds& whole, int window_nz, double window_plane, int pml_lo, int pml_hi,
+                       bool free_surface, int band_depth, int ranks) {
+    if (ranks <= 1) return whole;
+    const int nz = window_nz + pml_lo + pml_hi;
+    MemoryNeeds n = whole;
+    n.padded_points = n.window_points = n.band_points = 0;
+    for (const parallel::Slab& s : parallel::slab_layout(nz, pml_lo, pml_hi, free_surface, ranks)) {
+        const int w0 = std::max(s.z0, pml_lo), w1 = std::min(s.z1, pml_lo + window_nz);
+        const int wplanes = std::max(0, w1 - w0);
+        const double faces = double(w0 == pml_lo && wplanes > 0) + double(w1 == pml_lo + window_nz && wplanes > 0);
+        n.padded_points = std::max(n.padded_points, whole.padded_points * double(s.planes() + 2 * stencil::R) /
+                                                        double(nz + 2 * stencil::R));
+        n.window_points = std::max(n.window_points, wplanes * window_plane);
+        n.band_points = std::max(n.band_points, std::min(whole.band_points, whole.band_points * wplanes / window_nz +
+                                                                                 faces * band_depth * window_plane));
+    }
     return n;
 }
 

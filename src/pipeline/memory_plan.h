@@ -54,6 +54,15 @@ void set_physics(MemoryNeeds& n, bool anisotropic, bool tilted);
 MemoryNeeds memory_needs(const Domain& d, int steps, int states, int every, int first, Precision precision,
                          bool bf16_snapshots, bool two_snapshots, int members = 1);
 
+// What one rank of a shot group of `ranks` z-slabs (parallel.ranks-per-shot,
+// parallel/slab_layout.h) holds of a shot's needs `whole`: its slab's padded planes
+// (with the 2 R halo planes), window planes, and of the band its window planes' share
+// plus the top and bottom faces (`band_depth` planes of `window_plane` nodes) where it
+// has them; the largest of each over the slabs, so that one plan holds on every rank.
+// The box has window_nz window planes between pml_lo and pml_hi layer planes.
+MemoryNeeds slab_share(const MemoryNeeds& whole, int window_nz, double window_plane, int pml_lo, int pml_hi,
+                       bool free_surface, int band_depth, int ranks);
+
 // The propagation's own arrays (both propagators, receiver traces aside): per
 // propagator the state arrays of every member and the parameter arrays, and the
 // image, illumination and v^2 on the window in double (per member but (v dt)^2, the

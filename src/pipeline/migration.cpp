@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <future>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #include "core/phases.h"
 #include "core/progress.h"
 #include "imaging/field_ops.h"
+#include "physics/stencil.h"
 #include "physics/wavelet.h"
 #include "parallel/world.h"
 #include "pipeline/blow_up.h"
@@ -168,13 +170,34 @@ struct BatchMigration {
 
     // How to keep the source wavefield (memory_plan.h) for `members` shots; the budget
     // "auto" (0) from the memory free before their propagators are made.
+    // In a shot group of z-slabs, what the rank with the largest share holds: every rank
+    // plans for it, so that all choose alike.
     MemoryNeeds needs_of(int members) const {
-        return memory_needs(domain, N, M, k, e, opt.propagation.precision, opt.bf16_snapshots, is, members);
+        const MemoryNeeds whole =
+            memory_needs(domain, N, M, k, e, opt.propagation.precision, opt.bf16_snapshots, is, members);
+        const kernels::Box& b = domain.box();
+        const Grid& w = domain.window();
+        return slab_share(whole, w.nz, double(w.nx) * w.ny, b.pml_lo[2], b.pml_hi[2], b.free_surface,
+                          domain.anisotropic() && domain.tti().tilted ? 2 * stencil::R : stencil::R, group_size());
     }
+    // The automatic budget of a shot group is its members' least: they must agree on the
+    // way the source wavefield is kept (a z-slab rank keeping snapshots while another
+    // checkpoints would step differently).
     double budget_of(const MemoryNeeds& n) const {
         if (opt.memory_budget > 0) return opt.memory_budget;
         const Backend& b = opt.propagation.backend;
-        return auto_memory_budget(kept ? kept->free_memory(b) : free_memory(b), propagation_bytes(n));
+        double budget = auto_memory_budget(kept ? kept->free_memory(b) : free_memory(b), propagation_bytes(n));
+        if (group_size() > 1)
+            for (const auto& bytes : b.group->allgather(&budget, sizeof budget)) {
+                double theirs;
+                std::memcpy(&theirs, bytes.data(), sizeof theirs);
+                budget = std::min(budget, theirs);
+            }
+        return budget;
+    }
+    int group_size() const {
+        const parallel::World* g = opt.propagation.backend.group;
+        return g ? g->size() : 1;
     }
 
     // shots[0 .. B-1] propagated together (member m: shots[m]) into out[0 .. B-1].

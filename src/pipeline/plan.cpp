@@ -12,6 +12,7 @@
 #include <omp.h>
 
 #include "core/error.h"
+#include "parallel/world.h"
 #include "physics/anisotropy.h"
 #include "physics/stability.h"
 #include "physics/stencil.h"
@@ -200,6 +201,8 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
 
     std::vector<Need> device, host;
     std::string storage_line;
+    const int group_ranks = prop.backend.group ? prop.backend.group->size() : 1;
+    int gpus_needed = 0;  // ranks per shot whose shares fit, when this many do not (0: none found)
     double propagations = 1;
     if (!migration) {
         device.push_back({P * b * (3 + 2 * g.ndim()), "wavefields and C-PML memory", layers_cause});
@@ -222,23 +225,53 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         needs.value_bytes = mo.propagation.precision == Precision::Double ? 8 : 4;
         needs.bf16_snapshots = mo.bf16_snapshots;
         set_physics(needs, !model.extra.empty(), tilted(model));
-        const double budget = mo.memory_budget > 0 ? mo.memory_budget
-                                                   : auto_memory_budget(free_memory(mo.propagation.backend), propagation_bytes(needs));
-        const MemoryPlan mp = plan_memory(needs, mo.storage, budget, "a shot of this job");
+        // A rank of a shot group of z-slabs (parallel.ranks-per-shot) holds its slab's
+        // share, as the shots plan it (migration.cpp); `ranks` of them for the GPUs a
+        // shot would need when it does not fit.
+        const int band_depth = tilted(model) ? 2 * stencil::R : stencil::R;
+        const auto share = [&](int ranks) {
+            return slab_share(needs, window.nz, double(window.nx) * window.ny, prop.free_surface ? 0 : p, p,
+                              prop.free_surface, band_depth, ranks);
+        };
+        const auto budget_for = [&](const MemoryNeeds& n) {
+            return mo.memory_budget > 0 ? mo.memory_budget
+                                        : auto_memory_budget(free_memory(mo.propagation.backend), propagation_bytes(n));
+        };
+        // One rank's device needs: the propagation's arrays, and the kept source wavefield.
+        const auto device_needs = [&](const MemoryNeeds& n, double kept, SourceStorage st) {
+            const double Pr = n.padded_points, Wr = n.window_points;
+            return std::vector<Need>{
+                {2 * Pr * b * (n.state_arrays + n.parameter_arrays),
+                 model.extra.empty() ? "two wavefields with damping layers"
+                                     : "two VTI/TTI wavefields (p, q) with damping layers",
+                 layers_cause},
+                {16 * Wr, "shot image and illumination", "migration.aperture"},
+                {R * steps * 8, "data at the step", receivers_cause},
+                {kept, std::string("source wavefield (") + storage_name(st) + ")",
+                 "migration.storage, migration.memory-budget, migration.image-every and migration.aperture"}};
+        };
+        const MemoryNeeds mine = share(group_ranks);
+        const double budget = budget_for(mine);
+        const MemoryPlan mp = plan_memory(mine, mo.storage, budget, "a shot of this job");
         const SourceStorage st = mp.storage;
         const double kept = mp.bytes_kept;
         propagations = st == SourceStorage::Boundary ? 3 : 1 + mp.recompute;  // the receivers' and the source's (recomputed)
-        device.push_back({2 * P * b * (needs.state_arrays + needs.parameter_arrays),
-                          model.extra.empty() ? "two wavefields with damping layers"
-                                              : "two VTI/TTI wavefields (p, q) with damping layers",
-                          layers_cause});
-        device.push_back({16 * W, "shot image and illumination", "migration.aperture"});
-        device.push_back({R * steps * 8, "data at the step", receivers_cause});
-        device.push_back({kept, std::string("source wavefield (") + storage_name(st) + ")",
-                          "migration.storage, migration.memory-budget, migration.image-every and migration.aperture"});
-        storage_line = "source wavefield: " + std::string(storage_name(st)) + " (" + bytes(kept) + " a shot; snapshots " +
-                       bytes(mp.snapshot_bytes) + ", boundary band " + bytes(mp.band_bytes) + ", budget " +
-                       bytes(budget) + (mo.memory_budget > 0 ? "" : " (auto)") + "), imaging every " +
+        device = device_needs(mine, kept, st);
+        // The fewest GPUs (ranks per shot) whose shares fit their free memory, for the
+        // refusal below.
+        if (prop.backend.gpu)
+            for (int r = group_ranks + 1; r <= 64 && !gpus_needed; ++r) try {
+                    const MemoryNeeds n = share(r);
+                    const MemoryPlan q = try_plan_memory(n, mo.storage, budget_for(n));
+                    if (q.fits && total(device_needs(n, q.bytes_kept, q.storage)) <= device_free_bytes())
+                        gpus_needed = r;
+                } catch (const std::exception&) {
+                    break;  // slabs thinner than the halo: no more ranks help
+                }
+        storage_line = "source wavefield: " + std::string(storage_name(st)) + " (" + bytes(kept) + " a shot" +
+                       (group_ranks > 1 ? " on each of its " + std::to_string(group_ranks) + " ranks" : "") +
+                       "; snapshots " + bytes(mp.snapshot_bytes) + ", boundary band " + bytes(mp.band_bytes) +
+                       ", budget " + bytes(budget) + (mo.memory_budget > 0 ? "" : " (auto)") + "), imaging every " +
                        std::to_string(k) + " steps";
         host.push_back({128 * M, "stacks (the job's and this run's, exact sums)", model_where});
         host.push_back({R * steps * 8, "data resampled to the step", receivers_cause});
@@ -269,9 +302,13 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         fail(big.cause,
              "the plan needs " + bytes(total(device)) + " of GPU memory for one shot, more than the " +
                  bytes(device_free_bytes()) + " free on this GPU (the largest part: " + big.what + ", " +
-                 bytes(big.bytes) + ")",
-             "Make what sets it smaller, or lower migration.memory-budget so that the source wavefield is "
-             "checkpointed");
+                 bytes(big.bytes) + ")" + (group_ranks > 1 ? " on each of its " + std::to_string(group_ranks) +
+                                                                  " ranks per shot" : ""),
+             gpus_needed ? "Run the shot over " + std::to_string(gpus_needed) +
+                               " GPUs: parallel.ranks-per-shot = " + std::to_string(gpus_needed) +
+                               " under mpirun, one rank per GPU (README, On a cluster); or make what sets it smaller"
+                         : "Make what sets it smaller, or lower migration.memory-budget so that the source wavefield "
+                           "is checkpointed");
     }
 
     const int threads = omp_get_max_threads();

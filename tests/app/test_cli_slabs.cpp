@@ -211,6 +211,29 @@ TEST_CASE("2 ranks per shot: rtm migrate's image is one process's, bit for bit (
                     "--migration.condition inverse-scattering --migration.storage checkpoints --migration.memory-budget 0.005");
 }
 
+TEST_CASE("a shot whose snapshots exceed one rank's budget runs over 2 ranks per shot, each keeping its slab's share, "
+          "to the image of one process without the limit, bit for bit") {
+    // The window (401 x 151 nodes) keeps 6.78 MB of snapshots; a budget of 5 MB refuses
+    // them on one rank. Two z-slabs of the 191 padded planes hold about 75 window planes
+    // each, 3.4 MB of snapshots: within the budget on every rank.
+    const auto dir = scratch("cli-slabs-budget");
+    const std::string args = "migrate --model.vp " + kSmooth + " --data.shots " + shots_file().string() +
+                             " --wavelet.ricker-f0 10 --migration.aperture 600 --propagation.device cpu"
+                             " --propagation.threads 1 --migration.storage snapshots";
+    const auto refused = run_rtm(args + " --migration.memory-budget 0.005 --output.job " + (dir / "refused").string());
+    INFO(refused.output);
+    CHECK(refused.status == 1);
+    CHECK_THAT(refused.output, Contains("migration.memory-budget"));
+    const auto two = mpi_rtm(2, args + " --migration.memory-budget 0.005 --parallel.ranks-per-shot 2 --output.job " +
+                                    (dir / "two").string());
+    INFO(two.output);
+    REQUIRE(two.status == 0);
+    CHECK_THAT(two.output, Contains("source wavefield by snapshots") && Contains("3 shots stacked"));
+    const auto one = run_rtm(args + " --output.job " + (dir / "one").string());
+    REQUIRE(one.status == 0);
+    for (const char* f : {"image.sgy", "illumination.sgy"}) CHECK(bytes_of(dir / "two" / f) == bytes_of(dir / "one" / f));
+}
+
 TEST_CASE("a shot that blows up in a group of 2 is tried on the other group, then recorded failed while the job goes on") {
     const auto dir = scratch("cli-slabs-failed");
     // Shot 2's traces scaled to 1e38: its receiver wavefield overflows on every slab;

@@ -7,7 +7,9 @@
 
 #include "born_dot_test.h"
 #include "migration_fixture.h"
+#include "parallel/slab_layout.h"
 #include "pipeline/checkpoint_schedule.h"
+#include "pipeline/memory_plan.h"
 #include "support/catch.hpp"
 #include "support/test_data.h"
 
@@ -209,4 +211,29 @@ TEST_CASE("a migrated shot's time in propagation steps is positive and within it
         // Computed points: the window and 20 damping cells on every side (the default).
         CHECK(r.point_updates == double(61 + 40) * (41 + 40) * (r.source_steps + r.steps));
     }
+}
+
+TEST_CASE("a rank of a z-slab group plans for its slab's share: padded planes with halos, window planes, band faces") {
+    // A window of 100 planes of 1000 nodes between 20-plane layers (140 planes, 148 with
+    // the 2 R halo planes); one rank holds all of it.
+    MemoryNeeds whole;
+    whole.window_points = 100 * 1000.0;
+    whole.padded_points = 148 * 1200.0;
+    whole.band_points = 2 * 4 * 1000.0 + 92 * 320.0;  // top and bottom faces (R = 4 planes) and the sides
+    CHECK(slab_share(whole, 100, 1000, 20, 20, false, 4, 1).padded_points == whole.padded_points);
+    // Two slabs: the largest holds at most half the planes plus one layer plane's work
+    // imbalance, its 2 R halo planes, and of the band its share of the sides and one face.
+    const MemoryNeeds half = slab_share(whole, 100, 1000, 20, 20, false, 4, 2);
+    int largest = 0, window_planes = 0;
+    for (const auto& s : parallel::slab_layout(140, 20, 20, false, 2)) {
+        largest = std::max(largest, s.planes());
+        window_planes = std::max(window_planes, std::min(s.z1, 120) - std::max(s.z0, 20));
+    }
+    CHECK(half.padded_points == Approx(whole.padded_points * (largest + 8) / 148.0));
+    CHECK(half.window_points == window_planes * 1000.0);
+    CHECK(half.window_points < whole.window_points);
+    CHECK(half.band_points <= whole.band_points * window_planes / 100.0 + 4 * 1000.0);
+    CHECK(half.band_points < whole.band_points);
+    // The rest of the needs (steps, states, precision) are the shot's.
+    CHECK(half.states == whole.states);
 }
