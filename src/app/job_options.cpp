@@ -112,7 +112,16 @@ Model load_model(const po::variables_map& vm) {
     // Read once, by rank 0, and sent to the others (one file read, not one per rank).
     const parallel::World& world = parallel::World::get();
     Model m;
-    world.on_root([&] { m = io::read_model(paths, g); });
+    const double sigma = vm["model.smooth"].as<double>();
+    if (!(sigma >= 0) || !std::isfinite(sigma))
+        fail("option model.smooth", "'" + std::to_string(sigma) + "' is not a length", "Give sigma in m, 0 or more");
+    world.on_root([&] {
+        m = io::read_model(paths, g);
+        if (sigma > 0) {  // once, before the model goes to the other ranks
+            m.vp = smooth_slowness(m.vp, sigma);
+            for (auto& [name, v] : m.extra) v = smooth_values(v, sigma);
+        }
+    });
     std::vector<std::string> names;
     for (const auto& [name, v] : m.extra) names.push_back(name);
     world.broadcast(names);
@@ -125,17 +134,10 @@ Model load_model(const po::variables_map& vm) {
     const Grid& grid = m.grid();
     spdlog::info("model {}: {}D, {} x {} x {} nodes, spacing {} x {} x {} m", paths.vp, grid.ndim(), grid.nx,
                  grid.ny, grid.nz, grid.dx, grid.dy, grid.dz);
-    // Every rank smooths its copy (the same arithmetic: the same model bit for bit).
-    const double sigma = vm["model.smooth"].as<double>();
-    if (!(sigma >= 0) || !std::isfinite(sigma))
-        fail("option model.smooth", "'" + std::to_string(sigma) + "' is not a length", "Give sigma in m, 0 or more");
-    if (sigma > 0) {
-        m.vp = smooth_slowness(m.vp, sigma);
-        for (auto& [name, v] : m.extra) v = smooth_values(v, sigma);
+    if (sigma > 0)
         spdlog::info("model: smoothed (model.smooth: Gaussian sigma {} m), vp as slowness{}", sigma,
                      m.extra.empty() ? "" : ", the anisotropy parameters as values (an azimuth that wraps "
                                             "around 360 degrees would be smoothed across the wrap)");
-    }
     if (!m.extra.empty()) {
         spdlog::info("model: anisotropic, pseudo-acoustic {} (parameters:{}{}{}{})",
                      tilted(m) ? "TTI" : "VTI", m.extra.count("epsilon") ? " epsilon" : "",
