@@ -50,8 +50,9 @@ const char* kUsage =
 po::options_description data_options() {
     po::options_description d("Recorded data ([data] section)");
     d.add_options()
-        ("data.shots", po::value<std::vector<std::string>>()->multitoken()->composing(),
-         "SEG-Y shot files (repeat the option or list several); every gather is migrated");
+        ("data.shots", po::value<std::vector<std::string>>()->multitoken(),
+         "SEG-Y shot files (repeat the option or list several); every gather is migrated. Given on the "
+         "command line, they replace the INI file's (as every option does)");
     return d;
 }
 

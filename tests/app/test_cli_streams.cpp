@@ -167,4 +167,13 @@ TEST_CASE("one INI holds a modelling and a migration job: each command skips the
         CHECK_THAT(g.out, !Contains("ignores migration") && !Contains("ignores data"));
     }
     CHECK(std::filesystem::exists(dir / "job" / "image.sgy"));
+    // data.shots on the command line replaces the INI file's, as every option does (it
+    // used to be added to them: both files migrated into one image).
+    std::filesystem::copy_file(dir / "shots.sgy", dir / "other.sgy");
+    const auto o = run_rtm_apart("migrate --config " + ini.string() + " --data.shots " + (dir / "other.sgy").string() +
+                                     " --output.job " + (dir / "job2").string() + " --dry-run",
+                                 err);
+    INFO(o.out << o.err);
+    CHECK(o.status == 0);
+    CHECK_THAT(o.out, Contains("other.sgy: 1 gathers") && !Contains((dir / "shots.sgy").string()));
 }
