@@ -473,18 +473,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         me.propagation += m.busy_seconds;
         me.points += m.point_updates;
         queue.finish(t.claim, true);
-        // Job-wide: shots done, their rate so far, and when the rest should be done.
-        const long done = before + queue.finished_ok();
-        const double sec = std::chrono::duration<double>(clock::now() - loop_start).count();
-        const double rate = double(done - before) / sec;
         if (queue.leader()) {
-            every_rank().info("{} ({} of {} done, {:.0f} shots/h, ETA {}): window {} x {} x {}, {} steps, imaging "
-                              "every {}, source wavefield by {} ({:.1f} MB){}, {:.1f} s",
-                              t.which, done, n, rate * 3600,
-                              format_duration(double(long(order.size()) + before - done) / rate), m.window.grid.nx,
-                              m.window.grid.ny, m.window.grid.nz, m.steps, m.image_every, storage_name(m.storage),
-                              m.bytes_kept / 1e6, m.batch > 1 ? " in a batch of " + std::to_string(m.batch) : "",
-                              m.seconds);
             // A QC picture that cannot be written loses the picture, not the stacked shot.
             if (opt.keep_shot_images) try {
                     write_shot_preview(opt.folder, model.grid(), m, names[t.i], opt.migration);
@@ -500,6 +489,20 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     const bool beside = parallel::ShotGroups::get().per_shot() == 1;
     auto stacked = [&](const Taken& t, ShotMigration m) {
         finish_stacking();
+        // The shot's line when its migration ends, before its image is added (beside the
+        // next shot: a line after it would come after the next shot's progress). Job-wide:
+        // shots done with this one, their rate so far, and when the rest should be done;
+        // should the adding refuse it (a value that is not finite), its failure follows.
+        const long done = before + queue.finished_ok() + 1;
+        const double rate = double(done - before) / std::chrono::duration<double>(clock::now() - loop_start).count();
+        if (queue.leader())
+            every_rank().info("{} ({} of {} done, {:.0f} shots/h, ETA {}): window {} x {} x {}, {} steps, imaging "
+                              "every {}, source wavefield by {} ({:.1f} MB){}, {:.1f} s",
+                              t.which, done, n, rate * 3600,
+                              format_duration(double(long(order.size()) + before - done) / rate), m.window.grid.nx,
+                              m.window.grid.ny, m.window.grid.nz, m.steps, m.image_every, storage_name(m.storage),
+                              m.bytes_kept / 1e6, m.batch > 1 ? " in a batch of " + std::to_string(m.batch) : "",
+                              m.seconds);
         adding.emplace(Stacking{{t.claim, t.i, t.which, {}}, std::move(m), {}});
         // The last step that can fail: it adds the whole shot or, refusing it, nothing.
         adding->added = std::async(beside ? std::launch::async : std::launch::deferred,
