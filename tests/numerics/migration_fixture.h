@@ -1,5 +1,6 @@
 #pragma once
 // Small models, shots and migrations for the migration tests.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -7,6 +8,7 @@
 #include "physics/wavelet.h"
 #include "pipeline/acquisition.h"
 #include "pipeline/migration.h"
+#include "support/test_data.h"
 
 namespace rtm::test {
 
@@ -53,6 +55,28 @@ inline ShotGather reflections(const Model& truth, const Model& background, const
     const auto b = model_shots(background, {geo}, w, p).front();
     for (std::size_t i = 0; i < a.data.size(); ++i) a.data[i] -= b.data[i];
     return a;
+}
+
+// The source wavefield rebuilt backwards from the saved band: p (its sources set) steps
+// N times saving its band, then runs back from step N - 1 to 1 restoring it; the worst
+// relative L2 of the rebuilt wavefield against the forward one at the steps that are
+// multiples of `every` (step 0, the field at rest, left out).
+inline double band_rebuild_error(Propagator& p, int N, int every) {
+    std::vector<float> bands((N + 1) * p.band_size(), 0.f);
+    std::vector<std::vector<double>> kept;
+    for (int n = 0; n < N; ++n) {
+        if (n % every == 0) kept.push_back(p.wavefield());
+        p.step(n);
+        p.save_band(bands.data() + std::size_t(n + 1) * p.band_size());
+    }
+    p.reverse_time();
+    double worst = 0;
+    for (int n = N - 1; n >= 1; --n) {
+        p.step(n);
+        p.restore_band(bands.data() + std::size_t(n - 1) * p.band_size());
+        if ((n - 1) % every == 0 && n - 1 > 0) worst = std::max(worst, rel_l2(p.wavefield(), kept[(n - 1) / every]));
+    }
+    return worst;
 }
 
 // Depth (m) of the largest image value in column (ix, iy) from node iz_min down:

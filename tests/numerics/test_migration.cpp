@@ -79,25 +79,7 @@ TEST_CASE("a source wavefield rebuilt from the saved band matches the forward on
         const auto w = ricker(15, r.domain.dt, N);
         p->set_sources({d.point(487.3, 0, 203.1, "source")}, {std::vector<double>(w.begin(), w.end())});
         p->set_receivers({}, N);
-        std::vector<float> bands((N + 1) * p->band_size(), 0.f);
-        std::vector<std::vector<double>> kept;
-        const int every = 100;
-        for (int n = 0; n < N; ++n) {
-            if (n % every == 0) kept.push_back(p->wavefield());
-            p->step(n);
-            p->save_band(bands.data() + std::size_t(n + 1) * p->band_size());
-        }
-        p->reverse_time();
-        double worst = 0;
-        for (int n = N - 1; n >= 1; --n) {
-            p->step(n);
-            p->restore_band(bands.data() + std::size_t(n - 1) * p->band_size());
-            if ((n - 1) % every == 0 && n - 1 > 0) {
-                const auto& ref = kept[(n - 1) / every];
-                const auto got = p->wavefield();
-                worst = std::max(worst, rel_l2(got.data(), ref.data(), ref.size()));
-            }
-        }
+        const double worst = band_rebuild_error(*p, N, 100);
         WARN((prec == Precision::Double ? "double" : "single") << ": worst relative L2 of the rebuilt wavefield " << worst);
         // Leapfrog run backwards is stable (neutral): independent roundings add up like
         // a random walk. fp32: ~30 roundings per update and step, each within 2^-24

@@ -13,6 +13,12 @@ namespace rtm::test {
 
 using Field = std::function<double(double x, double y, double z)>;
 
+constexpr double kEps = 0x1p-52;  // double's unit roundoff times 2
+
+inline Field constant(double v) {
+    return [v](double, double, double) { return v; };
+}
+
 struct AnisoRun {
     Grid grid;                                   // window (local coordinates)
     Field vp = [](double, double, double) { return 2000.0; };

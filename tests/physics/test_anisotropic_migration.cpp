@@ -22,11 +22,6 @@ using namespace rtm::test;
 
 namespace {
 
-constexpr double kEps = 0x1p-52;  // double's unit roundoff times 2
-
-Field constant(double v) {
-    return [v](double, double, double) { return v; };
-}
 
 double max_abs(const std::vector<double>& v) {
     double m = 0;
@@ -148,21 +143,7 @@ TEST_CASE("a TTI source wavefield rebuilt backwards from the saved band of p and
         p->set_receivers({}, N);
         // Both fields of every band node (the TTI band reaches 2 R in: Domain::band).
         CHECK(p->band_size() == 2 * d.band().size());
-        std::vector<float> bands((N + 1) * p->band_size(), 0.f);
-        std::vector<std::vector<double>> kept;
-        const int every = 100;
-        for (int n = 0; n < N; ++n) {
-            if (n % every == 0) kept.push_back(p->wavefield());
-            p->step(n);
-            p->save_band(bands.data() + std::size_t(n + 1) * p->band_size());
-        }
-        p->reverse_time();
-        double worst = 0;
-        for (int n = N - 1; n >= 1; --n) {
-            p->step(n);
-            p->restore_band(bands.data() + std::size_t(n - 1) * p->band_size());
-            if ((n - 1) % every == 0 && n - 1 > 0) worst = std::max(worst, rel_l2(p->wavefield(), kept[(n - 1) / every]));
-        }
+        const double worst = band_rebuild_error(*p, N, 100);
         // As the isotropic test (tests/numerics/test_migration.cpp): leapfrog run
         // backwards is neutral, independent roundings add like a random walk. fp32: K
         // roundings per point and step, K = 90 for the 2D TTI update (tests/gpu/test_tti.cpp),

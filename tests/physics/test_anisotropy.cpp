@@ -14,11 +14,6 @@ using namespace rtm::test;
 
 namespace {
 
-constexpr double kEps = 0x1p-52;  // double's unit roundoff times 2
-
-Field constant(double v) {
-    return [v](double, double, double) { return v; };
-}
 
 Grid square_grid(int n, double h, int ndim) {
     Grid g;
