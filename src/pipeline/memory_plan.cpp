@@ -27,7 +27,7 @@ MemoryNeeds memory_needs(const Domain& d, int steps, int states, int every, int 
     n.members = members;
     n.window_points = double(d.window().size());
     n.padded_points = double(d.box().padded_size());
-    n.band_points = double(d.band().size());
+    n.band_points = double(d.band_points());
     n.steps = steps;
     n.states = states;
     n.state_every = every;
@@ -117,7 +117,8 @@ MemoryPlan try_plan_memory(const MemoryNeeds& n, SourceStorage requested, double
     return p;
 }
 
-MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget, const std::string& shot) {
+MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget, const std::string& shot,
+                       const std::string& fix) {
     const MemoryPlan p = try_plan_memory(n, requested, budget);
     if (!p.fits) {
         std::ostringstream os;
@@ -126,8 +127,9 @@ MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double bud
            << storage_name(p.storage) << ": snapshots would take " << p.snapshot_bytes / 1e9 << " GB, the boundary band "
            << p.band_bytes / 1e9 << " GB, one checkpoint " << p.state_bytes / 1e9 << " GB";
         fail("option migration.memory-budget", os.str(),
-             "Raise the budget (auto: what the machine has free), use migration.storage auto or checkpoints, or a "
-             "smaller aperture");
+             !fix.empty() ? fix
+                          : "Raise the budget (auto: what the machine has free), use migration.storage auto or "
+                            "checkpoints, or a smaller aperture");
     }
     return p;
 }

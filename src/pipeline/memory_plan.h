@@ -84,7 +84,10 @@ struct MemoryPlan {
 // The plan for `requested` (Auto: the first that fits) within `budget` bytes; throws,
 // naming migration.memory-budget and every way's size, when it does not fit (with
 // checkpoints: not one state stored). All sizes are the whole batch's.
-MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget, const std::string& shot);
+// fix: what the refusal suggests (empty: a larger budget, another storage, a smaller
+// aperture).
+MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget, const std::string& shot,
+                       const std::string& fix = "");
 // The same without throwing: fits says whether it does.
 MemoryPlan try_plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget);
 

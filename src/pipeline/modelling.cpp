@@ -96,6 +96,11 @@ DomainOptions domain_options(const PropagationOptions& opt, double dt, const Wav
     d.free_surface = opt.free_surface;
     d.dt = dt;
     d.f_dominant = wavelet.f_dominant;
+    // A rank of a shot group builds only its slab's arrays (the SlabPropagator's share).
+    if (opt.backend.group && opt.backend.group->size() > 1) {
+        d.slabs = opt.backend.group->size();
+        d.slab = opt.backend.group->rank();
+    }
     return d;
 }
 

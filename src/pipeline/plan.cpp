@@ -12,6 +12,7 @@
 #include <omp.h>
 
 #include "core/error.h"
+#include "parallel/slab_layout.h"
 #include "parallel/world.h"
 #include "physics/anisotropy.h"
 #include "physics/stability.h"
@@ -203,9 +204,19 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     std::string storage_line;
     const int group_ranks = prop.backend.group ? prop.backend.group->size() : 1;
     int gpus_needed = 0;  // ranks per shot whose shares fit, when this many do not (0: none found)
+    std::string over_ranks;  // what the refusals suggest when gpus_needed is found
     double propagations = 1;
+    // A rank of a shot group holds its slab of the box and the slab's halos: the largest
+    // slab's share (migration plans it in detail through slab_share below).
+    double share = 1;
+    if (group_ranks > 1) {
+        int most = 0;
+        for (const auto& s : parallel::slab_layout(int(nz), prop.free_surface ? 0 : p, p, prop.free_surface, group_ranks))
+            most = std::max(most, s.planes());
+        share = std::min(1.0, (most + 2.0 * stencil::R) / nz);
+    }
     if (!migration) {
-        device.push_back({P * b * (3 + 2 * g.ndim()), "wavefields and C-PML memory", layers_cause});
+        device.push_back({P * share * b * (3 + 2 * g.ndim()), "wavefields and C-PML memory", layers_cause});
         device.push_back({R * steps * 8, "receiver traces at the step", receivers_cause});
     } else {
         const MigrationOptions& mo = *migration;
@@ -252,22 +263,32 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         };
         const MemoryNeeds mine = share(group_ranks);
         const double budget = budget_for(mine);
-        const MemoryPlan mp = plan_memory(mine, mo.storage, budget, "a shot of this job");
+        // The fewest ranks per shot whose shares fit (the budget, and on a GPU its free
+        // memory), for the refusals below: a shot too large for one GPU runs on several.
+        const auto fits_on = [&](int ranks) {
+            const MemoryNeeds n = share(ranks);
+            const MemoryPlan q = try_plan_memory(n, mo.storage, budget_for(n));
+            return q.fits && (!prop.backend.gpu || total(device_needs(n, q.bytes_kept, q.storage)) <= device_free_bytes());
+        };
+        if (!fits_on(group_ranks))
+            for (int r = group_ranks + 1; r <= 64 && !gpus_needed; ++r) try {
+                    if (fits_on(r)) gpus_needed = r;
+                } catch (const std::exception&) {
+                    break;  // slabs thinner than the halo: no more ranks help
+                }
+        over_ranks =
+            gpus_needed ? "Run the shot over " + std::to_string(gpus_needed) + (prop.backend.gpu ? " GPUs" : " ranks") +
+                              ": parallel.ranks-per-shot = " + std::to_string(gpus_needed) +
+                              (prop.backend.gpu ? " under mpirun, one rank per GPU" : " under mpirun") +
+                              " (README, On a cluster)"
+                        : "";
+        const MemoryPlan mp = plan_memory(mine, mo.storage, budget, "a shot of this job",
+                                          over_ranks.empty() ? "" : over_ranks + "; or use migration.storage auto or "
+                                                                                 "checkpoints, or a smaller aperture");
         const SourceStorage st = mp.storage;
         const double kept = mp.bytes_kept;
         propagations = st == SourceStorage::Boundary ? 3 : 1 + mp.recompute;  // the receivers' and the source's (recomputed)
         device = device_needs(mine, kept, st);
-        // The fewest GPUs (ranks per shot) whose shares fit their free memory, for the
-        // refusal below.
-        if (prop.backend.gpu)
-            for (int r = group_ranks + 1; r <= 64 && !gpus_needed; ++r) try {
-                    const MemoryNeeds n = share(r);
-                    const MemoryPlan q = try_plan_memory(n, mo.storage, budget_for(n));
-                    if (q.fits && total(device_needs(n, q.bytes_kept, q.storage)) <= device_free_bytes())
-                        gpus_needed = r;
-                } catch (const std::exception&) {
-                    break;  // slabs thinner than the halo: no more ranks help
-                }
         storage_line = "source wavefield: " + std::string(storage_name(st)) + " (" + bytes(kept) + " a shot" +
                        (group_ranks > 1 ? " on each of its " + std::to_string(group_ranks) + " ranks" : "") +
                        "; snapshots " + bytes(mp.snapshot_bytes) + ", boundary band " + bytes(mp.band_bytes) +
@@ -277,7 +298,10 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         host.push_back({R * steps * 8, "data resampled to the step", receivers_cause});
     }
     host.push_back({4 * M * double(1 + model.extra.size()), "model", model_where});
-    host.push_back({(migration ? 24 : 16) * P + 12 * W, "domain", layers_cause});
+    // The domain's arrays (a group's rank builds its slab's, and its slab propagator a copy)
+    // and the window's velocities.
+    host.push_back({((migration ? 24 : 16) * P + 8 * W) * share * (group_ranks > 1 ? 2 : 1) + 4 * W, "domain",
+                    layers_cause});
     // Modelling on a GPU writes a gather while the next one propagates (model_shots).
     if (!migration && prop.backend.gpu)
         host.push_back({2 * (R * rec.nt * 4.0 + R * steps * 8), "two gathers' traces (one written while the next is modelled)",
@@ -304,9 +328,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
                  bytes(device_free_bytes()) + " free on this GPU (the largest part: " + big.what + ", " +
                  bytes(big.bytes) + ")" + (group_ranks > 1 ? " on each of its " + std::to_string(group_ranks) +
                                                                   " ranks per shot" : ""),
-             gpus_needed ? "Run the shot over " + std::to_string(gpus_needed) +
-                               " GPUs: parallel.ranks-per-shot = " + std::to_string(gpus_needed) +
-                               " under mpirun, one rank per GPU (README, On a cluster); or make what sets it smaller"
+             gpus_needed ? over_ranks + "; or make what sets it smaller"
                          : "Make what sets it smaller, or lower migration.memory-budget so that the source wavefield "
                            "is checkpointed");
     }

@@ -146,6 +146,7 @@ private:
 }  // namespace
 
 std::unique_ptr<Propagator> make_cpu_propagator(const Domain& domain, Precision precision, int batch) {
+    domain.require_all("CPU propagator");
     if (domain.anisotropic()) return make_tti_cpu_propagator(domain, precision, batch);
     if (precision == Precision::Double) return std::make_unique<CpuPropagator<double>>(domain, batch);
     return std::make_unique<CpuPropagator<float>>(domain, batch);

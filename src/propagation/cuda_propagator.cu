@@ -462,6 +462,7 @@ std::pair<int, const void*> cuda_bands_where(const Propagator& p) {
 }
 
 std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision, int batch) {
+    domain.require_all("CUDA propagator");
     std::string why;
     int device = 0;  // the rank's own (choose_backend's): kept
     if (cudaGetDevice(&device) != cudaSuccess) cudaGetLastError();

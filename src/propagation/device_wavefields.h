@@ -76,7 +76,10 @@ void require_device_memory(const kernels::Box& box, std::size_t bytes, const cha
            << " points with absorbing layers, " << (sizeof(T) == 4 ? "fp32" : "fp64") << ") need "
            << bytes / double(1 << 30) << " GiB but the GPU has " << free_b / double(1 << 30) << " GiB free of "
            << total_b / double(1 << 30) << " GiB";
-        fail("GPU memory", os.str(), "Use a smaller window or aperture, coarser grid, fp32, or propagation.device = cpu");
+        fail("GPU memory", os.str(),
+             std::string("Run the shot over several GPUs (parallel.ranks-per-shot under mpirun: each holds its z-slab), "
+                         "or use a smaller window or aperture, a coarser grid") +
+                 (sizeof(T) == 4 ? "" : ", fp32") + ", or propagation.device = cpu");
     }
 }
 

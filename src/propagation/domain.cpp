@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "parallel/slab_layout.h"
 #include "physics/interpolation.h"
 
 namespace rtm {
@@ -26,36 +27,49 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
     box_.pml_hi[2] = nb;
     box_.free_surface = opt.free_surface;
 
+    held_z0_ = 0;
+    held_z1_ = box_.nz;
+    if (opt.slabs > 1) {
+        const auto s = parallel::slab_layout(box_.nz, box_.pml_lo[2], box_.pml_hi[2], box_.free_surface, opt.slabs);
+        if (opt.slab < 0 || opt.slab >= opt.slabs)
+            fail("domain", "slab " + std::to_string(opt.slab) + " of " + std::to_string(opt.slabs), "Internal error");
+        held_z0_ = s[std::size_t(opt.slab)].z0;
+        held_z1_ = s[std::size_t(opt.slab)].z1;
+    }
+
     const double vmax = *std::max_element(vp.begin(), vp.end());  // sets the C-PML damping
 
     // The volume loops below run on every core: a 3D shot's domain is tens of millions
     // of points built before each shot (first touch of the pages included), and on one
     // core it took longer than the shot's propagation on a GPU (issue 12, item 3).
     // Each point's value depends on nothing but its coordinates: the same bits for
-    // any thread count.
-    v2_.resize(vp.size());
+    // any thread count, and for any planes held (a slab's equal the whole's slab()).
+    const auto [w0, w1] = window_planes(held_z0_, held_z1_);
+    const std::size_t plane = std::size_t(window.nx) * window.ny, first = std::size_t(w0) * plane;
+    v2_.resize(std::size_t(w1 - w0) * plane);
 #pragma omp parallel for
-    for (std::size_t i = 0; i < vp.size(); ++i) v2_[i] = double(vp[i]) * vp[i];
-    vdt2_.assign(box_.padded_size(), 0.0);
+    for (std::size_t i = 0; i < v2_.size(); ++i) v2_[i] = double(vp[first + i]) * vp[first + i];
+    const std::size_t stored_size = std::size_t(held_z1_ - held_z0_ + 2 * R) * std::size_t(box_.sz());
+    vdt2_.assign(stored_size, 0.0);
     const double dt2 = opt.dt * opt.dt;
 #pragma omp parallel for collapse(2)
-    for (int iz = 0; iz < box_.nz; ++iz)
+    for (int iz = fill_z0(); iz < fill_z1(); ++iz)
         for (int iy = 0; iy < box_.ny; ++iy)
             for (int ix = 0; ix < box_.nx; ++ix) {
                 const int wx = std::clamp(ix - nb, 0, window.nx - 1);
                 const int wy = std::clamp(iy - pad_y, 0, window.ny - 1);
                 const int wz = std::clamp(iz - box_.pml_lo[2], 0, window.nz - 1);
                 const double v = vp[window.index(wx, wy, wz)];
-                vdt2_[box_.at(ix, iy, iz)] = v * v * dt2;
+                vdt2_[stored(box_.at(ix, iy, iz))] = v * v * dt2;
             }
 
     if (!extra.empty()) set_anisotropy(extra, vp.size());
 
     // The band: everything the window's interior reads from outside it in one step, the
-    // nodes within the update's reach of the edge: R, or 2 R for the rotated (TTI)
-    // operator, a first derivative of first derivatives (docs/anisotropy.md).
-    const int reach = tti_.tilted ? 2 * R : R;
-    for (int iz = 0; iz < window.nz; ++iz)
+    // nodes within the update's reach of the edge (of the held planes, in the whole
+    // band's order).
+    const int reach = band_reach();
+    for (int iz = w0; iz < w1; ++iz)
         for (int iy = 0; iy < window.ny; ++iy)
             for (int ix = 0; ix < window.nx; ++ix) {
                 const bool edge = ix < reach || ix >= window.nx - reach || iz < reach || iz >= window.nz - reach ||
@@ -76,11 +90,11 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
     // Damping: eta = eta0 (s/L)^2 with s the depth into the layer; a wave crossing the
     // layer and back at speed v loses exp(-eta0 v L / 3), set to Rc = 1e-3:
     // eta0 = 3 ln(1/Rc) / (v L), so k = eta v^2 dt / 2 = 1.5 ln(1/Rc) v dt (s/L)^2 / L.
-    damp_.assign(box_.padded_size(), 0.0);
+    damp_.assign(stored_size, 0.0);
     if (nb == 0) return;
     const double lnR = std::log(1e3);
 #pragma omp parallel for collapse(2)
-    for (int iz = 0; iz < box_.nz; ++iz)
+    for (int iz = fill_z0(); iz < fill_z1(); ++iz)
         for (int iy = 0; iy < box_.ny; ++iy)
             for (int ix = 0; ix < box_.nx; ++ix) {
                 const int c[3] = {ix, iy, iz};
@@ -92,11 +106,10 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
                     else if (hi && c[ax] >= n[ax] - hi) s = double(c[ax] - (n[ax] - 1 - hi)) / hi;
                     if (s > 0) {
                         const double L = (c[ax] < lo ? lo : hi) * h[ax];
-                        const long p = box_.at(ix, iy, iz);
-                        k += 1.5 * lnR * std::sqrt(vdt2_[p]) * s * s / L;
+                        k += 1.5 * lnR * std::sqrt(vdt2_[stored(box_.at(ix, iy, iz))]) * s * s / L;
                     }
                 }
-                damp_[box_.at(ix, iy, iz)] = k;
+                damp_[stored(box_.at(ix, iy, iz))] = k;
             }
 }
 
@@ -119,14 +132,14 @@ void Domain::set_anisotropy(const AnisotropyFields& extra, std::size_t nodes) {
     };
     const std::vector<float>* const fields[4] = {volume("epsilon"), volume("delta"), volume("theta"), volume("phi")};
     const auto value = [&](int f, std::size_t k) { return fields[f] ? double((*fields[f])[k]) : 0.0; };
-    const std::size_t np = box_.padded_size();
+    const std::size_t np = vdt2_.size();
     tti_.cpp.assign(np, 0.0);
     tti_.cpq.assign(np, 0.0);
     if (tti_.tilted)
         for (auto& a : tti_.axis) a.assign(np, 0.0);
     const int nb = opt_.pml_cells, pad_y = box_.ndim == 3 ? nb : 0;
 #pragma omp parallel for collapse(2)
-    for (int iz = 0; iz < box_.nz; ++iz)
+    for (int iz = fill_z0(); iz < fill_z1(); ++iz)
         for (int iy = 0; iy < box_.ny; ++iy)
             for (int ix = 0; ix < box_.nx; ++ix) {
                 const int wx = std::clamp(ix - nb, 0, window_.nx - 1);
@@ -134,7 +147,7 @@ void Domain::set_anisotropy(const AnisotropyFields& extra, std::size_t nodes) {
                 const int wz = std::clamp(iz - box_.pml_lo[2], 0, window_.nz - 1);
                 const std::size_t k = window_.index(wx, wy, wz);
                 const TtiPoint t = tti_point(value(0, k), value(1, k), value(2, k), value(3, k));
-                const long p = box_.at(ix, iy, iz);
+                const long p = stored(box_.at(ix, iy, iz));
                 tti_.cpp[p] = vdt2_[p] * t.a;
                 tti_.cpq[p] = vdt2_[p] * t.b;
                 if (tti_.tilted)
@@ -142,12 +155,35 @@ void Domain::set_anisotropy(const AnisotropyFields& extra, std::size_t nodes) {
             }
 }
 
+std::pair<int, int> Domain::window_planes(int z0, int z1) const {
+    const int lo = box_.pml_lo[2], hi = box_.pml_hi[2];
+    const int w0 = std::max(z0, lo) - lo, w1 = std::min(z1, box_.nz - hi) - lo;
+    return {w0, std::max(w0, w1)};
+}
+
+void Domain::require_all(const char* who) const {
+    if (!holds_all())
+        fail(who, "the domain holds only the arrays of z-planes [" + std::to_string(held_z0_) + ", " +
+                      std::to_string(held_z1_) + ") of " + std::to_string(box_.nz) + " (a shot group's slab)",
+             "Internal error: a slab's domain is for the z-slab propagator of its shot group");
+}
+
+std::size_t Domain::band_points() const {
+    const int reach = band_reach();
+    const auto inner = [&](int n) { return std::size_t(std::max(0, n - 2 * reach)); };
+    const std::size_t ny_inner = box_.ndim == 3 ? inner(window_.ny) : std::size_t(window_.ny);
+    return window_.size() - inner(window_.nx) * ny_inner * inner(window_.nz);
+}
+
 Domain Domain::slab(int z0, int z1) const {
-    if (z0 < 0 || z1 > box_.nz || z1 - z0 < R)
+    if (z0 < held_z0_ || z1 > held_z1_ || z1 - z0 < R)
         fail("slab", "planes [" + std::to_string(z0) + ", " + std::to_string(z1) + ") of a box of " +
-                         std::to_string(box_.nz) + " planes", "Internal error: see parallel/slab_layout.h");
+                         std::to_string(box_.nz) + " planes holding [" + std::to_string(held_z0_) + ", " +
+                         std::to_string(held_z1_) + ")", "Internal error: see parallel/slab_layout.h");
     Domain d;
     d.opt_ = opt_;
+    d.opt_.slabs = 1;
+    d.opt_.slab = 0;
     d.box_ = box_;
     d.box_.nz = z1 - z0;
     const int lo = box_.pml_lo[2], hi = box_.pml_hi[2];
@@ -155,19 +191,24 @@ Domain Domain::slab(int z0, int z1) const {
     d.box_.pml_hi[2] = std::max(0, z1 - std::max(z0, box_.nz - hi));
     d.box_.free_surface = box_.free_surface && z0 == 0;
     d.opt_.free_surface = d.box_.free_surface;
+    d.held_z0_ = 0;
+    d.held_z1_ = d.box_.nz;
     // Window planes wz = iz - lo of the planes held.
-    const int w0 = std::max(z0, lo) - lo, w1 = std::min(z1, box_.nz - hi) - lo;
+    const auto [w0, w1] = window_planes(z0, z1);
+    const int held_w0 = window_planes(held_z0_, held_z1_).first;
     d.window_ = window_;
     d.window_.nz = w1 - w0;
     d.window_.z0 = window_.z0 + w0 * window_.dz;
     const std::size_t plane = std::size_t(window_.nx) * window_.ny;
-    d.v2_.assign(v2_.begin() + std::ptrdiff_t(w0 * plane), v2_.begin() + std::ptrdiff_t(w1 * plane));
+    d.v2_.assign(v2_.begin() + std::ptrdiff_t((w0 - held_w0) * plane),
+                 v2_.begin() + std::ptrdiff_t((w1 - held_w0) * plane));
     // Rows and planes have this box's strides (nx, ny unchanged): padded plane k of the
-    // slab is padded plane z0 + k here.
+    // slab is padded plane z0 + k of the whole box.
     const long sz = box_.sz(), shift = long(z0) * sz;
     const auto sliced = [&](const std::vector<double>& a) {
         if (a.empty()) return a;
-        return std::vector<double>(a.begin() + shift, a.begin() + shift + long(d.box_.padded_size()));
+        const auto from = a.begin() + stored(shift);
+        return std::vector<double>(from, from + long(d.box_.padded_size()));
     };
     d.vdt2_ = sliced(vdt2_);
     d.damp_ = sliced(damp_);

@@ -2,7 +2,9 @@
 // One propagation's computational domain, independent of the backend: the model
 // window with absorbing layers around it, (v dt)^2 on every computed point, C-PML
 // profiles, and where sources and receivers touch the grid.
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/grid.h"
@@ -22,6 +24,11 @@ struct DomainOptions {
     bool free_surface = false;   // p = 0 at the window's first depth sample
     double dt = 0;               // time step, s (must be stable)
     double f_dominant = 10;      // Hz, sets the C-PML frequency shift
+    // A rank of a shot group (parallel/slab_layout.h) builds only its z-slab's arrays:
+    // slab `slab` of `slabs`. Its host memory is then its share of the shot, as its
+    // GPU's is, so a shot larger than one node's share of memory per rank still runs.
+    // 1: every plane (see Domain::holds_all).
+    int slabs = 1, slab = 0;
 };
 
 // SEG-Y coordinates are often in centimetres, and world <-> grid conversions round:
@@ -59,6 +66,13 @@ public:
     double dt() const { return opt_.dt; }
     const DomainOptions& options() const { return opt_; }
     double cell_volume() const;
+
+    // Whether the arrays below cover the whole box. A domain built for slab g of a shot
+    // group (DomainOptions::slabs) holds only that slab's: its geometry (box, window,
+    // point stencils, band_points) is the whole domain's, and the only use of its arrays
+    // is slab(), which a SlabPropagator takes (the backends refuse it otherwise).
+    bool holds_all() const { return held_z0_ == 0 && held_z1_ == box_.nz; }
+    void require_all(const char* who) const;
 
     // (v dt)^2 on the padded grid (layers take the velocity of the nearest window point).
     const std::vector<double>& vdt2() const { return vdt2_; }
@@ -99,6 +113,8 @@ public:
     // (R; 2 R for a tilted model's rotated operator), in a fixed order
     // (what Propagator::save_band / restore_band move).
     const std::vector<long>& band() const { return band_; }
+    // How many nodes the whole domain's band holds (whatever planes are held).
+    std::size_t band_points() const;
 
     bool anisotropic() const { return !tti_.cpp.empty(); }
     const TtiCoefficients& tti() const { return tti_; }
@@ -110,11 +126,22 @@ public:
     // face will hold the neighbours' planes), the window is the window planes it holds,
     // the z profile the entries of its planes, band() the owned points of this band, in
     // this band's order. Point stencils stay this domain's (see SlabPropagator).
+    // [z0, z1) must lie within the planes held.
     Domain slab(int z0, int z1) const;
 
 private:
     Domain() = default;
     void set_anisotropy(const AnisotropyFields& extra, std::size_t nodes);
+    // The reach of the update beyond a node: R, or 2 R for the rotated (TTI) operator,
+    // a first derivative of first derivatives (docs/anisotropy.md).
+    int band_reach() const { return tti_.tilted ? 2 * stencil::R : stencil::R; }
+    // The computed planes whose arrays are built: the held slab's and its halos' (the
+    // box's when all is held), and the array index of whole padded index p.
+    int fill_z0() const { return std::max(0, held_z0_ - stencil::R); }
+    int fill_z1() const { return std::min(box_.nz, held_z1_ + stencil::R); }
+    long stored(long p) const { return p - long(held_z0_) * box_.sz(); }
+    // The window planes [w0, w1) that computed planes [z0, z1) hold.
+    std::pair<int, int> window_planes(int z0, int z1) const;
 
     Grid window_;
     DomainOptions opt_;
@@ -125,6 +152,7 @@ private:
     std::vector<double> damp_;
     std::vector<long> band_;
     TtiCoefficients tti_;
+    int held_z0_ = 0, held_z1_ = 0;  // computed planes whose arrays this domain holds
 };
 
 }  // namespace rtm

@@ -224,6 +224,8 @@ TEST_CASE("a shot whose snapshots exceed one rank's budget runs over 2 ranks per
     INFO(refused.output);
     CHECK(refused.status == 1);
     CHECK_THAT(refused.output, Contains("migration.memory-budget"));
+    // The refusal names the ranks per shot that hold it (the planner's slab shares).
+    CHECK_THAT(refused.output, Contains("Run the shot over 2 ranks: parallel.ranks-per-shot = 2 under mpirun"));
     const auto two = mpi_rtm(2, args + " --migration.memory-budget 0.005 --parallel.ranks-per-shot 2 --output.job " +
                                     (dir / "two").string());
     INFO(two.output);

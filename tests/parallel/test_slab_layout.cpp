@@ -159,6 +159,77 @@ TEST_CASE("a slab's domain holds the whole domain's planes: box, layers, free su
         }
 }
 
+// A rank of a shot group builds only its slab's arrays (DomainOptions::slabs): its host
+// memory is its share of the shot. What a SlabPropagator takes from it must be what it
+// takes from the whole domain, bit for bit: every array, the z profile and the band, for
+// 2D and 3D, C-PML and damping, a free surface or not, isotropic, VTI and TTI (the
+// tilted band reaches 2R). Its geometry stays the whole's, the backends refuse it.
+TEST_CASE("a rank's domain built for its slab gives the whole domain's slab bit for bit, and holds only its share") {
+    const auto same = [](const std::vector<double>& a, const std::vector<double>& b) { return a == b; };
+    for (const int ndim : {2, 3})
+        for (const Boundary b : {Boundary::Cpml, Boundary::Damping})
+            for (const bool fs : {false, true})
+                for (const int physics : {0, 1, 2}) {  // isotropic, VTI, TTI
+                    if (physics && (b == Boundary::Cpml || (physics == 2 && fs))) continue;  // refused combinations
+                    Grid g;
+                    g.nx = 17;
+                    g.ny = ndim == 3 ? 11 : 1;
+                    g.nz = 60;
+                    g.dx = g.dy = g.dz = 10;
+                    std::vector<float> vp(g.size());
+                    for (std::size_t i = 0; i < vp.size(); ++i) vp[i] = float(1500 + (i * 7919) % 1013);
+                    AnisotropyFields extra;
+                    if (physics) {
+                        extra["epsilon"] = std::vector<float>(g.size(), 0.2f);
+                        extra["delta"] = std::vector<float>(g.size(), 0.1f);
+                        for (std::size_t i = 0; i < g.size(); ++i) extra["epsilon"][i] += float(i % 13) * 0.01f;
+                    }
+                    if (physics == 2) extra["theta"] = std::vector<float>(g.size(), 30.0f);
+                    DomainOptions o;
+                    o.boundary = b;
+                    o.pml_cells = 8;
+                    o.free_surface = fs;
+                    o.dt = 1e-3;
+                    const Domain whole(g, vp, o, extra);
+                    const auto& W = whole.box();
+                    const int G = 3;
+                    const auto slabs = slab_layout(W.nz, W.pml_lo[2], W.pml_hi[2], fs, G);
+                    for (int k = 0; k < G; ++k) {
+                        INFO(ndim << "D, slab " << k << (fs ? ", free surface" : "")
+                                  << (b == Boundary::Cpml ? ", C-PML" : ", damping") << ", physics " << physics);
+                        DomainOptions ok = o;
+                        ok.slabs = G;
+                        ok.slab = k;
+                        const Domain part(g, vp, ok, extra);
+                        CHECK_FALSE(part.holds_all());
+                        CHECK(part.box().nz == W.nz);  // the geometry is the whole's
+                        CHECK(part.band_points() == whole.band().size());
+                        CHECK(part.vdt2().size() == std::size_t(slabs[std::size_t(k)].planes() + 2 * R) * std::size_t(W.sz()));
+                        const Domain a = whole.slab(slabs[std::size_t(k)].z0, slabs[std::size_t(k)].z1);
+                        const Domain c = part.slab(slabs[std::size_t(k)].z0, slabs[std::size_t(k)].z1);
+                        CHECK(c.holds_all());
+                        CHECK(c.box().nz == a.box().nz);
+                        CHECK(c.window().nz == a.window().nz);
+                        CHECK(c.window().z0 == a.window().z0);
+                        CHECK(same(c.vdt2(), a.vdt2()));
+                        CHECK(same(c.v2(), a.v2()));
+                        CHECK(same(c.damping(), a.damping()));
+                        CHECK(same(c.profile(2).a, a.profile(2).a));
+                        CHECK(same(c.profile(2).b, a.profile(2).b));
+                        CHECK(c.band() == a.band());
+                        CHECK(same(c.tti().cpp, a.tti().cpp));
+                        CHECK(same(c.tti().cpq, a.tti().cpq));
+                        for (int ax = 0; ax < 3; ++ax) CHECK(same(c.tti().axis[ax], a.tti().axis[ax]));
+                        // Another slab's planes are not held; no backend takes the part.
+                        const auto& other = slabs[std::size_t((k + 1) % G)];
+                        CHECK(contains(error_of([&] { (void)part.slab(other.z0, other.z1); }), "holding"));
+                        CHECK(contains(error_of([&] { part.require_all("CPU propagator"); }), "a shot group's slab"));
+                    }
+                    CHECK(whole.holds_all());
+                    CHECK(whole.band_points() == whole.band().size());
+                }
+}
+
 // ---------------------------------------------------------------------------------
 // A step over z parts of a box (kernels/step_planes.h): what a GPU slab does to step its
 // edge planes before its interior. Each part is stepped as a box of its own; done for
