@@ -599,7 +599,8 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         if (clock::now() - last_checkpoint >= std::chrono::duration<double>(opt.checkpoint_minutes * 60)) {
             finish_stacking();
             const PhaseTimer t("checkpoint");
-            write_part(opt.folder, world.rank(), base_gen, done_here, mine);
+            // The leaders stack and record; the other members have nothing to keep.
+            if (queue.leader()) write_part(opt.folder, world.rank(), base_gen, done_here, mine);
             last_checkpoint = clock::now();
         }
     }
@@ -613,10 +614,16 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     if (g_stop_signal) every_rank().warn("stopping on signal {} after {} shots on this rank in this run", int(g_stop_signal), me.shots);
 
     // The end of the run: the ranks' stacks to rank 0 in one reduction, their outcomes
-    // beside, then rank 0 commits and writes the products.
+    // beside, then rank 0 commits and writes the products. Only the groups' leaders
+    // stack (the other members' stacks stay empty), so the reduction runs among them:
+    // one group of z-slabs has nothing to reduce.
     PhaseTimer reducing("stacks to rank 0");
-    world.reduce_to_root(mine.image.data(), mine.image.size(), sizeof(imaging::ExactSum), combine_sums);
-    world.reduce_to_root(mine.illumination.data(), mine.illumination.size(), sizeof(imaging::ExactSum), combine_sums);
+    const parallel::ShotGroups& groups = parallel::ShotGroups::get();
+    if (groups.leader()) {
+        const parallel::World& leaders = groups.leaders();
+        leaders.reduce_to_root(mine.image.data(), mine.image.size(), sizeof(imaging::ExactSum), combine_sums);
+        leaders.reduce_to_root(mine.illumination.data(), mine.illumination.size(), sizeof(imaging::ExactSum), combine_sums);
+    }
     reducing.stop();
     const json report = {{"done", done_info}, {"failed", failed_here}, {"signal", int(g_stop_signal)},
                          {"rank", me.rank}, {"node", me.node}, {"shots", me.shots},
