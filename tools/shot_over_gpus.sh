@@ -6,7 +6,7 @@
 #      naming the GPUs the shot needs (parallel.ranks-per-shot);
 #   2. mpirun -np 2, parallel.ranks-per-shot 2, snapshots: each GPU keeps its slab's
 #      share of them;
-#   3. one rank, storage auto: checkpoints (recomputation) on one GPU;
+#   3. one rank, storage checkpoints (recomputation) on one GPU;
 # and the images of 2 and 3 compared byte for byte (snapshots and checkpoints give the
 # same image: README, "Memory"). Exits non-zero when any of that does not hold.
 # Run on a 2-GPU machine from the repository root with rtm and make_models staged in
@@ -32,25 +32,26 @@ job="migrate $m --data.shots $W/shot.sgy --migration.image-every 3"
 # 1. One GPU, snapshots: refused, naming the ranks per shot that hold it.
 "$D/rtm" $job --migration.storage snapshots --output.job "$W/one_snap" > "$OUT/one_gpu_snapshots.log" 2>&1
 code=$?
-echo "1 GPU, snapshots: exit $code: $(grep -m1 -E "error|GPU memory" "$OUT/one_gpu_snapshots.log" | cut -c1-600)"
+echo "1 GPU, snapshots: exit $code: $(grep -m1 -E "\] error" "$OUT/one_gpu_snapshots.log" | cut -c1-600)"
 if [ $code -eq 0 ] || ! grep -q "parallel.ranks-per-shot = 2" "$OUT/one_gpu_snapshots.log"; then
     echo "FAILED: one GPU should refuse the snapshots and name parallel.ranks-per-shot = 2"; rc=1
 fi
 # 2. Two GPUs, snapshots in slabs.
-t0=$(date +%s.%N)
+t0=$(date +%s%N)
 "${MPI[@]}" -np 2 "$D/rtm" $job --migration.storage snapshots --parallel.ranks-per-shot 2 --output.job "$W/two_snap" \
     > "$OUT/two_gpus_snapshots.log" 2>&1 || { echo "2 GPUs, snapshots FAILED: $(tail -3 "$OUT/two_gpus_snapshots.log")"; rc=1; }
-t1=$(date +%s.%N)
-echo "2 GPUs, snapshots: $(echo "$t1 - $t0" | bc) s wall"
-grep -m2 -E "source wavefield|z-slabs" "$OUT/two_gpus_snapshots.log" | sed 's/.*info /    /' | cut -c1-300
-# 3. One GPU, automatic storage (checkpoints).
-t0=$(date +%s.%N)
-"$D/rtm" $job --output.job "$W/one_auto" > "$OUT/one_gpu_auto.log" 2>&1 ||
-    { echo "1 GPU, auto FAILED: $(tail -3 "$OUT/one_gpu_auto.log")"; rc=1; }
-t1=$(date +%s.%N)
-echo "1 GPU, auto storage: $(echo "$t1 - $t0" | bc) s wall"
-grep -m1 -E "source wavefield" "$OUT/one_gpu_auto.log" | sed 's/.*info /    /' | cut -c1-300
-if cmp -s "$W/two_snap/image.sgy" "$W/one_auto/image.sgy" && cmp -s "$W/two_snap/illumination.sgy" "$W/one_auto/illumination.sgy"; then
+t1=$(date +%s%N)
+echo "2 GPUs, snapshots: $(( (t1 - t0) / 1000000 )) ms wall"
+# 3. One GPU, checkpoints (auto would take the boundary band here, whose image differs
+# by its rounding).
+t0=$(date +%s%N)
+"$D/rtm" $job --migration.storage checkpoints --output.job "$W/one_ckpt" > "$OUT/one_gpu_checkpoints.log" 2>&1 ||
+    { echo "1 GPU, checkpoints FAILED: $(tail -3 "$OUT/one_gpu_checkpoints.log")"; rc=1; }
+t1=$(date +%s%N)
+echo "1 GPU, checkpoints: $(( (t1 - t0) / 1000000 )) ms wall"
+grep -h -E "source wavefield by|migrated [0-9]+ shots" "$OUT/two_gpus_snapshots.log" "$OUT/one_gpu_checkpoints.log" |
+    sed 's/.*info /    /' | cut -c1-300
+if cmp -s "$W/two_snap/image.sgy" "$W/one_ckpt/image.sgy" && cmp -s "$W/two_snap/illumination.sgy" "$W/one_ckpt/illumination.sgy"; then
     echo "images and illuminations, 2 GPUs (snapshots) and 1 GPU (checkpoints): identical"
 else
     echo "FAILED: images or illuminations of 2 GPUs and 1 GPU differ"; rc=1

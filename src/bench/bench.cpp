@@ -319,7 +319,7 @@ Row modelling_one(const Options& o, const Ceiling& c, const Domain& d, const std
 
 }  // namespace
 
-Domain modelling_domain(const Options& o) {
+Domain modelling_domain(const Options& o, int slabs, int slab) {
     Grid g;
     const int p = o.pml;
     g.nx = o.nx - 2 * p;
@@ -330,10 +330,13 @@ Domain modelling_domain(const Options& o) {
              "Use at least " + std::to_string(2 * p + 8) + " points per axis");
     g.dx = g.dy = g.dz = 10;
     std::vector<float> vp(g.size());
+#pragma omp parallel for
     for (int iz = 0; iz < g.nz; ++iz)
         for (std::size_t i = 0; i < std::size_t(g.nx) * g.ny; ++i)
             vp[std::size_t(iz) * g.nx * g.ny + i] = float(1500 + 1500.0 * iz / std::max(1, g.nz - 1));
     DomainOptions dop;
+    dop.slabs = slabs;
+    dop.slab = slab;
     dop.boundary = o.boundary == "damping" ? Boundary::Damping : Boundary::Cpml;
     dop.pml_cells = p;
     dop.dt = 0.3 * 10 / 3000.0;
@@ -383,7 +386,7 @@ int run_bench(int argc, char** argv) {
     using namespace bench;
     namespace po = boost::program_options;
     Options o;
-    std::string grid, variant, precision, json;
+    std::string grid, variant, precision, json, scaling;
     po::options_description desc("rtm bench options");
     desc.add_options()("help,h", "this help")
         ("grid", po::value(&grid)->default_value("512x512x512"), "computed points NXxNYxNZ (or NXxNZ in 2D)")
@@ -406,6 +409,9 @@ int run_bench(int argc, char** argv) {
          "values per point)")
         ("physics", po::value(&o.physics)->default_value("iso"),
          "iso|vti|tti: the isotropic step, or the VTI/TTI step (--mode full on the GPU; variants two-pass, swic, swic-maxregs, swic-late)")
+        ("scaling", po::value(&scaling)->default_value("strong"),
+         "slabs: strong (G GPUs step the --grid one GPU steps) or weak (G GPUs step a grid of G NZ planes, "
+         "one GPU --grid)")
         ("json", po::value(&json), "also write the results to this JSON file");
     po::variables_map vm;
     try {
@@ -425,6 +431,9 @@ int run_bench(int argc, char** argv) {
     if (precision != "single" && precision != "double")
         fail("option --precision", "unknown precision '" + precision + "'", "Use single or double");
     o.dbl = precision == "double";
+    if (scaling != "strong" && scaling != "weak")
+        fail("option --scaling", "unknown scaling '" + scaling + "'", "Use strong or weak");
+    o.weak = scaling == "weak";
     if (o.device != "auto" && o.device != "cpu" && o.device != "gpu")
         fail("option --device", "unknown device '" + o.device + "'", "Use auto, cpu or gpu");
     if (o.mode == "slabs") {

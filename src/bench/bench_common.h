@@ -25,6 +25,7 @@ struct Options {
     std::string boundary = "cpml";      // modelling: cpml|damping
     int batch = 1;                      // full, modelling: shots in one launch (GPU), sharing vdt2
     std::string physics = "iso";        // iso|vti|tti: the isotropic step or the VTI/TTI one (full, GPU)
+    bool weak = false;                  // slabs: G ranks step a grid G times deeper than one GPU's
     // Minimal bytes per point of the full update: u, w read, w written per member, vdt2
     // read once for the whole batch (members share the model).
     double full_bytes() const { return (dbl ? 8 : 4) * (3 + 1.0 / batch); }
@@ -65,8 +66,9 @@ struct Row {
 void rtm_mode(const Options& o, const std::string& json_file, const std::string& cmd, const std::string& device_name);
 
 // The modelling benchmarks' domain: the grid with o.pml cells of o.boundary's layers
-// inside it on every side, velocity rising with depth, 10 m cells (bench.cpp).
-Domain modelling_domain(const Options& o);
+// inside it on every side, velocity rising with depth, 10 m cells (bench.cpp); with
+// slabs > 1 the arrays of z-slab `slab` only (DomainOptions::slabs).
+Domain modelling_domain(const Options& o, int slabs = 1, int slab = 0);
 
 #ifdef RTM_HAVE_CUDA
 // --mode slabs (bench_slabs.cpp): one shot over the ranks of mpirun in z-slabs against one GPU.

@@ -7,9 +7,13 @@
 //            hidden behind the interior: propagation/cuda_slab_exchange.h);
 //   serial : the same with RTM_SLAB_OVERLAP=0 (edge planes, copies, interior in turn);
 //   alone  : each rank steps its slab with no exchange at all (the compute's time).
-// Reported: the group's Gpoints/s and the speed-up over 1 GPU; the exchange's own time
-// (serial - alone), what of it is left on the step (G GPUs - alone, "exposed", as a
-// share of the step) and the share hidden (1 - exposed / exchange).
+// Reported: the group's Gpoints/s and the speed-up over 1 GPU (points per second, so that
+// --scaling weak, G GPUs stepping a grid of G NZ planes, reads alike; efficiency is the
+// speed-up over G); the exchange's own time (serial - alone), what of it is left on the
+// step (G GPUs - alone, "exposed", as a share of the step), the share hidden
+// (1 - exposed / exchange), and the most device memory a rank's slab propagator took.
+// Each rank builds only its slab's arrays (DomainOptions::slabs), so a grid no GPU can
+// hold alone runs: rank 0's refusal is then printed in place of the one-GPU time.
 // Each time: the median over --repeats of --steps steps after 3 warm-up steps, from a
 // barrier to the slowest rank's end (device synchronised, then a barrier).
 #include <algorithm>
@@ -17,8 +21,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <sstream>
 
 #include "bench/bench_common.h"
@@ -82,37 +88,58 @@ void slabs_mode(Options o, const std::string& json_file, const std::string& cmd)
         for (std::string b; std::getline(ss, b, ',');) boundaries.push_back(b);
     }
     nlohmann::json j = json_header(cmd, device + " x " + std::to_string(G) + " ranks");
+    j["scaling"] = o.weak ? "weak" : "strong";
     if (world.root())
-        std::printf("device: %s; %d ranks (rank r on GPU node-rank mod GPUs)\n%-8s %-15s %5s %9s %8s %9s %8s %8s %9s %9s %8s %8s\n",
-                    device.c_str(), G, "boundary", "grid", "ranks", "1GPU ms", "Gpts/s", "G ms", "Gpts/s", "speedup",
-                    "exch ms", "exposed", "exp/step", "hidden");
+        std::printf("device: %s; %d ranks (rank r on GPU node-rank mod GPUs); %s scaling\n"
+                    "%-8s %-15s %-15s %9s %8s %9s %8s %8s %6s %8s %8s %9s %8s %9s\n",
+                    device.c_str(), G, o.weak ? "weak" : "strong", "boundary", "grid 1 GPU", "grid G GPUs", "1GPU ms",
+                    "Gpts/s", "G ms", "Gpts/s", "speedup", "effic", "exch ms", "exposed", "exp/step", "hidden",
+                    "GB/GPU");
     for (const auto& b : boundaries) {
         if (b != "none" && b != "damping" && b != "cpml")
             fail("option --boundary", "unknown boundary '" + b + "' for --mode slabs", "Use none, damping or cpml (comma-separated)");
         Options ob = o;
         ob.boundary = b == "none" ? "cpml" : b;
         ob.pml = b == "none" ? 0 : o.pml;
-        const Domain d = modelling_domain(ob);
-        const double points = double(d.box().points());
-        // 1 GPU: rank 0 alone.
-        double t1 = 0;
+        Options og = ob;  // the group's grid: G times as deep for weak scaling
+        if (o.weak) og.nz = o.nz * G;
+        // 1 GPU: rank 0 alone. A grid one GPU cannot hold is reported as such (the
+        // propagator's memory check refuses it before allocating).
+        double t1 = 0, points1 = 0;
+        std::string refusal;
         {
+            std::unique_ptr<Domain> d1;
             std::unique_ptr<Propagator> one;
             if (world.root()) {
-                one = make_cuda_propagator(d, prec);
-                place(d, *one, nt);
+                try {
+                    d1 = std::make_unique<Domain>(modelling_domain(ob));
+                    points1 = double(d1->box().points());
+                    one = make_cuda_propagator(*d1, prec);
+                    place(*d1, *one, nt);
+                } catch (const std::exception& e) {
+                    refusal = e.what();
+                    one.reset();
+                }
             }
             t1 = time_steps(o, one.get(), world);
+            if (!one) t1 = 0;
         }
         world.broadcast(&t1, sizeof t1);
-        // G GPUs: overlapped, serial; then each slab alone.
+        world.broadcast(&points1, sizeof points1);
+        // G GPUs: each rank builds only its slab's arrays; overlapped, serial; then each
+        // slab alone.
+        const Domain d = modelling_domain(og, G, world.rank());
+        const double points = double(d.box().points());
         Backend be;
         be.gpu = true;
         be.group = &world;
+        double used = 0;  // device bytes of this rank's slab propagator
         const auto group_time = [&](const char* overlap) {
             setenv("RTM_SLAB_OVERLAP", overlap, 1);
+            const double free0 = device_free_bytes();
             auto p = make_propagator(d, prec, be);
             place(d, *p, nt);
+            used = std::max(used, free0 - device_free_bytes());
             const double t = time_steps(o, p.get(), world);
             unsetenv("RTM_SLAB_OVERLAP");
             return t;
@@ -127,21 +154,49 @@ void slabs_mode(Options o, const std::string& json_file, const std::string& cmd)
             place(slab, *p, nt);
             ta = time_steps(o, p.get(), world);
         }
+        double used_max = used;
+        for (const auto& bytes : world.allgather(&used, sizeof used)) {
+            double x;
+            std::memcpy(&x, bytes.data(), sizeof x);
+            used_max = std::max(used_max, x);
+        }
         const double exch = ts - ta, exposed = std::max(0.0, tg - ta);
         const double hidden = exch > 0 ? 1 - std::min(1.0, exposed / exch) : 1;
+        // Speed-up: the group's points per second over one GPU's (for weak scaling the
+        // group steps G times the points); efficiency: that over G.
+        const double speedup = t1 > 0 ? (points / tg) / (points1 / t1) : 0;
         if (world.root()) {
-            char grid[48];
-            std::snprintf(grid, sizeof grid, "%dx%dx%d", d.box().nx, d.box().ny, d.box().nz);
-            std::printf("%-8s %-15s %5d %9.3f %8.2f %9.3f %8.2f %8.3fx %8.3f %8.3f %7.1f%% %7.1f%%\n", b.c_str(), grid, G,
-                        t1 * 1e3, points / t1 * 1e-9, tg * 1e3, points / tg * 1e-9, t1 / tg, exch * 1e3, exposed * 1e3,
-                        100 * exposed / tg, 100 * hidden);
-            j["rows"].push_back({{"boundary", b}, {"grid", {d.box().nx, d.box().ny, d.box().nz}}, {"ranks", G},
-                                 {"precision", o.dbl ? "fp64" : "fp32"}, {"seconds_per_step_1gpu", t1},
-                                 {"Gpoints_per_s_1gpu", points / t1 * 1e-9}, {"seconds_per_step_group", tg},
-                                 {"Gpoints_per_s_group", points / tg * 1e-9}, {"speedup", t1 / tg},
-                                 {"seconds_per_step_serial_exchange", ts}, {"seconds_per_step_slab_alone", ta},
-                                 {"exchange_seconds_per_step", exch}, {"exposed_seconds_per_step", exposed},
-                                 {"exposed_share_of_step", exposed / tg}, {"hidden_share", hidden}});
+            const auto dims = [](const Options& x) {
+                return std::to_string(x.nx) + "x" + std::to_string(x.ny) + "x" + std::to_string(x.nz);
+            };
+            if (t1 > 0)
+                std::printf("%-8s %-15s %-15s %9.3f %8.2f %9.3f %8.2f %7.3fx %6.3f %8.3f %8.3f %8.1f%% %7.1f%% %9.1f\n",
+                            b.c_str(), dims(ob).c_str(), dims(og).c_str(), t1 * 1e3, points1 / t1 * 1e-9, tg * 1e3,
+                            points / tg * 1e-9, speedup, speedup / G, exch * 1e3, exposed * 1e3, 100 * exposed / tg,
+                            100 * hidden, used_max * 1e-9);
+            else
+                std::printf("%-8s %-15s %-15s %9s %8s %9.3f %8.2f %8s %6s %8.3f %8.3f %8.1f%% %7.1f%% %9.1f\n"
+                            "         one GPU refused the grid: %s\n",
+                            b.c_str(), dims(ob).c_str(), dims(og).c_str(), "-", "-", tg * 1e3, points / tg * 1e-9, "-",
+                            "-", exch * 1e3, exposed * 1e3, 100 * exposed / tg, 100 * hidden, used_max * 1e-9,
+                            refusal.c_str());
+            nlohmann::json row = {{"boundary", b}, {"grid_1gpu", {ob.nx, ob.ny, ob.nz}},
+                                  {"grid", {og.nx, og.ny, og.nz}}, {"ranks", G},
+                                  {"precision", o.dbl ? "fp64" : "fp32"}, {"seconds_per_step_group", tg},
+                                  {"Gpoints_per_s_group", points / tg * 1e-9},
+                                  {"seconds_per_step_serial_exchange", ts}, {"seconds_per_step_slab_alone", ta},
+                                  {"exchange_seconds_per_step", exch}, {"exposed_seconds_per_step", exposed},
+                                  {"exposed_share_of_step", exposed / tg}, {"hidden_share", hidden},
+                                  {"device_bytes_per_gpu_max", used_max}, {"fits_one_gpu", t1 > 0}};
+            if (t1 > 0) {
+                row["seconds_per_step_1gpu"] = t1;
+                row["Gpoints_per_s_1gpu"] = points1 / t1 * 1e-9;
+                row["speedup"] = speedup;
+                row["efficiency"] = speedup / G;
+            } else {
+                row["one_gpu_refusal"] = refusal;
+            }
+            j["rows"].push_back(row);
             std::fflush(stdout);
         }
     }

@@ -143,6 +143,16 @@ TEST_CASE("GPU z-slabs, 2 ranks: rtm migrate's image is one GPU's, byte for byte
     check_migration("ba", 2, "--migration.condition born-adjoint --migration.storage checkpoints --migration.memory-budget 0.005");
 }
 
+// G = 4: on a 2-GPU machine two ranks share each GPU (node-rank mod GPUs), so the
+// group's three faces are crossed by peer copies between the GPUs; the decomposition's
+// arithmetic is that of 4 GPUs.
+TEST_CASE("GPU z-slabs, 4 ranks: rtm model's gathers and rtm migrate's image are one GPU's, byte for byte (C-PML, snapshots)", "[gpu]") {
+    if (!gpu_or_skip()) return;
+    const auto args = model_2d(face_depth(151, 10, 20, false, 4, 1), face_depth(151, 10, 20, false, 4, 3), "");
+    check_same(args, 4, 4, scratch("gpu-slabs-model4"), "--output.shots", {""}, "", kInStep);
+    check_migration("cc4", 4, "--migration.storage snapshots");
+}
+
 TEST_CASE("GPU z-slabs, 2 ranks: rtm migrate of a 3D shot is one GPU's image, byte for byte (free surface, cross-correlation, boundary band)", "[gpu]") {
     if (!gpu_or_skip()) return;
     const auto dir = scratch("gpu-slabs-migrate-3d");
