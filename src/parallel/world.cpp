@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -38,8 +39,16 @@ bool mpi_on() {
 // (a handful per job: they live as long as the process).
 std::vector<MPI_Comm> g_comms{MPI_COMM_WORLD};
 
-// MPI counts are int: large buffers go in pieces.
-constexpr std::size_t kChunk = std::size_t(1) << 30;
+// MPI counts are int: large buffers go in pieces of 1 GB. RTM_MPI_CHUNK_BYTES sets a
+// smaller piece, for tests of the many-piece paths without gigabytes of memory.
+std::size_t chunk_bytes() {
+    static const std::size_t chunk = [] {
+        const char* e = std::getenv("RTM_MPI_CHUNK_BYTES");
+        const long long v = e ? std::atoll(e) : 0;
+        return v > 0 ? std::size_t(v) : std::size_t(1) << 30;
+    }();
+    return chunk;
+}
 
 // MPI's user operations see elements of a datatype; ours are opaque records of
 // `bytes` bytes combined by a function chosen per call (one reduction at a time).
@@ -92,8 +101,9 @@ void World::barrier() const {
 
 void World::broadcast(void* data, std::size_t bytes) const {
     if (size_ == 1) return;
-    for (std::size_t at = 0; at < bytes; at += kChunk)
-        check(MPI_Bcast(static_cast<char*>(data) + at, int(std::min(kChunk, bytes - at)), MPI_BYTE, 0, Native::comm(*this)),
+    const std::size_t chunk = chunk_bytes();
+    for (std::size_t at = 0; at < bytes; at += chunk)
+        check(MPI_Bcast(static_cast<char*>(data) + at, int(std::min(chunk, bytes - at)), MPI_BYTE, 0, Native::comm(*this)),
               "broadcast");
 }
 
@@ -126,7 +136,7 @@ void World::reduce_to_root(void* data, std::size_t count, std::size_t bytes, Com
     MPI_Op op;
     MPI_Op_create(combine_records, 1, &op);
     g_combine = combine, g_bytes = bytes;
-    const std::size_t per = std::max<std::size_t>(1, kChunk / bytes);
+    const std::size_t per = std::max<std::size_t>(1, chunk_bytes() / bytes);
     std::vector<char> received(root() ? std::min(per, count) * bytes : 0);
     for (std::size_t at = 0; at < count; at += per) {
         const std::size_t n = std::min(per, count - at);
@@ -158,19 +168,31 @@ World World::split(int color) const {
 
 std::vector<std::vector<char>> World::allgather(const void* data, std::size_t bytes) const {
     if (size_ == 1) return {std::vector<char>(static_cast<const char*>(data), static_cast<const char*>(data) + bytes)};
-    if (bytes > INT_MAX) fail("MPI allgather", "a rank's part is over 2 GB", "Use more ranks per shot");
-    const int n = int(bytes);
-    std::vector<int> counts(static_cast<std::size_t>(size_)), at(static_cast<std::size_t>(size_));
-    check(MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, Native::comm(*this)), "allgather");
-    long total = 0;
-    for (int r = 0; r < size_; ++r) at[std::size_t(r)] = int(total), total += counts[std::size_t(r)];
-    if (total > INT_MAX) fail("MPI allgather", "the ranks' parts are over 2 GB", "Use more ranks per shot");
-    std::vector<char> all(static_cast<std::size_t>(total));
-    check(MPI_Allgatherv(data, n, MPI_BYTE, all.data(), counts.data(), at.data(), MPI_BYTE, Native::comm(*this)),
-          "allgather");
+    // The parts' sizes, then rounds of at most one piece from each rank (a z-slab's part
+    // of a large 3D shot image is gigabytes: no MPI count may pass INT_MAX).
+    const std::uint64_t n = bytes;
+    std::vector<std::uint64_t> sizes(static_cast<std::size_t>(size_));
+    check(MPI_Allgather(&n, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, Native::comm(*this)), "allgather");
     std::vector<std::vector<char>> out;
-    for (int r = 0; r < size_; ++r)
-        out.emplace_back(all.begin() + at[std::size_t(r)], all.begin() + at[std::size_t(r)] + counts[std::size_t(r)]);
+    for (const std::uint64_t z : sizes) out.emplace_back(static_cast<std::size_t>(z));
+    const std::size_t chunk = chunk_bytes(), most = *std::max_element(sizes.begin(), sizes.end());
+    std::vector<int> counts(static_cast<std::size_t>(size_)), at(static_cast<std::size_t>(size_));
+    std::vector<char> round;
+    for (std::size_t off = 0; off < most || off == 0; off += chunk) {
+        int total = 0;
+        for (std::size_t r = 0; r < sizes.size(); ++r) {
+            counts[r] = int(std::min<std::uint64_t>(chunk, sizes[r] > off ? sizes[r] - off : 0));
+            at[r] = total;
+            total += counts[r];
+        }
+        round.resize(std::size_t(total));
+        check(MPI_Allgatherv(static_cast<const char*>(data) + std::min(off, bytes), counts[std::size_t(rank_)],
+                             MPI_BYTE, round.data(), counts.data(), at.data(), MPI_BYTE, Native::comm(*this)),
+              "allgather");
+        for (std::size_t r = 0; r < sizes.size(); ++r)
+            std::copy(round.begin() + at[r], round.begin() + at[r] + counts[r], out[r].begin() + std::ptrdiff_t(off));
+        if (most == 0) break;
+    }
     return out;
 }
 

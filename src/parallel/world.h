@@ -58,7 +58,7 @@ public:
     // Collective: the ranks of equal `color` (>= 0) form a world each, ranked as here
     // (MPI_Comm_split). Without MPI: this one-rank world.
     World split(int color) const;
-    // Every rank's bytes on every rank, in rank order (any sizes, each under 2 GB).
+    // Every rank's bytes on every rank, in rank order (any sizes).
     std::vector<std::vector<char>> allgather(const void* data, std::size_t bytes) const;
     // Whether `mine` holds on every rank (a blocking AND over all ranks).
     bool all(bool mine) const;

@@ -21,6 +21,13 @@ rtm::test::Result mpirun(int ranks, const std::string& mode) {
 
 }  // namespace
 
+TEST_CASE("large buffers cross MPI in pieces: gathers of parts of any size, broadcasts and reductions, byte for byte") {
+    const rtm::test::Result r = mpirun(3, "pieces");
+    INFO(r.output);
+    CHECK(r.status == 0);
+    for (const char* line : {"rank 0: ok", "rank 1: ok", "rank 2: ok"}) CHECK(rtm::test::contains(r.output, line));
+}
+
 TEST_CASE("split worlds gather, exchange, agree and broadcast among their own ranks only") {
     const rtm::test::Result r = mpirun(4, "collectives");
     INFO(r.output);
