@@ -192,11 +192,12 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
     parallel::WorkQueue queue(parallel::ShotGroups::get(), std::move(batches), batch_count);
     long shots_here = 0;
     double busy = 0;  // of the propagators replaced
-    // A batch's traces go to the record's sampling and to the sink while the next batch
-    // propagates: on a GPU the host thread only queues steps, and a 3D shot's 20 000
-    // traces took 1.2 s of the host (H100, 2026-11-23), a quarter of the shot. One batch
-    // at most is in flight, so the sink still gets the gathers in order. On the CPU the
-    // cores are the propagation's: no overlap there.
+    // A batch's traces come to the host, go to the record's sampling and to the sink
+    // while the next batch propagates: on a GPU the host thread only queues steps, and a
+    // 3D shot's 20 000 traces took 1.2 s of the host (H100, 2026-11-23), a quarter of
+    // the shot, and their copy and transpose 0.5 s more (H200). One batch at most is in
+    // flight, so the sink still gets the gathers in order. On the CPU the cores are the
+    // propagation's: no overlap there.
     std::future<void> in_flight;
     auto finish_in_flight = [&] {
         if (in_flight.valid()) in_flight.get();  // rethrows what the sink threw
@@ -236,11 +237,16 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
             progress.update(shots_here * nt + long(members) * (n + 1));
         }
         stepping.stop();
-        PhaseTimer reading_back("traces to the host");
-        std::vector<double> traces = prop->receiver_traces();  // the members' receivers in turn
-        reading_back.stop();
+        // The batch before has gone to the sink (its traces' device buffer is back for
+        // the next batch's steps).
+        finish_in_flight();
+        // The members' receivers in turn, fetched (on a GPU) beside the next batch's steps.
+        auto fetch = prop->receiver_traces_later();
         // Only a group's leader writes its gathers (the members hold the same traces).
-        auto to_sink = [&, traces = std::move(traces), first, members] {
+        auto to_sink = [&, fetch = std::move(fetch), first, members]() mutable {
+            PhaseTimer reading_back("traces to the host");
+            const std::vector<double> traces = fetch();
+            reading_back.stop();
             std::size_t r0 = 0;
             for (int m = 0; m < members; ++m) {
                 PhaseTimer resampling("traces to the record's sampling");
@@ -254,7 +260,6 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
                 sink(first + m, std::move(shot));
             }
         };
-        finish_in_flight();
         if (queue.leader() && opt.backend.gpu) in_flight = std::async(std::launch::async, std::move(to_sink));
         else if (queue.leader()) to_sink();
         shots_here += members;

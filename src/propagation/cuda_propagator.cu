@@ -33,6 +33,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <utility>
 
@@ -306,6 +309,37 @@ public:
         return out;
     }
 
+    // The traces' buffer goes with the function, with an event after the steps that
+    // wrote it; the next steps record into the spare (the buffer of the fetch before,
+    // given back when that fetch is done: two buffers for a modelling job). The copy runs
+    // on the legacy default stream, which stream_ (non-blocking) does not wait for.
+    std::function<std::vector<double>()> receiver_traces_later() override {
+        RTM_CUDA_CHECK(cudaSetDevice(device_));
+        cudaEvent_t written = nullptr;
+        RTM_CUDA_CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
+        RTM_CUDA_CHECK(cudaEventRecord(written, stream_));
+        auto traces = std::make_shared<kc::DeviceBuffer<T>>(std::move(rec_tr_));
+        {
+            const std::lock_guard<std::mutex> lock(spare_->mutex);
+            rec_tr_ = std::move(spare_->buffer);
+        }
+        rec_tr_.resize(traces->size());
+        rec_tr_.zero(stream_);
+        return [traces, written, spare = spare_, device = device_, nt = nt_, nrec = nrec_]() {
+            RTM_CUDA_CHECK(cudaSetDevice(device));
+            RTM_CUDA_CHECK(cudaEventSynchronize(written));
+            RTM_CUDA_CHECK(cudaEventDestroy(written));
+            const auto t = traces->download();
+            {
+                const std::lock_guard<std::mutex> lock(spare->mutex);
+                if (spare->buffer.empty()) spare->buffer = std::move(*traces);
+            }
+            std::vector<double> out(t.size());
+            kernels::transpose_widen(t.data(), nt, nrec, out.data());
+            return out;
+        };
+    }
+
     bool finite() const override { return f_.finite(); }
 
     // u += injection * f on the window's nodes, after the step just queued.
@@ -425,6 +459,12 @@ private:
     kc::DeviceBuffer<int> inj_offset_, inj_source_, rec_off_;
     kc::DeviceBuffer<double> inj_coef_, src_tr_, rec_w_;
     kc::DeviceBuffer<T> rec_tr_;
+    // A traces buffer given back by a fetch of receiver_traces_later, for the next one.
+    struct SpareTraces {
+        std::mutex mutex;
+        kc::DeviceBuffer<T> buffer;
+    };
+    std::shared_ptr<SpareTraces> spare_ = std::make_shared<SpareTraces>();
     int src_nt_ = 0, nrec_ = 0, nt_ = 0;
     double inv_vol_ = 1;
     static constexpr int kTimed = 128;

@@ -9,6 +9,7 @@
 //      with s[n] = sum over sources of trace[n] * weight / cell volume
 //      (in a damping layer the whole right side is divided by 1 + k, see Domain::injection),
 //      so that (1/v^2) u_tt - Lap u = f(t) delta(x - x_s) for a source of wavelet f.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,14 @@ public:
     virtual void step(int n) = 0;   // see above
     // Receiver traces recorded so far: receivers x nt, receiver after receiver.
     virtual std::vector<double> receiver_traces() const = 0;
+    // The same traces, fetched by calling the function returned (once, on any thread),
+    // while this propagator goes on: it may be given new receivers, reset and stepped
+    // meanwhile. A GPU backend hands over the device buffer the steps so far wrote and
+    // records the next ones into another, so that the copy to the host and the
+    // transpose run beside the next shot's steps; this default takes them now.
+    virtual std::function<std::vector<double>()> receiver_traces_later() {
+        return [t = receiver_traces()]() mutable { return std::move(t); };
+    }
     // The current wavefield u[n] on the window's nodes (x fastest), for tests and snapshots.
     virtual std::vector<double> wavefield() const = 0;
     // False when any computed point of any member's current wavefield is not finite (a
