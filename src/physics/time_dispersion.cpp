@@ -1,8 +1,10 @@
 #include "physics/time_dispersion.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include <fftw3.h>
 
@@ -25,7 +27,26 @@ std::mutex& planner_mutex() {
 
 using cplx = std::complex<double>;
 
+// Two zeroed arrays of m values, the thread's own, kept between calls: a trace's
+// transform is about a millisecond, and fresh arrays of 150-200 KB a call cost it page
+// faults (glibc maps blocks that large) and their first touch.
+std::pair<std::vector<cplx>, std::vector<cplx>>& scratch(int m) {
+    thread_local std::pair<std::vector<cplx>, std::vector<cplx>> s;
+    s.first.assign(std::size_t(m), cplx(0));
+    s.second.assign(std::size_t(m), cplx(0));
+    return s;
+}
+
 }  // namespace
+
+int warp_length(int n) {
+    for (int m = 2 * std::max(1, n);; m += 2) {  // even: the Nyquist bin is -M/2
+        int r = m;
+        for (const int f : {2, 3, 5})
+            while (r % f == 0) r /= f;
+        if (r == 1) return m;
+    }
+}
 
 struct FrequencyWarp::Plans {
     fftw_plan forward = nullptr, backward = nullptr;
@@ -40,8 +61,7 @@ struct FrequencyWarp::Plans {
 // for |t| <= M / 4.
 FrequencyWarp::FrequencyWarp(int n, const std::function<double(double)>& g, const std::function<double(double)>& a)
     : n_(n), plans_(std::make_unique<Plans>()) {
-    m_ = 1;
-    while (m_ < 2 * n_) m_ *= 2;
+    m_ = warp_length(n_);
     centre_ = n_ / 2;
     deconvolution_.resize(n_);
     for (int i = 0; i < n_; ++i) {
@@ -81,14 +101,14 @@ FrequencyWarp::~FrequencyWarp() {
 // The chain: centre and deconvolve (real -> complex), FFT, interpolate at the warped
 // frequencies times a(w) and the phase, inverse FFT / M, real part of the first n.
 void FrequencyWarp::apply(const double* in, double* out) const {
-    std::vector<cplx> buf(m_), spec(m_);
+    auto& [buf, spec] = scratch(m_);
     for (int i = 0; i < n_; ++i) buf[((i - centre_) % m_ + m_) % m_] = in[i] * deconvolution_[i];
     auto* b = reinterpret_cast<fftw_complex*>(buf.data());
     fftw_execute_dft(plans_->forward, b, b);
     for (const int j : active_) {  // spec[j] stays 0 elsewhere
         const cplx* w = weights_.data() + std::size_t(j) * kW;
         cplx s = 0;
-        for (int q = 0, k = first_[j]; q < kW; ++q, k = (k + 1) & (m_ - 1)) s += w[q] * buf[k];
+        for (int q = 0, k = first_[j]; q < kW; ++q, k = k + 1 == m_ ? 0 : k + 1) s += w[q] * buf[k];
         spec[j] = s;
     }
     auto* sp = reinterpret_cast<fftw_complex*>(spec.data());
@@ -100,13 +120,13 @@ void FrequencyWarp::apply(const double* in, double* out) const {
 // transpose is its conjugate transpose; FFTW's forward and backward DFTs are each
 // other's).
 void FrequencyWarp::apply_transpose(const double* in, double* out) const {
-    std::vector<cplx> buf(m_), spec(m_);
+    auto& [buf, spec] = scratch(m_);
     for (int i = 0; i < n_; ++i) spec[i] = in[i] / m_;
     auto* sp = reinterpret_cast<fftw_complex*>(spec.data());
     fftw_execute_dft(plans_->forward, sp, sp);
     for (const int j : active_) {
         const cplx* w = weights_.data() + std::size_t(j) * kW;
-        for (int q = 0, k = first_[j]; q < kW; ++q, k = (k + 1) & (m_ - 1)) buf[k] += std::conj(w[q]) * spec[j];
+        for (int q = 0, k = first_[j]; q < kW; ++q, k = k + 1 == m_ ? 0 : k + 1) buf[k] += std::conj(w[q]) * spec[j];
     }
     auto* b = reinterpret_cast<fftw_complex*>(buf.data());
     fftw_execute_dft(plans_->backward, b, b);

@@ -32,8 +32,10 @@
 //
 // Numerics. Each transform is a frequency warp of an n-sample trace x:
 //     y[m] = Re (1/M) sum_j a(w_j) X(g(w_j)) exp(2 pi i j m / M),  m < n,
-// X the DTFT of x, w_j = 2 pi j / M (radians per sample, j from -M/2), M >= 2n a power
-// of two (zero padding: the warped trace may spread past n, and what spreads past M
+// X the DTFT of x, w_j = 2 pi j / M (radians per sample, j from -M/2), M the least even
+// product of 2, 3 and 5 that is >= 2n (warp_length; FFTW's fast sizes: a power of two
+// would be up to 2x longer, 16384 against 9216 for n = 4584) (zero padding: the warped
+// trace may spread past n, and what spreads past M
 // wraps; the inverse transform moves sample n to n / cos(w dt / 2), past 2n only above
 // w dt = 2 pi / 3, i.e. W dt = sqrt(3), where its band ends; the forward one moves
 // samples earlier, by cos(w dt / 2)). X at the warped,
@@ -42,8 +44,8 @@
 // by the Kaiser-Bessel kernel's Fourier transform, FFT, then a W = 12 bin Kaiser-Bessel
 // interpolation: accurate to ~1e-11, far below fp32 (the transform test measures it
 // against the direct sum). Cost per trace: two complex FFTs of length M and M W complex
-// multiply-adds, about 10 M log2(M) + 8 M W flops: 3.9 Mflop for n = 6000 steps (M =
-// 16384; ~1 ms), against 36 M multiply-adds for the n x n matrix. apply and
+// multiply-adds, about 10 M log2(M) + 8 M W flops: 2.9 Mflop for n = 6000 steps (M =
+// 12000; ~1 ms), against 36 M multiply-adds for the n x n matrix. apply and
 // apply_transpose may be given the same array as in and out.
 #include <complex>
 #include <functional>
@@ -51,6 +53,9 @@
 #include <vector>
 
 namespace rtm {
+
+// M for traces of n samples (see above).
+int warp_length(int n);
 
 // A frequency warp y = Re IDFT[a(w) X(g(w))] on n samples (see above); g and a in
 // radians per sample, g odd and a even (so real traces stay real up to rounding).

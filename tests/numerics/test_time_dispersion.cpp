@@ -46,8 +46,7 @@ double transpose_error(int nin, int nout, const A& apply, const At& transpose) {
 // with X summed directly (n^2 work, no gridding).
 std::vector<double> warp_by_definition(const std::vector<double>& x, double (*g)(double), double (*a)(double)) {
     const int n = int(x.size());
-    int m = 1;
-    while (m < 2 * n) m *= 2;
+    const int m = warp_length(n);
     std::vector<std::complex<double>> spec(m);
     for (int j = 0; j < m; ++j) {
         const double w = 2 * M_PI * (j < m / 2 ? j : j - m) / m;
@@ -89,6 +88,23 @@ TEST_CASE("the time-dispersion transforms compute their definition (gridding aga
         CHECK(ef < 1e-8);
         CHECK(ei < 1e-8);
     }
+}
+
+TEST_CASE("the warp's length is the least even product of 2, 3 and 5 at least twice the trace") {
+    const auto smooth = [](int m) {
+        for (const int f : {2, 3, 5})
+            while (m % f == 0) m /= f;
+        return m == 1;
+    };
+    for (int n : {1, 2, 3, 301, 512, 3829, 4584, 6092, 6210, 100001}) {
+        const int m = warp_length(n);
+        INFO("n = " << n << ", M = " << m);
+        CHECK(m >= 2 * n);
+        CHECK(m % 2 == 0);
+        CHECK(smooth(m));
+        for (int k = 2 * n; k < m; k += 2) CHECK_FALSE(smooth(k));
+    }
+    CHECK(warp_length(4584) == 9216);  // a power of two would be 16384
 }
 
 TEST_CASE("the inverse time-dispersion transform undoes the forward one in its pass band") {
