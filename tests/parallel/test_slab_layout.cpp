@@ -23,6 +23,16 @@ namespace {
 
 constexpr int R = stencil::R;
 
+// An nx x ny x nz grid of h-metre cells (ny = 1: 2D).
+Grid grid_of(int nx, int ny, int nz, double h) {
+    Grid g;
+    g.nx = nx;
+    g.ny = ny;
+    g.nz = nz;
+    g.dx = g.dy = g.dz = h;
+    return g;
+}
+
 // Checks the layout rules of slab_layout.h for one box.
 void check_rules(const std::vector<Slab>& s, int nz, int lo, int hi, bool fs, int ranks) {
     REQUIRE(int(s.size()) == ranks);
@@ -106,10 +116,7 @@ TEST_CASE("too many ranks per shot for a grid is refused, naming the option, the
 }
 
 TEST_CASE("a slab's domain holds the whole domain's planes: box, layers, free surface, arrays, band") {
-    Grid g;
-    g.nx = 30;
-    g.nz = 50;
-    g.dx = g.dz = 10;
+    const Grid g = grid_of(30, 1, 50, 10);
     std::vector<float> vp(g.size());
     for (std::size_t i = 0; i < vp.size(); ++i) vp[i] = float(1500 + i % 97);
     for (const Boundary b : {Boundary::Cpml, Boundary::Damping})
@@ -171,11 +178,7 @@ TEST_CASE("a rank's domain built for its slab gives the whole domain's slab bit 
             for (const bool fs : {false, true})
                 for (const int physics : {0, 1, 2}) {  // isotropic, VTI, TTI
                     if (physics && (b == Boundary::Cpml || (physics == 2 && fs))) continue;  // refused combinations
-                    Grid g;
-                    g.nx = 17;
-                    g.ny = ndim == 3 ? 11 : 1;
-                    g.nz = 60;
-                    g.dx = g.dy = g.dz = 10;
+                    const Grid g = grid_of(17, ndim == 3 ? 11 : 1, 60, 10);
                     std::vector<float> vp(g.size());
                     for (std::size_t i = 0; i < vp.size(); ++i) vp[i] = float(1500 + (i * 7919) % 1013);
                     AnisotropyFields extra;
@@ -240,11 +243,7 @@ namespace {
 
 template <class T>
 void check_parts(int ndim, Boundary boundary, bool free_surface) {
-    Grid g;
-    g.nx = 23;
-    g.ny = ndim == 3 ? 13 : 1;
-    g.nz = 40;
-    g.dx = g.dy = g.dz = 10;
+    const Grid g = grid_of(23, ndim == 3 ? 13 : 1, 40, 10);
     std::vector<float> vp(g.size());
     for (std::size_t i = 0; i < vp.size(); ++i) vp[i] = float(1800 + 300 * std::sin(0.37 * double(i)));
     DomainOptions o;
