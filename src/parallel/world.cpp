@@ -45,7 +45,7 @@ std::size_t chunk_bytes() {
     static const std::size_t chunk = [] {
         const char* e = std::getenv("RTM_MPI_CHUNK_BYTES");
         const long long v = e ? std::atoll(e) : 0;
-        return v > 0 ? std::size_t(v) : std::size_t(1) << 30;
+        return v > 0 ? std::size_t(std::min<long long>(v, INT_MAX)) : std::size_t(1) << 30;
     }();
     return chunk;
 }
@@ -175,7 +175,9 @@ std::vector<std::vector<char>> World::allgather(const void* data, std::size_t by
     check(MPI_Allgather(&n, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, Native::comm(*this)), "allgather");
     std::vector<std::vector<char>> out;
     for (const std::uint64_t z : sizes) out.emplace_back(static_cast<std::size_t>(z));
-    const std::size_t chunk = chunk_bytes(), most = *std::max_element(sizes.begin(), sizes.end());
+    // A round's pieces together stay under INT_MAX (its counts and displacements are int).
+    const std::size_t chunk = std::max<std::size_t>(1, std::min(chunk_bytes(), std::size_t(INT_MAX) / std::size_t(size_)));
+    const std::size_t most = *std::max_element(sizes.begin(), sizes.end());
     std::vector<int> counts(static_cast<std::size_t>(size_)), at(static_cast<std::size_t>(size_));
     std::vector<char> round;
     for (std::size_t off = 0; off < most || off == 0; off += chunk) {
@@ -190,7 +192,8 @@ std::vector<std::vector<char>> World::allgather(const void* data, std::size_t by
                              MPI_BYTE, round.data(), counts.data(), at.data(), MPI_BYTE, Native::comm(*this)),
               "allgather");
         for (std::size_t r = 0; r < sizes.size(); ++r)
-            std::copy(round.begin() + at[r], round.begin() + at[r] + counts[r], out[r].begin() + std::ptrdiff_t(off));
+            if (counts[r] > 0)
+                std::copy(round.begin() + at[r], round.begin() + at[r] + counts[r], out[r].begin() + std::ptrdiff_t(off));
         if (most == 0) break;
     }
     return out;

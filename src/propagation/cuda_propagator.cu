@@ -318,6 +318,10 @@ public:
         cudaEvent_t written = nullptr;
         RTM_CUDA_CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
         RTM_CUDA_CHECK(cudaEventRecord(written, stream_));
+        // The next batch's set_sources and set_receivers copy into buffers these steps
+        // read, on the legacy stream, which stream_ is not ordered with: the steps end
+        // first (in model_shots the last step's blow-up check has waited for them already).
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
         auto traces = std::make_shared<kc::DeviceBuffer<T>>(std::move(rec_tr_));
         {
             const std::lock_guard<std::mutex> lock(spare_->mutex);
