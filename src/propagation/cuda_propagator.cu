@@ -309,18 +309,15 @@ public:
         return out;
     }
 
-    // The traces' buffer goes with the function, with an event after the steps that
-    // wrote it; the next steps record into the spare (the buffer of the fetch before,
-    // given back when that fetch is done: two buffers for a modelling job). The copy runs
-    // on the legacy default stream, which stream_ (non-blocking) does not wait for.
+    // The traces' buffer goes with the function; the next steps record into the spare
+    // (the buffer of the fetch before, given back when that fetch is done: two buffers
+    // for a modelling job). The steps that wrote it end first: the next batch's
+    // set_sources and set_receivers copy into buffers they read, on the legacy stream,
+    // which stream_ (non-blocking) is not ordered with (in model_shots the last step's
+    // blow-up check has waited for them already). The copy to the host then runs on the
+    // legacy stream beside the next steps.
     std::function<std::vector<double>()> receiver_traces_later() override {
         RTM_CUDA_CHECK(cudaSetDevice(device_));
-        cudaEvent_t written = nullptr;
-        RTM_CUDA_CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
-        RTM_CUDA_CHECK(cudaEventRecord(written, stream_));
-        // The next batch's set_sources and set_receivers copy into buffers these steps
-        // read, on the legacy stream, which stream_ is not ordered with: the steps end
-        // first (in model_shots the last step's blow-up check has waited for them already).
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
         auto traces = std::make_shared<kc::DeviceBuffer<T>>(std::move(rec_tr_));
         {
@@ -329,10 +326,8 @@ public:
         }
         rec_tr_.resize(traces->size());
         rec_tr_.zero(stream_);
-        return [traces, written, spare = spare_, device = device_, nt = nt_, nrec = nrec_]() {
+        return [traces, spare = spare_, device = device_, nt = nt_, nrec = nrec_]() {
             RTM_CUDA_CHECK(cudaSetDevice(device));
-            RTM_CUDA_CHECK(cudaEventSynchronize(written));
-            RTM_CUDA_CHECK(cudaEventDestroy(written));
             const auto t = traces->download();
             {
                 const std::lock_guard<std::mutex> lock(spare->mutex);
