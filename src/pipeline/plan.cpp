@@ -217,7 +217,12 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     }
     if (!migration) {
         device.push_back({P * share * b * (3 + 2 * g.ndim()), "wavefields and C-PML memory", layers_cause});
-        device.push_back({R * steps * 8, "receiver traces at the step", receivers_cause});
+        // A GPU keeps two buffers in the propagation's precision (a batch's traces are
+        // fetched while the next batch records into the other: receiver_traces_later);
+        // the CPU one, in double.
+        device.push_back({R * steps * (prop.backend.gpu ? 2 * b : 8),
+                          prop.backend.gpu ? "receiver traces at the step (two batches' worth)" : "receiver traces at the step",
+                          receivers_cause});
     } else {
         const MigrationOptions& mo = *migration;
         const int k = imaging_interval(mo, wavelet, ta);
