@@ -238,12 +238,9 @@ int cmd_migrate(int argc, char** argv) {
     job.folder = vm["output.job"].as<std::string>();
     job.migration = migration_from(vm);
     // Anisotropic models migrate on (p + q) / 2 (docs/anisotropy.md); the born-adjoint
-    // condition is the adjoint of Born modelling, which has no anisotropic form yet.
-    if (!model.extra.empty() && job.migration.condition == ImagingCondition::BornAdjoint)
-        fail("option migration.condition = born-adjoint",
-             "it is the adjoint of Born modelling, which is not implemented for anisotropic (VTI/TTI) models",
-             "Use migration.condition cross-correlation or inverse-scattering with model.epsilon, delta, theta, phi "
-             "(or leave those out for an isotropic born-adjoint image)");
+    // condition, the adjoint of their Born modelling, runs on the CPU backend only.
+    if (job.migration.condition == ImagingCondition::BornAdjoint)
+        refuse_anisotropic_born_on_gpu(model, job.migration.propagation.backend, "migration.condition born-adjoint");
     // A shot's work grows with its window: the largest go first, so that ranks end together.
     for (std::size_t i = 0; i < names.size(); ++i)
         names[i].cost = double(

@@ -63,4 +63,48 @@ std::vector<double> grad_dot(const std::vector<double>& a, const std::vector<dou
     return out;
 }
 
+std::pair<std::vector<double>, std::vector<double>> anisotropic_operator(
+    const std::vector<double>& p, const std::vector<double>& q, const Grid& g,
+    const std::array<std::vector<double>, 3>& axis) {
+    std::vector<double> hp(p.size(), 0.0), vq(q.size(), 0.0);
+    if (axis[0].empty()) {  // VTI: the compact second derivatives, across (x, y) and along (z) the axis
+#pragma omp parallel for schedule(static)
+        for (std::size_t i = 0; i < p.size(); ++i)
+            for_axes(g, [&](int a, long s, double h, int n) {
+                if (a == 2) vq[i] += d2(q, g, i, a, s, h, n);
+                else hp[i] += d2(p, g, i, a, s, h, n);
+            });
+        return {hp, vq};
+    }
+    // TTI, in two passes as the step kernels: the fluxes n (n . grad p) and
+    // (I - n n^T) grad q, then the compact Laplacians minus their divergences.
+    std::array<std::vector<double>, 3> fp, fq;
+    for (int a = 0; a < 3; ++a) {
+        fp[a].assign(p.size(), 0.0);
+        fq[a].assign(q.size(), 0.0);
+    }
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        double gp[3] = {0, 0, 0}, gq[3] = {0, 0, 0};
+        for_axes(g, [&](int a, long s, double h, int n) {
+            gp[a] = d1(p, g, i, a, s, h, n);
+            gq[a] = d1(q, g, i, a, s, h, n);
+        });
+        const double n[3] = {axis[0][i], axis[1][i], axis[2][i]};
+        const double np = n[0] * gp[0] + n[1] * gp[1] + n[2] * gp[2];
+        const double nq = n[0] * gq[0] + n[1] * gq[1] + n[2] * gq[2];
+        for (int a = 0; a < 3; ++a) {
+            fp[a][i] = n[a] * np;
+            fq[a][i] = gq[a] - n[a] * nq;
+        }
+    }
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < p.size(); ++i)
+        for_axes(g, [&](int a, long s, double h, int n) {
+            hp[i] += d2(p, g, i, a, s, h, n) - d1(fp[a], g, i, a, s, h, n);
+            vq[i] += d2(q, g, i, a, s, h, n) - d1(fq[a], g, i, a, s, h, n);
+        });
+    return {hp, vq};
+}
+
 }  // namespace rtm::imaging

@@ -12,7 +12,6 @@
 #include "core/error.h"
 #include "core/phases.h"
 #include "core/progress.h"
-#include "imaging/field_ops.h"
 #include "physics/stencil.h"
 #include "physics/wavelet.h"
 #include "parallel/world.h"
@@ -526,13 +525,15 @@ ShotGather born_shot(const Model& model, const Volume& dm, const ShotGather& sho
     const int N = ta.nt;
     const ShotWindow win = shot_window(model, shot, opt.aperture);
     const Grid& wg = win.grid;
-    const Domain domain(wg, win.vp, damping_domain(opt, ta.dt, wavelet));
-    const std::size_t npts = wg.size();
-    std::vector<double> dmv(npts);
+    const Domain domain(wg, win.vp, damping_domain(opt, ta.dt, wavelet), win.extra);
+    // dm v^2 on the window: the Born source is W g, g = -dm v^2 L u0 (Propagator::add_born_source).
+    std::vector<double> dm_v2(wg.size());
     for (int iz = 0; iz < wg.nz; ++iz)
         for (int iy = 0; iy < wg.ny; ++iy)
-            for (int ix = 0; ix < wg.nx; ++ix)
-                dmv[wg.index(ix, iy, iz)] = dm.at(ix + win.ix0, iy + win.iy0, iz);
+            for (int ix = 0; ix < wg.nx; ++ix) {
+                const std::size_t i = wg.index(ix, iy, iz);
+                dm_v2[i] = dm.at(ix + win.ix0, iy + win.iy0, iz) * double(win.vp[i]) * win.vp[i];
+            }
 
     auto u0 = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
     auto du = make_propagator(domain, opt.propagation.precision, opt.propagation.backend);
@@ -542,14 +543,10 @@ ShotGather born_shot(const Model& model, const Volume& dm, const ShotGather& sho
     du->set_receivers(receiver_stencils(domain, win, model, shot), N);
     u0->reset();
     du->reset();
-    std::vector<double> f(npts);
     for (int n = 0; n < N; ++n) {
-        // f[n] = -dm v^2 Lap u0[n], injected into du[n+1].
-        const auto lap = imaging::laplacian(u0->wavefield(), wg);
-        for (std::size_t i = 0; i < npts; ++i)
-            f[i] = -dmv[i] * double(win.vp[i]) * win.vp[i] * lap[i];
+        // W g[n], g[n] = -dm v^2 L u0[n], injected into du[n+1].
         du->step(n);
-        du->add_field(f);
+        du->add_born_source(*u0, wg, dm_v2);
         u0->step(n);
         if (finite_check_due(n, N)) {
             const std::string who = "shot " + std::to_string(shot.id);

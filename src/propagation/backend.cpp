@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "imaging/field_ops.h"
 #include "parallel/world.h"
 #include "propagation/slab_propagator.h"
 
@@ -31,8 +32,22 @@ PointStencil member_stencil(PointStencil s, const kernels::Box& box, int m) {
 }
 
 void Propagator::unsupported(const char* what) const {
-    fail("backend " + name(), std::string("does not implement ") + what + ", which migration needs",
+    fail("backend " + name(), std::string("does not implement ") + what + ", which this run needs",
          "Use --propagation.device cpu");
+}
+
+void Propagator::add_born_source(const Propagator& background, const Grid& g, const std::vector<double>& dm_v2) {
+    require_same_batch(background);
+    auto f = background.wavefield();
+    if (f.size() != dm_v2.size())
+        fail("add_born_source", "the perturbation has " + std::to_string(dm_v2.size()) + " values but the window " +
+                                    std::to_string(f.size()));
+    for (int m = 0; m < batch(); ++m) {
+        const auto first = f.begin() + std::ptrdiff_t(m * g.size());
+        const auto lap = imaging::laplacian(std::vector<double>(first, first + std::ptrdiff_t(g.size())), g);
+        for (std::size_t i = 0; i < g.size(); ++i) first[std::ptrdiff_t(i)] = -dm_v2[m * g.size() + i] * lap[i];
+    }
+    add_field(f);
 }
 
 void Propagator::reserve_bands(std::size_t count) {

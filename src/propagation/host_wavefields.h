@@ -12,6 +12,7 @@
 // forward one did. Imaging reads the mean of the fields: u, or (p + q) / 2 = B^T u,
 // the field receivers record, which is what the exact adjoint images (docs/anisotropy.md).
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -91,21 +92,48 @@ public:
     // member), coef the weight a unit source density has on that field at padded point p.
     template <class Coef>
     void add_field(const std::vector<double>& f, const Coef& coef) {
-        const auto& idx = window_index();
-        if (f.size() != idx.size() * batch_)
-            fail("add_field", "the field has " + std::to_string(f.size()) + " values but the window " +
-                                  std::to_string(idx.size()) + " nodes" +
-                                  (batch_ > 1 ? " for each of " + std::to_string(batch_) + " members" : ""));
+        require_window_values(f, 1, "add_field");
+        const std::size_t ws = window_index().size();
         for (int k = 0; k < fields_; ++k)
-            for (int m = 0; m < batch_; ++m) {
-                T* um = field(cur, k) + std::size_t(m) * box_;
-                const double* fm = f.data() + m * idx.size();
-                for (std::size_t i = 0; i < idx.size(); ++i) {
-                    const double v = fm[i];
-                    if (v == 0) continue;
-                    um[idx[i]] += T(coef(k, idx[i]) * v);
-                }
-            }
+            for (int m = 0; m < batch_; ++m)
+                add_to_window(k, m, [&](std::size_t i, long p) {
+                    const double v = f[m * ws + i];
+                    return v == 0 ? 0.0 : coef(k, p) * v;
+                });
+    }
+    // cur += W g on the window: g holds a value per field (field after field, member after
+    // member within a field, as the wavefield's boxes), coef(k, j, p) the weight of g's
+    // field j on field k at padded point p (the Born source, Propagator::add_born_source).
+    template <class Coef>
+    void add_fields(const std::vector<double>& g, const Coef& coef) {
+        require_window_values(g, fields_, "add_fields");
+        const std::size_t ws = window_index().size();
+        for (int k = 0; k < fields_; ++k)
+            for (int m = 0; m < batch_; ++m)
+                add_to_window(k, m, [&](std::size_t i, long p) {
+                    double sum = 0;
+                    for (int j = 0; j < fields_; ++j) {
+                        const double v = g[(std::size_t(j) * batch_ + m) * ws + i];
+                        if (v != 0) sum += coef(k, j, p) * v;
+                    }
+                    return sum;
+                });
+    }
+    // Field k of member m of a on the window (x fastest).
+    std::vector<double> field_window(const std::vector<T>& a, int k, int m) const {
+        const auto& idx = window_index();
+        const T* f = field(a, k) + std::size_t(m) * box_;
+        std::vector<double> out(idx.size());
+        for (std::size_t i = 0; i < idx.size(); ++i) out[i] = double(f[idx[i]]);
+        return out;
+    }
+    // The symmetry axis n on the window's nodes (TTI; empty arrays for VTI and isotropic),
+    // as imaging::anisotropic_operator reads it.
+    const std::array<std::vector<double>, 3>& window_axis() const {
+        if (d_.anisotropic() && d_.tti().tilted && window_axis_[0].empty())
+            for (int a = 0; a < 3; ++a)
+                for (long p : window_index()) window_axis_[a].push_back(d_.tti().axis[a][std::size_t(p)]);
+        return window_axis_;
     }
 
     // The edge band of every box (fp32), box after box.
@@ -220,8 +248,19 @@ public:
                     break;
                 }
                 case ImagingCondition::BornAdjoint: {
-                    const auto lap = imaging::laplacian(src.member_window(src.cur, m), g);
-                    for (std::size_t i = 0; i < ws; ++i) image[i] -= w * (v2[i] * lap[i] * imaged(cur, m, idx[i]));
+                    if (fields_ == 1) {
+                        const auto lap = imaging::laplacian(src.member_window(src.cur, m), g);
+                        for (std::size_t i = 0; i < ws; ++i) image[i] -= w * (v2[i] * lap[i] * imaged(cur, m, idx[i]));
+                        break;
+                    }
+                    // The transpose of the VTI/TTI Born source W g, g = -dm v^2 (H p_s, V q_s):
+                    // this propagator's fields are W lambda (docs/anisotropy.md), so the
+                    // image is -v^2 (H p_s . p + V q_s . q).
+                    const auto [hp, vq] = imaging::anisotropic_operator(
+                        src.field_window(src.cur, 0, m), src.field_window(src.cur, 1, m), g, window_axis());
+                    const T *p = field(cur, 0) + std::size_t(m) * box_, *q = field(cur, 1) + std::size_t(m) * box_;
+                    for (std::size_t i = 0; i < ws; ++i)
+                        image[i] -= w * (v2[i] * (hp[i] * double(p[idx[i]]) + vq[i] * double(q[idx[i]])));
                     break;
                 }
             }
@@ -237,6 +276,24 @@ public:
     }
 
 private:
+    void require_window_values(const std::vector<double>& f, int fields, const char* who) const {
+        const std::size_t ws = window_index().size();
+        if (f.size() != ws * batch_ * fields)
+            fail(who, "the field has " + std::to_string(f.size()) + " values but the window " + std::to_string(ws) +
+                          " nodes" + (fields > 1 ? " for each of " + std::to_string(fields) + " fields" : "") +
+                          (batch_ > 1 ? " for each of " + std::to_string(batch_) + " members" : ""));
+    }
+    // cur's field k of member m += value(i, p) at window node i (padded point p).
+    template <class Value>
+    void add_to_window(int k, int m, const Value& value) {
+        const auto& idx = window_index();
+        T* um = field(cur, k) + std::size_t(m) * box_;
+        for (std::size_t i = 0; i < idx.size(); ++i) {
+            const double v = value(i, idx[i]);
+            if (v != 0) um[idx[i]] += T(v);
+        }
+    }
+
     std::size_t boxes() const { return std::size_t(fields_) * batch_; }
     std::size_t slot_values() const { return window_index().size() * boxes(); }
 
@@ -244,6 +301,7 @@ private:
     int fields_, batch_;
     std::size_t box_;
     mutable std::vector<long> window_idx_;
+    mutable std::array<std::vector<double>, 3> window_axis_;
     std::vector<T> kept_;                 // snapshots, slot after slot
     std::vector<std::uint16_t> kept16_;   // or in bfloat16
     std::vector<double> image_, illum_;   // the correlation's accumulators (window, member after member)

@@ -72,6 +72,15 @@ public:
     // window per member, member after member): called right after step(n), it injects the
     // volume source f[n] into u[n+1] exactly as point sources are injected (VTI/TTI: W B f).
     virtual void add_field(const std::vector<double>& f) { unsupported("add_field"); }
+    // Born modelling's source, called right after step(n) as add_field: adds W g to the
+    // current wavefield (u[n+1]), g = -dm_v2 L u0[n], u0[n] the current wavefield of
+    // `background` (same domain and batch), dm_v2 the slowness-squared perturbation times
+    // v^2 on the window's nodes (`window`, the domain's; member after member), L the propagator's spatial operator with
+    // values outside the window zero (imaging::field_ops): Lap for the isotropic scheme,
+    // diag(H, V) on (p, q) for VTI/TTI, where W is the 2x2 (v dt)^2 C
+    // (docs/anisotropy.md "Born modelling"). This default is the isotropic one, on the
+    // host through wavefield() and add_field().
+    virtual void add_born_source(const Propagator& background, const Grid& window, const std::vector<double>& dm_v2);
     // Swaps u[n] and u[n-1]: after it, step(n) for n = N-1, N-2, ... runs time
     // backwards (u[n-1] = 2 u[n] - u[n+1] + (v dt)^2 (Lap u[n] + s[n]) is the same update).
     virtual void reverse_time() { unsupported("reverse_time"); }

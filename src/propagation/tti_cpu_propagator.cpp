@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "imaging/field_ops.h"
 #include "kernels/cpu/inject_cpu.h"
 #include "kernels/cpu/step_cpu.h"
 #include "kernels/cpu/tti_cpu.h"
@@ -115,6 +116,28 @@ public:
     void add_field(const std::vector<double>& f) override {
         f_.add_field(f, [&](int field, long p) { return tti_injection_weight(d_, field, p); });
     }
+    // W g, g = -dm v^2 (H p0, V q0) (docs/anisotropy.md "Born modelling"), W / (1 + k)
+    // in a damping layer as every source.
+    void add_born_source(const Propagator& background, const Grid& window, const std::vector<double>& dm_v2) override {
+        const auto* u0 = dynamic_cast<const TtiCpuPropagator<T>*>(&background);
+        if (!u0) unsupported("Born modelling with a background propagator of another backend, precision or physics");
+        require_same_batch(background);
+        const std::size_t ws = window.size();
+        if (dm_v2.size() != ws * batch())
+            fail("add_born_source", "the perturbation has " + std::to_string(dm_v2.size()) + " values but the window " +
+                                        std::to_string(ws * batch()));
+        std::vector<double> g(2 * ws * batch());  // g_p of every member, then g_q
+        for (int m = 0; m < batch(); ++m) {
+            const auto [hp, vq] = imaging::anisotropic_operator(u0->f_.field_window(u0->f_.cur, 0, m),
+                                                                u0->f_.field_window(u0->f_.cur, 1, m), window,
+                                                                f_.window_axis());
+            for (std::size_t i = 0; i < ws; ++i) {
+                g[m * ws + i] = -dm_v2[m * ws + i] * hp[i];
+                g[(batch() + m) * ws + i] = -dm_v2[m * ws + i] * vq[i];
+            }
+        }
+        f_.add_fields(g, [&](int k, int j, long p) { return tti_w(d_, k, j, p); });
+    }
     void correlate(const Propagator& source, double w, ImagingCondition condition) override {
         const auto* src = dynamic_cast<const TtiCpuPropagator<T>*>(&source);
         if (!src) unsupported("correlate with a propagator of another backend, precision or physics");
@@ -144,6 +167,12 @@ double tti_injection_weight(const Domain& d, int field, long i) {
     const auto& c = d.tti();
     const double damp = d.damping().empty() ? 1.0 : 1 + d.damping()[i];
     return 0.5 * (field == 0 ? c.cpp[i] + c.cpq[i] : c.cpq[i] + d.vdt2()[i]) / damp;
+}
+
+double tti_w(const Domain& d, int k, int j, long i) {
+    const auto& c = d.tti();
+    const double damp = d.damping().empty() ? 1.0 : 1 + d.damping()[i];
+    return (k != j ? c.cpq[i] : k == 0 ? c.cpp[i] : d.vdt2()[i]) / damp;
 }
 
 std::pair<kernels::Injection, kernels::Injection> tti_injection(const Domain& d, const std::vector<PointStencil>& where,

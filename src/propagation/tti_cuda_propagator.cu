@@ -196,7 +196,15 @@ public:
     void reserve_bands(std::size_t count) override { f_.reserve_bands(count); }
     void store_band(std::size_t slot) override { f_.store_band(slot); }
     void load_band(std::size_t slot) override { f_.load_band(slot); }
+    // Born modelling of VTI/TTI models and its adjoint (the born-adjoint condition) need
+    // diag(H, V) of the source wavefield on the window; only the CPU backend has it yet
+    // (the commands refuse it on the GPU before a shot starts).
+    void add_born_source(const Propagator&, const Grid&, const std::vector<double>&) override {
+        unsupported("Born modelling of anisotropic (VTI/TTI) models");
+    }
     void correlate(const Propagator& source, double w, ImagingCondition condition) override {
+        if (condition == ImagingCondition::BornAdjoint)
+            unsupported("the born-adjoint imaging condition of anisotropic (VTI/TTI) models");
         const auto* src = dynamic_cast<const TtiCudaPropagator<T>*>(&source);
         if (!src) unsupported("correlate with a propagator of another backend, precision or physics");
         require_same_batch(source);

@@ -23,6 +23,9 @@ std::pair<kernels::Injection, kernels::Injection> tti_injection(const Domain& d,
 // What a unit source density adds to field 0 (p) or 1 (q) at padded point i: W B / (1 + k)
 // = ((W_pp + W_pq) / 2, (W_pq + W_qq) / 2) / (1 + k) (the sources' taps, add_field).
 double tti_injection_weight(const Domain& d, int field, long i);
+// W_kj / (1 + k) at padded point i: what a unit density of field j adds to field k (the
+// Born source, Propagator::add_born_source).
+double tti_w(const Domain& d, int k, int j, long i);
 
 // Both backends' TTI propagators hold p and q in one array per time level (p of every
 // member, then q): the isotropic propagators' storage for migration (band, states,

@@ -1,5 +1,6 @@
 // `rtm model` and `rtm migrate` with anisotropy (VTI/TTI) from the command line, and what
-// is refused for now (Born modelling, the born-adjoint condition) naming the options.
+// is refused naming the options (Born modelling and the born-adjoint condition run from
+// the command line in tests/app/test_cli_adjoint.cpp).
 #include <cmath>
 #include <filesystem>
 
@@ -49,20 +50,8 @@ TEST_CASE("rtm model propagates a TTI model given as constants, warns where delt
     CHECK(diff > 0.1 * peak);  // anisotropy changes the direct and reflected waves
 }
 
-TEST_CASE("Born modelling and born-adjoint migration refuse anisotropic models naming the options") {
+TEST_CASE("an azimuth without a tilt is refused naming model.phi") {
     const auto dir = scratch("cli-tti-refused");
-    const auto iso = run_rtm(small_job(dir, ""));
-    REQUIRE(iso.status == 0);
-    const auto m = run_rtm("migrate --model.vp " + kModel + " --model.epsilon 0.1 --data.shots " +
-                           (dir / "shots.sgy").string() + " --migration.condition born-adjoint --propagation.device cpu"
-                           " --output.job " + (dir / "job").string());
-    CHECK(m.status == 1);
-    CHECK_THAT(m.output, Contains("migration.condition = born-adjoint") &&
-                             Contains("not implemented for anisotropic (VTI/TTI) models") &&
-                             Contains("Use migration.condition cross-correlation or inverse-scattering"));
-    const auto b = run_rtm(small_job(dir, "--model.delta 0.1 --model.born-reflectivity " + kModel));
-    CHECK(b.status == 1);
-    CHECK_THAT(b.output, Contains("Born modelling of anisotropic"));
     const auto p = run_rtm(small_job(dir, "--model.phi 10"));
     CHECK(p.status == 1);
     CHECK_THAT(p.output, Contains("model.phi") && Contains("an azimuth without a tilt"));

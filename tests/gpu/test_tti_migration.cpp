@@ -219,3 +219,17 @@ TEST_CASE("TTI migrate_shot on the GPU matches the CPU (cross-correlation and in
             }
     }
 }
+
+TEST_CASE("the GPU VTI/TTI propagator refuses Born modelling and the born-adjoint condition, naming the CPU backend") {
+    // Only the CPU backend has the anisotropic Born operator (docs/anisotropy.md "Born
+    // modelling"); the GPU must refuse, never image with the isotropic one.
+    if (!gpu_or_skip()) return;
+    const Domain d = tti_domain(2, true);
+    auto u0 = make_cuda_propagator(d, Precision::Single), du = make_cuda_propagator(d, Precision::Single);
+    const std::vector<double> dm_v2(d.window().size(), 1e-3);
+    const std::string born = error_of([&] { du->add_born_source(*u0, d.window(), dm_v2); });
+    CHECK_THAT(born, Catch::Matchers::Contains("Born modelling of anisotropic") &&
+                         Catch::Matchers::Contains("--propagation.device cpu"));
+    const std::string adjoint = error_of([&] { du->correlate(*u0, 1.0, ImagingCondition::BornAdjoint); });
+    CHECK_THAT(adjoint, Catch::Matchers::Contains("born-adjoint imaging condition of anisotropic"));
+}

@@ -5,6 +5,7 @@
 // transforms are inside both operators, and migration must use their exact transposes).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <random>
 
 #include "migration_fixture.h"
@@ -33,16 +34,19 @@ struct DotTest {
 // 37.5 Hz, 4.8 points per wavelength), receivers every 20 m; 3D: 17 x 17 x 15 at 20 m,
 // Ricker 8 Hz (4.5 points), receivers every 40 m in x and y. Records of 0.35 s at
 // record_dt; the step is propagation.dt (the caller's).
-// memory_budget: MigrationOptions::memory_budget (0: auto).
+// memory_budget: MigrationOptions::memory_budget (0: auto). dress: changes the model
+// before both operators run (e.g. gives it anisotropy).
 inline DotTest born_dot_test(int ndim, double record_dt, const PropagationOptions& p, SourceStorage storage,
-                             bool d_is_Fdm = false, double memory_budget = 0) {
+                             bool d_is_Fdm = false, double memory_budget = 0,
+                             const std::function<void(Model&)>& dress = {}) {
     const bool is3d = ndim == 3;
-    const Model m = is3d ? make_model(17, 17, 15, 20, [](double x, double y, double z) {
+    Model m = is3d ? make_model(17, 17, 15, 20, [](double x, double y, double z) {
         return 1800 + 0.6 * z + 100 * std::sin(x / 80) + 60 * std::cos(y / 70);
     })
                          : make_model(61, 1, 41, 10, [](double x, double, double z) {
                                return 1800 + 0.6 * z + 100 * std::sin(x / 80);
                            });
+    if (dress) dress(m);
     MigrationOptions opt;
     opt.aperture = -1;
     opt.propagation = p;

@@ -10,6 +10,7 @@
 #include "aniso_run.h"
 #include "imaging/stack.h"
 #include "numerics/batch_migration_test.h"
+#include "numerics/born_dot_test.h"
 #include "numerics/migration_fixture.h"
 #include "pipeline/memory_plan.h"
 #include "pipeline/migration.h"
@@ -233,7 +234,175 @@ TEST_CASE("the TTI forward map and migration's backward pass are adjoint to roun
     CHECK(std::abs(lhs - rhs) <= bound);
 }
 
-TEST_CASE("TTI migration: checkpoints give the snapshots' image bit for bit (cross-correlation, inverse scattering), the band within its rounding (2D)") {
+namespace {
+
+// Gives a dot-test model (born_dot_test.h) anisotropy varying in space: epsilon >=
+// delta everywhere (no node changed by the stability rule), a tilt of 10-50 degrees
+// and, in 3D, an azimuth of 15-75 degrees (Model holds radians).
+void tilted_anisotropy(Model& m) {
+    const Grid& g = m.grid();
+    for (const char* name : {"epsilon", "delta", "theta", "phi"})
+        if (g.ny > 1 || std::string(name) != "phi") m.extra[name] = Volume(g);
+    for (int iz = 0; iz < g.nz; ++iz)
+        for (int iy = 0; iy < g.ny; ++iy)
+            for (int ix = 0; ix < g.nx; ++ix) {
+                const double x = ix * g.dx, y = iy * g.dy, z = iz * g.dz;
+                m.extra["epsilon"].at(ix, iy, iz) = float(0.2 + 0.08 * std::sin((x - z) / 110));
+                m.extra["delta"].at(ix, iy, iz) = float(0.08 + 0.03 * std::cos(x / 90));
+                m.extra["theta"].at(ix, iy, iz) = float((30 + 20 * std::sin((x + z) / 130)) * M_PI / 180);
+                if (g.ny > 1) m.extra["phi"].at(ix, iy, iz) = float((45 + 30 * std::cos((y - x) / 100)) * M_PI / 180);
+            }
+}
+
+}  // namespace
+
+TEST_CASE("TTI Born modelling and born-adjoint migration are adjoint (dot-product test: 2D, 3D, double and single, "
+          "snapshots and band)") {
+    // The bounds of tests/numerics/test_adjoint.cpp, on DotTest::error (the operators'
+    // relative error), with the TTI update's roundings:
+    //   double: F dm stored as fp32 traces, 2^-24 of each sample: 1e-7. With the source
+    //   wavefield rebuilt from its fp32 band (p and q), the band's rounding re-enters at
+    //   every step and is carried along: at most N 2^-24.
+    //   single: K roundings per point and step (K = 90 for the 2D TTI update, 130 in 3D:
+    //   tests/gpu/test_tti.cpp), each carried along: after N steps at most K N 2^-24 per
+    //   propagation, coherent worst case; F and F^T each chain two propagations, so error
+    //   <= 4 K N 2^-24.
+    const double u32 = std::ldexp(1.0, -24);
+    for (int ndim : {2, 3}) {
+        PropagationOptions p;
+        p.dt = 0.001;  // below the TTI limit of both models (2D 1.7 ms, 3D 3.4 ms; docs/anisotropy.md)
+        p.boundary = Boundary::Damping;
+        p.precision = Precision::Double;
+        const DotTest snap = born_dot_test(ndim, 0.004, p, SourceStorage::Snapshots, false, 0, tilted_anisotropy);
+        const DotTest band = born_dot_test(ndim, 0.004, p, SourceStorage::Boundary, false, 0, tilted_anisotropy);
+        p.precision = Precision::Single;
+        const DotTest single = born_dot_test(ndim, 0.004, p, SourceStorage::Snapshots, false, 0, tilted_anisotropy);
+        const double K = ndim == 3 ? 130 : 90, single_bound = 4 * K * single.steps * u32;
+        WARN(ndim << "D TTI, " << snap.steps << " steps: <F dm, d> = " << snap.lhs << ", <dm, F^T d> = " << snap.rhs
+                  << "; mismatch " << snap.error() << " (double), " << band.error() << " (double, band; bound "
+                  << band.steps * u32 << "), " << single.error() << " (single; bound " << single_bound << ")");
+        CHECK(std::abs(snap.lhs) > 0);
+        CHECK(snap.error() < 1e-7);
+        CHECK(band.error() < band.steps * u32);
+        CHECK(single.error() < single_bound);
+    }
+}
+
+TEST_CASE("VTI and TTI Born modelling is the derivative of modelling: its error against a model difference "
+          "falls as the perturbation's square") {
+    // The Born source W g, g = -dm v^2 (H p0, V q0), is the exact derivative of the
+    // discrete update u[n+1] = 2 u[n] - u[n-1] + W L u[n] + W B s[n] with respect to m =
+    // 1/v^2 (W = dt^2 C / m: dW = -W dm v^2) wherever dm is zero at the source and within
+    // the operator's reach (2 R) of the window's edge, which a truncated Gaussian gives. So
+    // d(m + dm) - d(m) - F dm is the Taylor remainder, O(|dm|^2): halving dm divides its
+    // ratio to F dm by 2 (measured order 1 of the relative error, within 15%). dm is
+    // what the fp32 velocities really differ by, so their rounding does not enter.
+    for (bool tti : {false, true}) {
+        AnisoRun r = small_run();
+        r.extra = {{"epsilon", [](double x, double, double z) { return 0.2 + 0.08 * std::sin((x - z) / 110); }},
+                   {"delta", constant(0.08)}};
+        if (tti) r.extra["theta"] = [](double x, double, double z) { return 0.5 + 0.3 * std::sin((x + z) / 130); };
+        const auto blob = [](double x, double, double z) {  // slowness squared, s^2/m^2
+            const double r2 = ((x - 520) * (x - 520) + (z - 380) * (z - 380)) / (60.0 * 60.0);
+            return r2 < 9 ? 4e-8 * std::exp(-r2) : 0.0;
+        };
+        const AnisoResult d0 = run(r);
+        const std::vector<float> v0 = sample(r.grid, r.vp);
+        std::vector<double> errors;
+        for (double h : {1.0, 0.5}) {
+            AnisoRun rh = r;
+            rh.vp = [&, h](double x, double y, double z) { return 1 / std::sqrt(1 / std::pow(r.vp(x, y, z), 2) + h * blob(x, y, z)); };
+            const AnisoResult dh = run(rh);
+            const std::vector<float> vh = sample(r.grid, rh.vp);
+            std::vector<double> dm_v2(v0.size());
+            for (std::size_t i = 0; i < v0.size(); ++i)
+                dm_v2[i] = (1.0 / (double(vh[i]) * vh[i]) - 1.0 / (double(v0[i]) * v0[i])) * double(v0[i]) * v0[i];
+            // F dm: the background and the scattered propagators, as born_shot.
+            const Domain d = domain_of(r);
+            auto u0 = make_cpu_propagator(d, Precision::Double), du = make_cpu_propagator(d, Precision::Double);
+            const auto w = ricker(r.f0, r.domain.dt, r.nt);
+            u0->set_sources({d.point(r.source.x, r.source.y, r.source.z, "source")}, {std::vector<double>(w.begin(), w.end())});
+            u0->set_receivers({}, r.nt);
+            std::vector<PointStencil> rec;
+            for (const auto& q : r.receivers) rec.push_back(d.point(q.x, q.y, q.z, "receiver"));
+            du->set_sources({}, {});
+            du->set_receivers(rec, r.nt);
+            for (int n = 0; n < r.nt; ++n) {
+                du->step(n);
+                du->add_born_source(*u0, r.grid, dm_v2);
+                u0->step(n);
+            }
+            const auto Fdm = du->receiver_traces();
+            std::vector<double> rest(Fdm.size());
+            for (std::size_t i = 0; i < Fdm.size(); ++i) rest[i] = dh.traces[i] - d0.traces[i] - Fdm[i];
+            const auto l2 = [](const std::vector<double>& v) {
+                double sum = 0;
+                for (double x : v) sum += x * x;
+                return std::sqrt(sum);
+            };
+            errors.push_back(l2(rest) / l2(Fdm));
+            CHECK(max_abs(Fdm) > 0);
+        }
+        WARN((tti ? "TTI" : "VTI") << " Born against the model difference: relative error " << errors[0] << " at dm, "
+                                   << errors[1] << " at dm / 2 (ratio " << errors[0] / errors[1] << ")");
+        CHECK(errors[0] < 0.05);  // a linearisation, not a different wave
+        CHECK(errors[0] / errors[1] > 1.7);
+        CHECK(errors[0] / errors[1] < 2.3);
+    }
+}
+
+TEST_CASE("VTI Born modelling and born-adjoint migration with epsilon = delta = 0 equal the isotropic ones to "
+          "rounding") {
+    // With epsilon = delta = 0, W = (v dt)^2 [[1, 1], [1, 1]] and p = q = the isotropic u:
+    // the Born source W g, g = -dm v^2 (Dxx p, Dzz q), is the isotropic (v dt)^2 (-dm v^2
+    // Lap u) on both fields with its terms grouped otherwise, and the born-adjoint image
+    // -v^2 (Dxx p_s p + Dzz q_s q) the isotropic -v^2 Lap u_s u. Bound: each propagation's
+    // wavefield within 16 N^2 eps of its largest value (rounding_bound of
+    // test_anisotropy.cpp: the same update in another order), the background's error
+    // driving the scattered one: twice that, relative to the largest trace or image value,
+    // whose sums add N eps more.
+    const Model m = make_model(61, 1, 41, 10, [](double x, double, double z) { return 1800 + 0.6 * z + 100 * std::sin(x / 80); });
+    Model vti = m;
+    for (const char* name : {"epsilon", "delta"}) {
+        vti.extra[name] = Volume(m.grid());
+        std::fill(vti.extra[name].data.begin(), vti.extra[name].data.end(), 0.f);
+    }
+    Volume dm(m.grid());
+    std::mt19937 rng(3);
+    std::normal_distribution<double> gauss;
+    for (auto& x : dm.data) x = float(gauss(rng) * 1e-8);
+    MigrationOptions opt;
+    opt.aperture = -1;
+    opt.propagation.dt = 0.001;
+    opt.propagation.boundary = Boundary::Damping;
+    opt.propagation.precision = Precision::Double;
+    opt.propagation.pml_cells = 15;
+    opt.condition = ImagingCondition::BornAdjoint;
+    opt.storage = SourceStorage::Snapshots;
+    const Wavelet w = ricker_wavelet(15);
+    const ShotGather geo = shot_geometry(m, 303.7, 0, 20, 0.35, 0.001);
+    const ShotGather a = born_shot(m, dm, geo, w, opt), b = born_shot(vti, dm, geo, w, opt);
+    const auto fp = [](const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); };
+    const auto da = fp(a.data), db = fp(b.data);
+    const int N = time_axis(m, geo, w, opt.propagation).nt;
+    const double bound = (32.0 * N * N + N) * kEps;
+    // The traces are fp32 (ShotGather): their rounding, 2^-24 of the largest, comes on top.
+    const double trace_bound = bound + std::ldexp(1.0, -24);
+    double diff = 0;
+    for (std::size_t i = 0; i < da.size(); ++i) diff = std::max(diff, std::abs(da[i] - db[i]));
+    WARN("Born traces: max difference " << diff / max_abs(da) << " of the largest (bound " << trace_bound << ")");
+    CHECK(max_abs(da) > 0);
+    CHECK(diff <= trace_bound * max_abs(da));
+    ShotGather d = a;  // the isotropic Born data as the records
+    const ShotMigration ia = migrate_shot(m, d, w, opt), ib = migrate_shot(vti, d, w, opt);
+    double idiff = 0;
+    for (std::size_t i = 0; i < ia.image.size(); ++i) idiff = std::max(idiff, std::abs(ia.image[i] - ib.image[i]));
+    WARN("born-adjoint images: max difference " << idiff / max_abs(ia.image) << " of the largest (bound " << bound << ")");
+    CHECK(max_abs(ia.image) > 0);
+    CHECK(idiff <= bound * max_abs(ia.image));
+}
+
+TEST_CASE("TTI migration: checkpoints give the snapshots' image bit for bit (cross-correlation, inverse scattering, born-adjoint), the band within its rounding (2D)") {
     // A TTI model (tilt 30 degrees, eps 0.2, delta 0.1) with a reflector, migrated in
     // its smooth part: the source wavefield kept by snapshots, by the band of p and q,
     // and by checkpoints under a budget of two states.
@@ -268,7 +437,8 @@ TEST_CASE("TTI migration: checkpoints give the snapshots' image bit for bit (cro
     CHECK(needs.state_arrays == 4);
     const double state = needs.padded_points * needs.value_bytes * needs.state_arrays;
     CHECK(make_cpu_propagator(dom, damped.precision)->state_bytes() == std::size_t(state));
-    for (auto cond : {ImagingCondition::CrossCorrelation, ImagingCondition::InverseScattering}) {
+    for (auto cond : {ImagingCondition::CrossCorrelation, ImagingCondition::InverseScattering,
+                      ImagingCondition::BornAdjoint}) {
         opt.condition = cond;
         opt.memory_budget = 0;
         opt.storage = SourceStorage::Snapshots;
@@ -315,7 +485,8 @@ TEST_CASE("TTI migrate_shots: each shot of a batch gets its image alone bit for 
     std::vector<ShotGather> geo = sv.shots;
     sv.shots = model_shots(sv.truth, geo, sv.w, sv.opt.propagation);
     for (SourceStorage st : {SourceStorage::Snapshots, SourceStorage::Boundary, SourceStorage::Checkpoints})
-        for (ImagingCondition c : {ImagingCondition::CrossCorrelation, ImagingCondition::InverseScattering}) {
+        for (ImagingCondition c : {ImagingCondition::CrossCorrelation, ImagingCondition::InverseScattering,
+                                   ImagingCondition::BornAdjoint}) {
             MigrationOptions opt = sv.opt;
             opt.storage = st;
             opt.condition = c;
