@@ -126,6 +126,16 @@ public:
     virtual std::size_t plane_bytes() const { unsupported("plane_bytes"); }
     virtual void copy_planes_out(int iz0, int count, void* dst) const { unsupported("copy_planes_out"); }
     virtual void copy_planes_in(int iz0, int count, const void* src) { unsupported("copy_planes_in"); }
+    // A two-pass step (TTI: pass 1 writes the fluxes that pass 2 differentiates, across
+    // the planes too): the planes of the pass-1 output of the member whose pass 1 just
+    // ran (every intermediate field of it, one after another), which a slab's
+    // neighbours need in their ghost planes before pass 2; set_between_passes(f) has
+    // step() call f(member) there, for the caller's exchange. intermediate_plane_bytes()
+    // is 0 for a one-pass step (nothing to exchange within a step).
+    virtual std::size_t intermediate_plane_bytes() const { return 0; }
+    virtual void copy_intermediate_out(int iz0, int count, void* dst) const { unsupported("copy_intermediate_out"); }
+    virtual void copy_intermediate_in(int iz0, int count, const void* src) { unsupported("copy_intermediate_in"); }
+    virtual void set_between_passes(std::function<void(int member)> between) { unsupported("set_between_passes"); }
     // Collective over `group` (rank r: slab r, depth order), called before set_sources:
     // true when this propagator then keeps its ghost planes fresh itself, in every
     // step() (its edge planes sent to the neighbours while the interior computes); after

@@ -39,7 +39,7 @@ void vti(const TtiStepArgs<T>& A) {
 }
 
 template <class T, int NDIM>
-void tti(const TtiStepArgs<T>& A) {
+void tti(const TtiStepArgs<T>& A, const std::function<void()>& between) {
     const Box& B = A.box;
     const long st[3] = {1, B.sy(), B.sz()};
     constexpr int axes[3] = {0, NDIM == 3 ? 1 : 2, 2};  // the first NDIM are the grid's axes
@@ -67,6 +67,7 @@ void tti(const TtiStepArgs<T>& A) {
                 }
             }
         }
+    if (between) between();
     // Pass 2: the compact Laplacians minus the divergences of pass 1's fluxes, and the update.
 #pragma omp parallel for collapse(2) schedule(static)
     for (int iz = 0; iz < B.nz; ++iz)
@@ -95,7 +96,7 @@ void tti(const TtiStepArgs<T>& A) {
 }  // namespace
 
 template <class T>
-void tti_step_cpu(const TtiStepArgs<T>& args) {
+void tti_step_cpu(const TtiStepArgs<T>& args, const std::function<void(int)>& between) {
     const long stride = long(args.box.padded_size());
     for (int m = 0; m < args.batch; ++m) {
         TtiStepArgs<T> one = args;
@@ -105,7 +106,8 @@ void tti_step_cpu(const TtiStepArgs<T>& args) {
         one.wp += m * stride;
         one.wq += m * stride;
         const bool three = one.box.ndim == 3;
-        if (one.axis[0]) three ? tti<T, 3>(one) : tti<T, 2>(one);
+        const std::function<void()> here = between ? std::function<void()>([&] { between(m); }) : nullptr;
+        if (one.axis[0]) three ? tti<T, 3>(one, here) : tti<T, 2>(one, here);
         else three ? vti<T, 3>(one) : vti<T, 2>(one);
         if (one.box.free_surface) {
             free_surface_cpu(one.box, one.wp);
@@ -114,7 +116,7 @@ void tti_step_cpu(const TtiStepArgs<T>& args) {
     }
 }
 
-template void tti_step_cpu<float>(const TtiStepArgs<float>&);
-template void tti_step_cpu<double>(const TtiStepArgs<double>&);
+template void tti_step_cpu<float>(const TtiStepArgs<float>&, const std::function<void(int)>&);
+template void tti_step_cpu<double>(const TtiStepArgs<double>&, const std::function<void(int)>&);
 
 }  // namespace rtm::kernels

@@ -1,6 +1,8 @@
 #pragma once
 // CPU time step of the pseudo-acoustic VTI/TTI system: the reference (twin) for the GPU
 // TTI kernels. The system and why it is stable and self-adjoint: docs/anisotropy.md.
+#include <functional>
+
 #include "kernels/step_args.h"
 
 namespace rtm::kernels {
@@ -46,7 +48,9 @@ struct TtiStepArgs {
 //   and the update (16): about 270 in 3D, 180 in 2D.
 // A free surface (VTI only; the domain refuses it for TTI) then mirrors wp and wq as
 // the isotropic step does. OpenMP over z, SIMD along x.
+// between (TTI): called with the member's number after its pass 1 and before its pass 2
+// (the z-slabs' exchange of the fluxes' ghost planes, which pass 2 differentiates).
 template <class T>
-void tti_step_cpu(const TtiStepArgs<T>& args);
+void tti_step_cpu(const TtiStepArgs<T>& args, const std::function<void(int member)>& between = {});
 
 }  // namespace rtm::kernels
