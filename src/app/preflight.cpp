@@ -30,14 +30,19 @@ bool dry_run(const po::variables_map& vm, const std::vector<std::string>& plan) 
 
 // Refuses a shot group whose ranks cannot share the shots' grid in z-slabs
 // (parallel/slab_layout.h), before any propagation: every shot's box has the model's
-// depth samples plus the absorbing layers (none on top under a free surface).
-void check_slabs(const Model& model, const PropagationOptions& prop) {
+// depth samples plus the absorbing layers (none on top under a free surface). Anisotropic
+// slabs run on CPU ranks, and without the Born operators (born: Born modelling or the
+// born-adjoint condition asked for), as the slab propagator says.
+void check_slabs(const Model& model, const PropagationOptions& prop, bool born) {
     const int per_shot = parallel::ShotGroups::get().per_shot();
     if (per_shot == 1) return;
-    if (!model.extra.empty())
-        fail("option parallel.ranks-per-shot", "is " + std::to_string(per_shot) +
-                 ": one shot over several ranks has no anisotropic (VTI/TTI) slabs yet",
-             "Set parallel.ranks-per-shot = 1 for models with epsilon, delta, theta or phi");
+    if (!model.extra.empty() && (prop.backend.gpu || born))
+        fail("option parallel.ranks-per-shot",
+             "is " + std::to_string(per_shot) + ": one shot of an anisotropic (VTI/TTI) model over several ranks " +
+                 (born ? "has no Born modelling or born-adjoint condition yet" : "runs on CPU ranks only yet"),
+             born ? "Set parallel.ranks-per-shot = 1 for it"
+                  : "Set parallel.ranks-per-shot = 1 for models with epsilon, delta, theta or phi on GPUs, or "
+                    "propagation.device cpu");
     const int lo = prop.free_surface ? 0 : prop.pml_cells, hi = prop.pml_cells;
     parallel::slab_layout(model.grid().nz + lo + hi, lo, hi, prop.free_surface, per_shot);
 }
@@ -81,7 +86,7 @@ bool preflight_model(const po::variables_map& vm, const Model& model, const std:
                                                                 : std::string("options acquisition.*");
     const PlanShots shots{geometry.size(), [&](std::size_t k) -> const ShotGather& { return geometry[k]; },
                           [&](std::size_t) { return source; }};
-    check_slabs(model, prop);
+    check_slabs(model, prop, vm.count("model.born-dm") || vm.count("model.born-reflectivity"));
     const auto plan = plan_job(model, vm["model.vp"].as<std::string>(), shots, wavelet, prop, nullptr);
     check_output_path(shots_out, "output.shots", false);
     check_output_path(preview_out, "output.preview", false);
@@ -101,7 +106,7 @@ bool preflight_model(const po::variables_map& vm, const Model& model, const std:
 
 bool preflight_migrate(const po::variables_map& vm, const Model& model, const PlanShots& shots,
                        const Wavelet& wavelet, const MigrationOptions& migration, const std::string& job_folder) {
-    check_slabs(model, migration.propagation);
+    check_slabs(model, migration.propagation, migration.condition == ImagingCondition::BornAdjoint);
     const auto plan = plan_job(model, vm["model.vp"].as<std::string>(), shots, wavelet, migration.propagation, &migration);
     check_output_path(job_folder, "output.job", true);
     if (model.grid().nz > kSegyMaxField)

@@ -27,13 +27,19 @@ public:
                                        whole.box().free_surface, group.size())),
           me_(slabs_[std::size_t(group.rank())]),
           domain_(whole.slab(me_.z0, me_.z1)) {
-        if (whole.anisotropic())
-            fail("option parallel.ranks-per-shot", "one shot over several ranks has no anisotropic (VTI/TTI) slabs yet",
-                 "Set parallel.ranks-per-shot = 1 for models with epsilon, delta, theta or phi");
+        if (whole.anisotropic() && backend.gpu)
+            fail("option parallel.ranks-per-shot",
+                 "one shot over several GPUs has no anisotropic (VTI/TTI) slabs yet (CPU ranks have)",
+                 "Set parallel.ranks-per-shot = 1 for models with epsilon, delta, theta or phi on GPUs, or run the "
+                 "slabs on CPU ranks: propagation.device cpu");
         log_layout();
         Backend one = backend;
         one.group = nullptr;
         inner_ = make_propagator(domain_, precision, one, batch);
+        // A two-pass step (TTI) differentiates its pass-1 fluxes across the faces too:
+        // their ghost planes come from the neighbours between the passes.
+        if (inner_->intermediate_plane_bytes() > 0)
+            inner_->set_between_passes([this](int) { exchange_intermediate(); });
         above_ = group.rank() > 0 ? R : 0;
         below_ = group.rank() + 1 < group.size() ? R : 0;
         in_step_ = inner_->exchange_in_step(group);  // collective
@@ -95,6 +101,12 @@ public:
     std::vector<double> wavefield() const override { return assemble(inner_->wavefield(), batch()); }
     std::vector<double> previous_wavefield() const override { return assemble(inner_->previous_wavefield(), batch()); }
 
+    // The isotropic Born source (Propagator's, through the assembled wavefield); the
+    // anisotropic one needs H p, V q across the faces, with ghost planes 2 R deep for TTI.
+    void add_born_source(const Propagator& background, const Grid& window, const std::vector<double>& dm_v2) override {
+        if (whole_.anisotropic()) refuse_anisotropic_born("Born modelling");
+        Propagator::add_born_source(background, window, dm_v2);
+    }
     void add_field(const std::vector<double>& f) override {
         const std::size_t plane = std::size_t(whole_.window().nx) * whole_.window().ny;
         if (f.size() != whole_.window().size())
@@ -210,6 +222,28 @@ private:
         exchange_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
 
+    // Member 0's pass-1 output planes beside each inner face (the step's between_passes;
+    // members step one after another, each exchanging its own), as exchange() does.
+    void exchange_intermediate() const {
+        const auto t0 = std::chrono::steady_clock::now();
+        const int r = group_.rank(), nz = domain_.box().nz;
+        const std::size_t bytes = inner_->intermediate_plane_bytes() * R;
+        send_.resize(bytes);
+        recv_.resize(bytes);
+        const int up = above_ ? r - 1 : -1, down = below_ ? r + 1 : -1;
+        inner_->copy_intermediate_out(nz - R, R, send_.data());
+        group_.sendrecv(send_.data(), down < 0 ? 0 : bytes, down, recv_.data(), up < 0 ? 0 : bytes, up);
+        if (up >= 0) inner_->copy_intermediate_in(-R, R, recv_.data());
+        inner_->copy_intermediate_out(0, R, send_.data());
+        group_.sendrecv(send_.data(), up < 0 ? 0 : bytes, up, recv_.data(), down < 0 ? 0 : bytes, down);
+        if (down >= 0) inner_->copy_intermediate_in(nz, R, recv_.data());
+        exchange_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    [[noreturn]] void refuse_anisotropic_born(const std::string& what) const {
+        fail("option parallel.ranks-per-shot", what + " of anisotropic (VTI/TTI) models over z-slabs is not implemented",
+             "Set parallel.ranks-per-shot = 1 for it (cross-correlation and inverse scattering run over slabs)");
+    }
+
     // Every slab's part, the members in turn (each member: the slabs top to bottom).
     std::vector<double> assemble(const std::vector<double>& mine, int members) const {
         const auto parts = group_.allgather(mine.data(), mine.size() * sizeof(double));
@@ -253,17 +287,22 @@ std::vector<double> SlabPropagator::extended(const SlabPropagator& p) const {
     std::copy(own.begin(), own.end(), out.begin() + std::ptrdiff_t(above_ * plane));
     const std::size_t bytes = p.inner_->plane_bytes();
     std::vector<char> buf(bytes * R);
-    // The window nodes of halo planes iz0 .. iz0 + R - 1, in the propagation's precision.
+    // The imaged field (u, or (p + q) / 2 as the TTI propagators image it: R planes of p,
+    // then R of q) on the window nodes of halo planes iz0 .. iz0 + R - 1.
+    const int fields = domain_.anisotropic() ? 2 : 1;
+    const bool single = bytes == fields * std::size_t(box.sz()) * sizeof(float);
+    const long field_stride = long(R) * box.sz();
+    const auto value = [&](long q) {
+        return single ? double(reinterpret_cast<const float*>(buf.data())[q]) : reinterpret_cast<const double*>(buf.data())[q];
+    };
     const auto ghosts = [&](int iz0, double* dst) {
         p.inner_->copy_planes_out(iz0, R, buf.data());
-        const bool single = bytes == std::size_t(box.sz()) * sizeof(float);
         for (int k = 0; k < R; ++k)
             for (int iy = 0; iy < g.ny; ++iy)
                 for (int ix = 0; ix < g.nx; ++ix) {
                     const long q = box.at(ix + box.pml_lo[0], iy + box.pml_lo[1], iz0 + k) - long(iz0 + R) * box.sz();
                     dst[std::size_t(k) * plane + g.index(ix, iy, 0)] =
-                        single ? double(reinterpret_cast<const float*>(buf.data())[q])
-                               : reinterpret_cast<const double*>(buf.data())[q];
+                        fields == 1 ? value(q) : 0.5 * (value(q) + value(q + field_stride));
                 }
     };
     if (above_) ghosts(-R, out.data());
@@ -286,6 +325,8 @@ void SlabPropagator::correlate(const Propagator& source, double w, ImagingCondit
         return inner_->correlate(*src->inner_, w, condition);
     }
     require_same_batch(source);
+    if (condition == ImagingCondition::BornAdjoint && domain_.anisotropic())
+        refuse_anisotropic_born("The born-adjoint condition");
     if (batch() > 1)
         fail("option propagation.batch", "the inverse-scattering and born-adjoint conditions over z-slabs take one shot at a time",
              "Set propagation.batch = 1 with parallel.ranks-per-shot above 1");

@@ -10,7 +10,11 @@
 //    them (the step's Laplacian, receiver sampling, derivatives of an imaging condition)
 //    they are exchanged (copy_planes_out/in and MPI over the group, every batch member).
 //    u[n-1] and the C-PML memory are only read pointwise (faces keep R planes from the
-//    layers), so they are never exchanged.
+//    layers), so they are never exchanged. VTI/TTI: p and q both (a plane is p's then
+//    q's); the TTI step's pass-1 fluxes, which pass 2 differentiates across the faces,
+//    are exchanged between its passes (Propagator::set_between_passes). Anisotropic slabs
+//    run on CPU ranks, without Born modelling and the born-adjoint condition (their
+//    H p, V q across a face need 2 R ghost planes): both refused.
 //  - Sources: each slab injects the taps it owns, in the stencil's order; receivers: each
 //    is sampled by the slab owning its stencil's middle plane, reading all its taps from
 //    owned and ghost planes: the same sums in the same order as one box, bit for bit.

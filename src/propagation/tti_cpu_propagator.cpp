@@ -7,6 +7,7 @@
 // keeps the adjoint exact: the adjoint state times W obeys this same step run backwards,
 // injecting the data through W B and imaging with B^T (docs/anisotropy.md).
 #include <chrono>
+#include <functional>
 #include <algorithm>
 #include <tuple>
 #include <utility>
@@ -99,7 +100,7 @@ public:
         args_.q = q;
         args_.wp = f_.field(f_.prev, 0);
         args_.wq = f_.field(f_.prev, 1);
-        kernels::tti_step_cpu(args_);
+        kernels::tti_step_cpu(args_, between_);
         kernels::inject_cpu(inj_p_, n, args_.wp);
         kernels::inject_cpu(inj_q_, n, args_.wq);
         f_.swap();
@@ -145,12 +146,52 @@ public:
         f_.correlate(src->f_, w, condition);
     }
 
+    // z-slabs: a plane is p's then q's (each member's count planes of p, then of q); the
+    // fluxes of pass 1 (TTI) are the intermediate fields, one member's at a time.
+    std::size_t plane_bytes() const override { return 2 * std::size_t(box_.sz()) * sizeof(T); }
+    void copy_planes_out(int iz0, int count, void* dst) const override {
+        T* out = static_cast<T*>(dst);
+        for (int m = 0; m < batch(); ++m)
+            for (int k = 0; k < 2; ++k) out = copy_out(f_.field(f_.cur, k) + m * box_.padded_size(), iz0, count, out);
+    }
+    void copy_planes_in(int iz0, int count, const void* src) override {
+        const T* in = static_cast<const T*>(src);
+        for (int m = 0; m < batch(); ++m)
+            for (int k = 0; k < 2; ++k) in = copy_in(in, iz0, count, f_.field(f_.cur, k) + m * box_.padded_size());
+    }
+    std::size_t intermediate_plane_bytes() const override {
+        return d_.tti().tilted ? 6 * std::size_t(box_.sz()) * sizeof(T) : 0;
+    }
+    void copy_intermediate_out(int iz0, int count, void* dst) const override {
+        T* out = static_cast<T*>(dst);
+        for (const auto& f : flux_) out = copy_out(f.data(), iz0, count, out);
+    }
+    void copy_intermediate_in(int iz0, int count, const void* src) override {
+        const T* in = static_cast<const T*>(src);
+        for (auto& f : flux_) in = copy_in(in, iz0, count, f.data());
+    }
+    void set_between_passes(std::function<void(int)> between) override { between_ = std::move(between); }
+
     std::string name() const override {
         return std::string(d_.tti().tilted ? "cpu TTI" : "cpu VTI") + (sizeof(T) == 4 ? " (fp32)" : " (fp64)");
     }
 
 private:
+    // Planes iz0 .. iz0 + count - 1 (computed-plane numbers, halo -R..-1 included) of the
+    // padded array a, to out / from in; returns the pointer past them.
+    T* copy_out(const T* a, int iz0, int count, T* out) const {
+        const std::size_t n = std::size_t(box_.sz()) * std::size_t(count);
+        const T* from = a + std::size_t(iz0 + stencil::R) * box_.sz();
+        return std::copy(from, from + n, out);
+    }
+    const T* copy_in(const T* in, int iz0, int count, T* a) const {
+        const std::size_t n = std::size_t(box_.sz()) * std::size_t(count);
+        std::copy(in, in + n, a + std::size_t(iz0 + stencil::R) * box_.sz());
+        return in + n;
+    }
+
     double busy_ = 0;  // seconds in step()
+    std::function<void(int)> between_;  // set_between_passes
     const Domain& d_;
     kernels::Box box_;
     kernels::TtiStepArgs<T> args_;

@@ -286,4 +286,67 @@ TEST_CASE("a grid too shallow for its ranks per shot is refused before propagati
     CHECK(!fs::exists(dir / "s.sgy"));
 }
 
+
+// Anisotropic slabs (CPU ranks): p and q are exchanged as the isotropic u, and the TTI
+// step's pass-1 fluxes, which pass 2 differentiates across the faces, between its passes
+// (Propagator::set_between_passes): the same sums as one box, so bit for bit again.
+namespace {
+
+const std::string kTti = " --model.epsilon 0.2 --model.delta 0.1 --model.theta 30";
+
+}  // namespace
+
+TEST_CASE("TTI and VTI shots over z-slabs: rtm model's gathers are one process's, bit for bit (2D over 2 and 3 ranks, "
+          "VTI with a free surface, 3D TTI with an azimuth)") {
+    const auto dir = scratch("cli-slabs-tti-model");
+    const double face = face_depth(151, 10, kPml, false, 2, 1);
+    auto r = both(2, 2, model_2d(face, face, kTti, 2), dir / "tti2", "--output.shots");
+    INFO(r.one.output << r.many.output);
+    REQUIRE(r.one.status == 0);
+    REQUIRE(r.many.status == 0);
+    CHECK_THAT(r.many.output, Contains("cpu TTI") && Contains("in 2 z-slabs"));
+    CHECK(bytes_of(dir / "tti2" / "many") == bytes_of(dir / "tti2" / "one"));
+    r = both(3, 3, model_2d(face_depth(151, 10, kPml, false, 3, 1), face_depth(151, 10, kPml, false, 3, 2), kTti, 2),
+             dir / "tti3", "--output.shots");
+    REQUIRE(r.many.status == 0);
+    CHECK(bytes_of(dir / "tti3" / "many") == bytes_of(dir / "tti3" / "one"));
+    const double fs_face = face_depth(151, 10, kPml, true, 2, 1);
+    r = both(2, 2, model_2d(fs_face, fs_face, "--model.epsilon 0.2 --model.delta 0.1 --propagation.free-surface true", 2),
+             dir / "vti", "--output.shots");
+    REQUIRE(r.many.status == 0);
+    CHECK_THAT(r.many.output, Contains("cpu VTI"));
+    CHECK(bytes_of(dir / "vti" / "many") == bytes_of(dir / "vti" / "one"));
+    r = both(2, 2, model_3d() + " --model.epsilon 0.15 --model.delta 0.05 --model.theta 25 --model.phi 40", dir / "tti3d",
+             "--output.shots");
+    INFO(r.one.output << r.many.output);
+    REQUIRE(r.one.status == 0);
+    REQUIRE(r.many.status == 0);
+    CHECK(bytes_of(dir / "tti3d" / "many") == bytes_of(dir / "tti3d" / "one"));
+}
+
+TEST_CASE("TTI migration over z-slabs: the image is one process's, bit for bit (inverse scattering with the band, "
+          "cross-correlation with checkpoints)") {
+    check_migration("tti-is-boundary", 2, 2, kTti + " --migration.condition inverse-scattering --migration.storage boundary");
+    check_migration("tti-cc-checkpoints", 3, 3,
+                    kTti + " --migration.storage checkpoints --migration.memory-budget 0.005");
+}
+
+TEST_CASE("anisotropic Born modelling and the born-adjoint condition over z-slabs are refused before any shot, naming "
+          "the option") {
+    const auto dir = scratch("cli-slabs-tti-born");
+    const double face = face_depth(151, 10, kPml, false, 2, 1);
+    const auto b = mpi_rtm(2, model_2d(face, face, kTti + " --model.born-reflectivity " + kVp, 1) +
+                                  " --parallel.ranks-per-shot 2 --output.shots " + (dir / "born.sgy").string());
+    INFO(b.output);
+    CHECK(b.status == 1);
+    CHECK_THAT(b.output, Contains("parallel.ranks-per-shot") && Contains("no Born modelling or born-adjoint"));
+    CHECK(!fs::exists(dir / "born.sgy"));
+    const auto m = mpi_rtm(2, "migrate --model.vp " + kSmooth + kTti + " --data.shots " + shots_file().string() +
+                                  " --migration.condition born-adjoint --propagation.device cpu --parallel.ranks-per-shot 2"
+                                  " --output.job " + (dir / "job").string());
+    INFO(m.output);
+    CHECK(m.status == 1);
+    CHECK_THAT(m.output, Contains("parallel.ranks-per-shot") && Contains("no Born modelling or born-adjoint"));
+}
+
 #endif
