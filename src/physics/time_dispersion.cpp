@@ -102,14 +102,22 @@ FrequencyWarp::~FrequencyWarp() {
 // frequencies times a(w) and the phase, inverse FFT / M, real part of the first n.
 void FrequencyWarp::apply(const double* in, double* out) const {
     auto& [buf, spec] = scratch(m_);
-    for (int i = 0; i < n_; ++i) buf[((i - centre_) % m_ + m_) % m_] = in[i] * deconvolution_[i];
+    centre(in, buf.data());
     auto* b = reinterpret_cast<fftw_complex*>(buf.data());
     fftw_execute_dft(plans_->forward, b, b);
+    const double* bd = reinterpret_cast<const double*>(buf.data());
     for (const int j : active_) {  // spec[j] stays 0 elsewhere
-        const cplx* w = weights_.data() + std::size_t(j) * kW;
-        cplx s = 0;
-        for (int q = 0, k = first_[j]; q < kW; ++q, k = k + 1 == m_ ? 0 : k + 1) s += w[q] * buf[k];
-        spec[j] = s;
+        // sum_q w[q] buf[k0 + q mod M], in real arithmetic (std::complex's product checks
+        // for NaN at every term) and in two runs without the wrap.
+        const double* w = reinterpret_cast<const double*>(weights_.data() + std::size_t(j) * kW);
+        const int k0 = first_[j], run = std::min(kW, m_ - k0);
+        double re = 0, im = 0;
+        for (int q = 0; q < kW; ++q) {
+            const double* x = bd + 2 * (q < run ? k0 + q : q - run);
+            re += w[2 * q] * x[0] - w[2 * q + 1] * x[1];
+            im += w[2 * q] * x[1] + w[2 * q + 1] * x[0];
+        }
+        spec[j] = cplx(re, im);
     }
     auto* sp = reinterpret_cast<fftw_complex*>(spec.data());
     fftw_execute_dft(plans_->backward, sp, sp);
@@ -124,13 +132,32 @@ void FrequencyWarp::apply_transpose(const double* in, double* out) const {
     for (int i = 0; i < n_; ++i) spec[i] = in[i] / m_;
     auto* sp = reinterpret_cast<fftw_complex*>(spec.data());
     fftw_execute_dft(plans_->forward, sp, sp);
-    for (const int j : active_) {
-        const cplx* w = weights_.data() + std::size_t(j) * kW;
-        for (int q = 0, k = first_[j]; q < kW; ++q, k = k + 1 == m_ ? 0 : k + 1) buf[k] += std::conj(w[q]) * spec[j];
+    double* bd = reinterpret_cast<double*>(buf.data());
+    for (const int j : active_) {  // buf[k0 + q mod M] += conj(w[q]) spec[j], as apply's sum
+        const double* w = reinterpret_cast<const double*>(weights_.data() + std::size_t(j) * kW);
+        const int k0 = first_[j], run = std::min(kW, m_ - k0);
+        const double sr = spec[j].real(), si = spec[j].imag();
+        for (int q = 0; q < kW; ++q) {
+            double* x = bd + 2 * (q < run ? k0 + q : q - run);
+            x[0] += w[2 * q] * sr + w[2 * q + 1] * si;
+            x[1] += w[2 * q] * si - w[2 * q + 1] * sr;
+        }
     }
     auto* b = reinterpret_cast<fftw_complex*>(buf.data());
     fftw_execute_dft(plans_->backward, b, b);
-    for (int i = 0; i < n_; ++i) out[i] = buf[((i - centre_) % m_ + m_) % m_].real() * deconvolution_[i];
+    uncentre(buf.data(), out);
+}
+
+// buf[(i - c) mod M] = in[i] x deconvolution[i] (the trace centred on sample c), and
+// out[i] = Re buf[(i - c) mod M] x deconvolution[i], its transpose: i < c wraps to the
+// end, i >= c starts at 0 (n <= M / 2, so no index wraps twice).
+void FrequencyWarp::centre(const double* in, cplx* buf) const {
+    for (int i = 0; i < centre_; ++i) buf[m_ - centre_ + i] = in[i] * deconvolution_[i];
+    for (int i = centre_; i < n_; ++i) buf[i - centre_] = in[i] * deconvolution_[i];
+}
+void FrequencyWarp::uncentre(const cplx* buf, double* out) const {
+    for (int i = 0; i < centre_; ++i) out[i] = buf[m_ - centre_ + i].real() * deconvolution_[i];
+    for (int i = centre_; i < n_; ++i) out[i] = buf[i - centre_].real() * deconvolution_[i];
 }
 
 double inverse_transform_band(double w) {

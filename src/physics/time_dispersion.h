@@ -71,6 +71,8 @@ public:
 
 private:
     struct Plans;
+    void centre(const double* in, std::complex<double>* buf) const;
+    void uncentre(const std::complex<double>* buf, double* out) const;
     int n_ = 0, m_ = 0, centre_ = 0;
     std::vector<double> deconvolution_;             // 1 / kernel transform, per input sample
     std::vector<int> first_;                        // first input bin of each output bin
