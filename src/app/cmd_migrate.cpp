@@ -74,8 +74,9 @@ po::options_description migration_options() {
          "memory) after the propagation's arrays, less 10%")
         ("migration.condition", po::value<std::string>()->default_value("cross-correlation"),
          "imaging condition: cross-correlation, inverse-scattering (energy norm: suppresses "
-         "low-wavenumber backscatter) or born-adjoint (the exact adjoint of Born modelling; isotropic models "
-         "only). With model.epsilon, delta, theta, phi every condition images (p + q) / 2 (docs/anisotropy.md)")
+         "low-wavenumber backscatter) or born-adjoint (the exact adjoint of Born modelling). With model.epsilon, delta, theta, phi "
+         "cross-correlation and inverse scattering image (p + q) / 2, born-adjoint the adjoint of anisotropic Born "
+         "modelling on p and q (CPU only; docs/anisotropy.md)")
         ("migration.mute-direct", po::value<std::string>()->default_value("false"),
          "zero the data until the direct wave's onset (offset / the velocity at the source) plus a window, then "
          "a cosine taper of one dominant period: a window in seconds (e.g. 0.1), true (the wavelet's length, "

@@ -87,7 +87,8 @@ bool preflight_model(const po::variables_map& vm, const Model& model, const std:
     const PlanShots shots{geometry.size(), [&](std::size_t k) -> const ShotGather& { return geometry[k]; },
                           [&](std::size_t) { return source; }};
     check_slabs(model, prop, vm.count("model.born-dm") || vm.count("model.born-reflectivity"));
-    const auto plan = plan_job(model, vm["model.vp"].as<std::string>(), shots, wavelet, prop, nullptr);
+    const auto plan = plan_job(model, vm["model.vp"].as<std::string>(), shots, wavelet, prop, nullptr,
+                               vm.count("model.born-dm") || vm.count("model.born-reflectivity"));
     check_output_path(shots_out, "output.shots", false);
     check_output_path(preview_out, "output.preview", false);
     const ShotGather& s = geometry.front();  // every shot's sampling is the first's (plan_job)

@@ -23,7 +23,8 @@
 //   inverse scattering  I = sum ( u_t l_t / v^2 - grad u . grad l )  (energy norm:
 //                       suppresses the low-wavenumber backscatter of cross-correlation)
 //   born-adjoint        I = -sum (v^2 Lap u[n-1]) l[n], with k = 1: the exact adjoint of
-//                       born_shots (their dot products agree to rounding).
+//                       born_shots (their dot products agree to rounding); VTI/TTI:
+//                       -sum v^2 (H p[n-1] . p_l[n] + V q[n-1] . q_l[n]) (Propagator::correlate).
 // The illumination is sum u^2.
 // Time dispersion (PropagationOptions::time_dispersion_correction): the source wavefield
 // is driven by the forward-transformed wavelet, as in modelling, and the data enter

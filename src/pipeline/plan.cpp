@@ -142,7 +142,7 @@ double machine_memory() { return double(sysconf(_SC_PHYS_PAGES)) * double(syscon
 
 std::vector<std::string> plan_job(const Model& model, const std::string& model_path, const PlanShots& shots,
                                   const Wavelet& wavelet, const PropagationOptions& prop,
-                                  const MigrationOptions* migration) {
+                                  const MigrationOptions* migration, bool born) {
     const std::string model_where = "model.vp " + model_path;
     check_velocities(model, model_where);
     if (shots.count == 0) fail("shots", "there are none", "Give at least one shot");
@@ -215,8 +215,16 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
             most = std::max(most, s.planes());
         share = std::min(1.0, (most + 2.0 * stencil::R) / nz);
     }
+    // A propagator's arrays per padded point: isotropic u at two levels, v dt^2 and the
+    // C-PML memory; VTI/TTI (damping layers) p and q at two levels, W's three entries and
+    // the damping, with a tilt the axis and the six fluxes (memory_plan.cpp set_physics).
+    const bool aniso = !model.extra.empty(), tilt = aniso && tilted(model);
     if (!migration) {
-        device.push_back({P * share * b * (3 + 2 * g.ndim()), "wavefields and C-PML memory", layers_cause});
+        const double arrays = aniso ? 8 + (tilt ? 9 : 0) : 3 + 2 * g.ndim();
+        device.push_back({P * share * b * arrays * (born ? 2 : 1),
+                          born ? "background and scattered wavefields, coefficients, C-PML memory"
+                               : "wavefields, coefficients, C-PML memory",
+                          layers_cause});
         // A GPU keeps two buffers in the propagation's precision (a batch's traces are
         // fetched while the next batch records into the other: receiver_traces_later);
         // the CPU one, in double.
@@ -305,8 +313,12 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     host.push_back({4 * M * double(1 + model.extra.size()), "model", model_where});
     // The domain's arrays (a group's rank builds its slab's, and its slab propagator a copy)
     // and the window's velocities.
-    host.push_back({((migration ? 24 : 16) * P + 8 * W) * share * (group_ranks > 1 ? 2 : 1) + 4 * W, "domain",
-                    layers_cause});
+    // (VTI/TTI add W_pp, W_pq, and with a tilt the axis, in double.)
+    const double domain_bytes = (migration ? 24 : 16) + (aniso ? 16 + (tilt ? 24 : 0) : 0);
+    host.push_back({(domain_bytes * P + 8 * W) * share * (group_ranks > 1 ? 2 : 1) + 4 * W, "domain", layers_cause});
+    // Born modelling's source on the host, each step: the background's window and L of it
+    // (p, q, H p, V q and the six fluxes for VTI/TTI) and the source, in double.
+    if (born) host.push_back({8 * W * (aniso ? 12 : 3), "Born source scratch", layers_cause});
     // Modelling on a GPU writes a gather while the next one propagates (model_shots).
     if (!migration && prop.backend.gpu)
         host.push_back({2 * (R * rec.nt * 4.0 + R * steps * 8), "two gathers' traces (one written while the next is modelled)",

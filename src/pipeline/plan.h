@@ -41,9 +41,10 @@ struct PlanShots {
 // a 2D line by at most kOffLineTolerance, a record longer than one period of f_max, a
 // geometry that is not a velocity model's), chooses the time step and the storage as the
 // job will, refuses what cannot run, and returns the plan's lines.
-// migration == nullptr: rtm model (the whole model, C-PML, one sampling for all shots).
+// migration == nullptr: rtm model (the whole model, C-PML, one sampling for all shots),
+// with born: Born modelling (two propagations at once, the Born source's scratch).
 std::vector<std::string> plan_job(const Model& model, const std::string& model_path, const PlanShots& shots,
                                   const Wavelet& wavelet, const PropagationOptions& prop,
-                                  const MigrationOptions* migration);
+                                  const MigrationOptions* migration, bool born = false);
 
 }  // namespace rtm

@@ -434,6 +434,10 @@ public:
     }
 
     void correlate(const DeviceWavefields& src, double w, ImagingCondition condition) {
+        // The VTI/TTI born-adjoint image reads H p and V q, not the mean (host_wavefields.h).
+        if (fields_ == 2 && condition == ImagingCondition::BornAdjoint)
+            fail("correlate", "the born-adjoint condition of anisotropic (VTI/TTI) models is not on the GPU yet",
+                 "Use --propagation.device cpu");
         const Grid& g = d_.window();
         if (src.d_.window().size() != g.size())
             fail("correlate", "the source propagator's window differs from this one's");

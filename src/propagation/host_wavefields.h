@@ -10,7 +10,8 @@
 // so what it puts back is the whole wavefield (p and q both): a TTI source wavefield
 // rebuilt backwards from its band, or restored from a state, steps on exactly as the
 // forward one did. Imaging reads the mean of the fields: u, or (p + q) / 2 = B^T u,
-// the field receivers record, which is what the exact adjoint images (docs/anisotropy.md).
+// the field receivers record, which is what the exact adjoint images (docs/anisotropy.md);
+// the born-adjoint condition of VTI/TTI reads p and q apart (correlate).
 #include <algorithm>
 #include <array>
 #include <cstdint>

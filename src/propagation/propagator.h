@@ -79,7 +79,8 @@ public:
     // values outside the window zero (imaging::field_ops): Lap for the isotropic scheme,
     // diag(H, V) on (p, q) for VTI/TTI, where W is the 2x2 (v dt)^2 C
     // (docs/anisotropy.md "Born modelling"). This default is the isotropic one, on the
-    // host through wavefield() and add_field().
+    // host through wavefield() and add_field(): an anisotropic backend overrides it (or
+    // refuses, as the CUDA one), since wavefield() is then (p + q) / 2.
     virtual void add_born_source(const Propagator& background, const Grid& window, const std::vector<double>& dm_v2);
     // Swaps u[n] and u[n-1]: after it, step(n) for n = N-1, N-2, ... runs time
     // backwards (u[n-1] = 2 u[n] - u[n+1] + (v dt)^2 (Lap u[n] + s[n]) is the same update).
@@ -170,7 +171,8 @@ public:
     //   InverseScattering: I = (u_s - u_s') (u - u') / (dt^2 v^2) - grad u_s . grad u,
     //                      u_s' and u' the previous wavefields (both rates at t + dt/2,
     //                      both negated: their product is the rate product)
-    //   BornAdjoint:       I = -v^2 Lap(u_s) u
+    //   BornAdjoint:       I = -v^2 Lap(u_s) u; VTI/TTI: -v^2 (H p_s . p + V q_s . q) on
+    //                      both fields (docs/anisotropy.md "Born modelling and its adjoint")
     // Derivatives with imaging::field_ops' 8th-order stencils, zero outside the window.
     virtual void correlate(const Propagator& source, double w,
                            ImagingCondition condition = ImagingCondition::CrossCorrelation) {

@@ -222,8 +222,9 @@ private:
         exchange_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
 
-    // Member 0's pass-1 output planes beside each inner face (the step's between_passes;
-    // members step one after another, each exchanging its own), as exchange() does.
+    // The pass-1 output planes beside each inner face of the member whose pass 1 just ran
+    // (the step's between_passes: members step one after another, each exchanging its
+    // own), as exchange() does.
     void exchange_intermediate() const {
         const auto t0 = std::chrono::steady_clock::now();
         const int r = group_.rank(), nz = domain_.box().nz;

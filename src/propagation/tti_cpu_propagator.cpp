@@ -119,7 +119,8 @@ public:
     }
     // W g, g = -dm v^2 (H p0, V q0) (docs/anisotropy.md "Born modelling"), W / (1 + k)
     // in a damping layer as every source.
-    void add_born_source(const Propagator& background, const Grid& window, const std::vector<double>& dm_v2) override {
+    void add_born_source(const Propagator& background, const Grid&, const std::vector<double>& dm_v2) override {
+        const Grid& window = d_.window();
         const auto* u0 = dynamic_cast<const TtiCpuPropagator<T>*>(&background);
         if (!u0) unsupported("Born modelling with a background propagator of another backend, precision or physics");
         require_same_batch(background);

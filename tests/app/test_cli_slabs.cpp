@@ -347,6 +347,7 @@ TEST_CASE("anisotropic Born modelling and the born-adjoint condition over z-slab
     INFO(m.output);
     CHECK(m.status == 1);
     CHECK_THAT(m.output, Contains("parallel.ranks-per-shot") && Contains("no Born modelling or born-adjoint"));
+    CHECK(!fs::exists(dir / "job"));
 }
 
 #endif
