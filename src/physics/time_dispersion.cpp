@@ -30,9 +30,11 @@ using cplx = std::complex<double>;
 // Two zeroed arrays of m values, the thread's own, kept between calls: a trace's
 // transform is about a millisecond, and fresh arrays of 150-200 KB a call cost it page
 // faults (glibc maps blocks that large) and their first touch.
+// buf holds kW bins past the M: the taps of an output bin are then one run (the wrap
+// copied there before gridding, folded back after its transpose).
 std::pair<std::vector<cplx>, std::vector<cplx>>& scratch(int m) {
     thread_local std::pair<std::vector<cplx>, std::vector<cplx>> s;
-    s.first.assign(std::size_t(m), cplx(0));
+    s.first.assign(std::size_t(m) + kW, cplx(0));
     s.second.assign(std::size_t(m), cplx(0));
     return s;
 }
@@ -105,17 +107,17 @@ void FrequencyWarp::apply(const double* in, double* out) const {
     centre(in, buf.data());
     auto* b = reinterpret_cast<fftw_complex*>(buf.data());
     fftw_execute_dft(plans_->forward, b, b);
+    std::copy(buf.begin(), buf.begin() + kW, buf.begin() + m_);  // the wrap
     const double* bd = reinterpret_cast<const double*>(buf.data());
     for (const int j : active_) {  // spec[j] stays 0 elsewhere
         // sum_q w[q] buf[k0 + q mod M], in real arithmetic (std::complex's product checks
-        // for NaN at every term) and in two runs without the wrap.
+        // for NaN at every term).
         const double* w = reinterpret_cast<const double*>(weights_.data() + std::size_t(j) * kW);
-        const int k0 = first_[j], run = std::min(kW, m_ - k0);
+        const double* x = bd + 2 * first_[j];
         double re = 0, im = 0;
-        for (int q = 0; q < kW; ++q) {
-            const double* x = bd + 2 * (q < run ? k0 + q : q - run);
-            re += w[2 * q] * x[0] - w[2 * q + 1] * x[1];
-            im += w[2 * q] * x[1] + w[2 * q + 1] * x[0];
+        for (int q = 0; q < 2 * kW; q += 2) {
+            re += w[q] * x[q] - w[q + 1] * x[q + 1];
+            im += w[q] * x[q + 1] + w[q + 1] * x[q];
         }
         spec[j] = cplx(re, im);
     }
@@ -135,14 +137,14 @@ void FrequencyWarp::apply_transpose(const double* in, double* out) const {
     double* bd = reinterpret_cast<double*>(buf.data());
     for (const int j : active_) {  // buf[k0 + q mod M] += conj(w[q]) spec[j], as apply's sum
         const double* w = reinterpret_cast<const double*>(weights_.data() + std::size_t(j) * kW);
-        const int k0 = first_[j], run = std::min(kW, m_ - k0);
+        double* x = bd + 2 * first_[j];
         const double sr = spec[j].real(), si = spec[j].imag();
-        for (int q = 0; q < kW; ++q) {
-            double* x = bd + 2 * (q < run ? k0 + q : q - run);
-            x[0] += w[2 * q] * sr + w[2 * q + 1] * si;
-            x[1] += w[2 * q] * si - w[2 * q + 1] * sr;
+        for (int q = 0; q < 2 * kW; q += 2) {
+            x[q] += w[q] * sr + w[q + 1] * si;
+            x[q + 1] += w[q] * si - w[q + 1] * sr;
         }
     }
+    for (int q = 0; q < kW; ++q) buf[q] += buf[m_ + q];  // the wrap, folded back
     auto* b = reinterpret_cast<fftw_complex*>(buf.data());
     fftw_execute_dft(plans_->backward, b, b);
     uncentre(buf.data(), out);
