@@ -17,14 +17,21 @@ void for_axes(const Grid& g, Fn fn) {
     fn(2, long(g.nx) * g.ny, g.dz, g.nz);
 }
 
-inline int coord(const Grid& g, int axis, std::size_t p) {
-    if (axis == 0) return int(p % g.nx);
-    if (axis == 1) return int((p / g.nx) % g.ny);
-    return int(p / (std::size_t(g.nx) * g.ny));
+// Calls fn(p, c) for every node p of g, c its (x, y, z) indices, rows in parallel (the
+// indices counted, not divided out of p: a division per stencil tap cost more than the tap).
+template <class Fn>
+void for_nodes(const Grid& g, Fn fn) {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int iz = 0; iz < g.nz; ++iz)
+        for (int iy = 0; iy < g.ny; ++iy) {
+            const std::size_t row = g.index(0, iy, iz);
+            int c[3] = {0, iy, iz};
+            for (c[0] = 0; c[0] < g.nx; ++c[0]) fn(row + std::size_t(c[0]), c);
+        }
 }
 
-double d2(const std::vector<double>& f, const Grid& g, std::size_t p, int axis, long s, double h, int n) {
-    const int c = coord(g, axis, p);
+// The stencils at node p whose index along the axis is c (of n), taps outside the grid zero.
+double d2(const std::vector<double>& f, std::size_t p, int c, long s, double h, int n) {
     double sum = stencil::c2(0) * f[p];
     for (int k = 1; k <= R; ++k) {
         if (c + k < n) sum += stencil::c2(k) * f[p + k * s];
@@ -33,8 +40,7 @@ double d2(const std::vector<double>& f, const Grid& g, std::size_t p, int axis, 
     return sum / (h * h);
 }
 
-double d1(const std::vector<double>& f, const Grid& g, std::size_t p, int axis, long s, double h, int n) {
-    const int c = coord(g, axis, p);
+double d1(const std::vector<double>& f, std::size_t p, int c, long s, double h, int n) {
     double sum = 0;
     for (int k = 1; k <= R; ++k) {
         if (c + k < n) sum += stencil::d1(k) * f[p + k * s];
@@ -47,19 +53,19 @@ double d1(const std::vector<double>& f, const Grid& g, std::size_t p, int axis, 
 
 std::vector<double> laplacian(const std::vector<double>& f, const Grid& g) {
     std::vector<double> out(f.size(), 0.0);
-#pragma omp parallel for schedule(static)
-    for (std::size_t p = 0; p < f.size(); ++p)
-        for_axes(g, [&](int axis, long s, double h, int n) { out[p] += d2(f, g, p, axis, s, h, n); });
+    for_nodes(g, [&](std::size_t p, const int* c) {
+        for_axes(g, [&](int axis, long s, double h, int n) { out[p] += d2(f, p, c[axis], s, h, n); });
+    });
     return out;
 }
 
 std::vector<double> grad_dot(const std::vector<double>& a, const std::vector<double>& b, const Grid& g) {
     std::vector<double> out(a.size(), 0.0);
-#pragma omp parallel for schedule(static)
-    for (std::size_t p = 0; p < a.size(); ++p)
+    for_nodes(g, [&](std::size_t p, const int* c) {
         for_axes(g, [&](int axis, long s, double h, int n) {
-            out[p] += d1(a, g, p, axis, s, h, n) * d1(b, g, p, axis, s, h, n);
+            out[p] += d1(a, p, c[axis], s, h, n) * d1(b, p, c[axis], s, h, n);
         });
+    });
     return out;
 }
 
@@ -68,12 +74,12 @@ std::pair<std::vector<double>, std::vector<double>> anisotropic_operator(
     const std::array<std::vector<double>, 3>& axis) {
     std::vector<double> hp(p.size(), 0.0), vq(q.size(), 0.0);
     if (axis[0].empty()) {  // VTI: the compact second derivatives, across (x, y) and along (z) the axis
-#pragma omp parallel for schedule(static)
-        for (std::size_t i = 0; i < p.size(); ++i)
+        for_nodes(g, [&](std::size_t i, const int* c) {
             for_axes(g, [&](int a, long s, double h, int n) {
-                if (a == 2) vq[i] += d2(q, g, i, a, s, h, n);
-                else hp[i] += d2(p, g, i, a, s, h, n);
+                if (a == 2) vq[i] += d2(q, i, c[a], s, h, n);
+                else hp[i] += d2(p, i, c[a], s, h, n);
             });
+        });
         return {hp, vq};
     }
     // TTI, in two passes as the step kernels: the fluxes n (n . grad p) and
@@ -83,12 +89,11 @@ std::pair<std::vector<double>, std::vector<double>> anisotropic_operator(
         fp[a].assign(p.size(), 0.0);
         fq[a].assign(q.size(), 0.0);
     }
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < p.size(); ++i) {
+    for_nodes(g, [&](std::size_t i, const int* c) {
         double gp[3] = {0, 0, 0}, gq[3] = {0, 0, 0};
         for_axes(g, [&](int a, long s, double h, int n) {
-            gp[a] = d1(p, g, i, a, s, h, n);
-            gq[a] = d1(q, g, i, a, s, h, n);
+            gp[a] = d1(p, i, c[a], s, h, n);
+            gq[a] = d1(q, i, c[a], s, h, n);
         });
         const double n[3] = {axis[0][i], axis[1][i], axis[2][i]};
         const double np = n[0] * gp[0] + n[1] * gp[1] + n[2] * gp[2];
@@ -97,13 +102,13 @@ std::pair<std::vector<double>, std::vector<double>> anisotropic_operator(
             fp[a][i] = n[a] * np;
             fq[a][i] = gq[a] - n[a] * nq;
         }
-    }
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < p.size(); ++i)
+    });
+    for_nodes(g, [&](std::size_t i, const int* c) {
         for_axes(g, [&](int a, long s, double h, int n) {
-            hp[i] += d2(p, g, i, a, s, h, n) - d1(fp[a], g, i, a, s, h, n);
-            vq[i] += d2(q, g, i, a, s, h, n) - d1(fq[a], g, i, a, s, h, n);
+            hp[i] += d2(p, i, c[a], s, h, n) - d1(fp[a], i, c[a], s, h, n);
+            vq[i] += d2(q, i, c[a], s, h, n) - d1(fq[a], i, c[a], s, h, n);
         });
+    });
     return {hp, vq};
 }
 
