@@ -63,7 +63,7 @@ struct FrequencyWarp::Plans {
 // for |t| <= M / 4.
 FrequencyWarp::FrequencyWarp(int n, const std::function<double(double)>& g, const std::function<double(double)>& a)
     : n_(n), plans_(std::make_unique<Plans>()) {
-    m_ = warp_length(n_);
+    m_ = std::max(warp_length(n_), kW);  // (under kW bins, taps would pass the spare ones)
     centre_ = n_ / 2;
     deconvolution_.resize(n_);
     for (int i = 0; i < n_; ++i) {

@@ -153,7 +153,9 @@ public:
     void correlate(const Propagator& source, double w, ImagingCondition condition) override;
     std::vector<double> correlation(bool illumination) const override {
         const auto& own = illumination ? illum_ : image_;
-        return assemble(own.empty() ? inner_->correlation(illumination) : own, 1);
+        // The inner's: one window per batch member; this one's own (derivative
+        // conditions): batches of one only.
+        return own.empty() ? assemble(inner_->correlation(illumination), batch()) : assemble(own, 1);
     }
 
 private:

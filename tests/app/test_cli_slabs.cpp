@@ -197,6 +197,12 @@ TEST_CASE("2 ranks per shot: rtm migrate's image is one process's, bit for bit (
     check_migration("cc-snapshots", 2, 2, "--migration.storage snapshots");
 }
 
+TEST_CASE("2 ranks per shot with batches of 2 shots: rtm migrate's image is one process's, bit for bit (TTI, cross-correlation)") {
+    // Each member's image window assembled from the slabs apart (found by review: joined,
+    // the shots' images were cut in the wrong places).
+    check_migration("tti-cc-batch", 2, 2, " --model.epsilon 0.2 --model.delta 0.1 --model.theta 30 --propagation.batch 2");
+}
+
 TEST_CASE("3 ranks per shot: rtm migrate's image is one process's, bit for bit (inverse scattering, boundary band)") {
     check_migration("is-boundary", 3, 3, "--migration.condition inverse-scattering --migration.storage boundary");
 }
