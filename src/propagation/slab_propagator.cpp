@@ -206,40 +206,35 @@ private:
     // The current wavefield's R planes beside each inner face from the neighbours.
     void exchange() const {
         if (!stale_) return;
+        swap_faces(inner_->plane_bytes() * R * std::size_t(batch()),
+                   [&](int iz0, void* dst) { inner_->copy_planes_out(iz0, R, dst); },
+                   [&](int iz0, const void* src) { inner_->copy_planes_in(iz0, R, src); });
+        stale_ = false;
+    }
+    // The pass-1 output planes beside each inner face of the member whose pass 1 just ran
+    // (the step's between_passes: members step one after another, each exchanging its own).
+    void exchange_intermediate() const {
+        swap_faces(inner_->intermediate_plane_bytes() * R,
+                   [&](int iz0, void* dst) { inner_->copy_intermediate_out(iz0, R, dst); },
+                   [&](int iz0, const void* src) { inner_->copy_intermediate_in(iz0, R, src); });
+    }
+    // R planes (bytes in all) across both inner faces: out(iz0, dst) packs planes iz0 ..
+    // iz0 + R - 1, in(iz0, src) unpacks them into the halo there.
+    template <class Out, class In>
+    void swap_faces(std::size_t bytes, const Out& out, const In& in) const {
         const auto t0 = std::chrono::steady_clock::now();
         const int r = group_.rank(), nz = domain_.box().nz;
-        const std::size_t bytes = inner_->plane_bytes() * R * std::size_t(batch());
         send_.resize(bytes);
         recv_.resize(bytes);
         const int up = above_ ? r - 1 : -1, down = below_ ? r + 1 : -1;
         // Downwards: my last R planes to the slab below, the one above's into my top halo.
-        inner_->copy_planes_out(nz - R, R, send_.data());
+        out(nz - R, send_.data());
         group_.sendrecv(send_.data(), down < 0 ? 0 : bytes, down, recv_.data(), up < 0 ? 0 : bytes, up);
-        if (up >= 0) inner_->copy_planes_in(-R, R, recv_.data());
+        if (up >= 0) in(-R, recv_.data());
         // Upwards: my first R planes to the slab above, the one below's into my bottom halo.
-        inner_->copy_planes_out(0, R, send_.data());
+        out(0, send_.data());
         group_.sendrecv(send_.data(), up < 0 ? 0 : bytes, up, recv_.data(), down < 0 ? 0 : bytes, down);
-        if (down >= 0) inner_->copy_planes_in(nz, R, recv_.data());
-        stale_ = false;
-        exchange_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
-
-    // The pass-1 output planes beside each inner face of the member whose pass 1 just ran
-    // (the step's between_passes: members step one after another, each exchanging its
-    // own), as exchange() does.
-    void exchange_intermediate() const {
-        const auto t0 = std::chrono::steady_clock::now();
-        const int r = group_.rank(), nz = domain_.box().nz;
-        const std::size_t bytes = inner_->intermediate_plane_bytes() * R;
-        send_.resize(bytes);
-        recv_.resize(bytes);
-        const int up = above_ ? r - 1 : -1, down = below_ ? r + 1 : -1;
-        inner_->copy_intermediate_out(nz - R, R, send_.data());
-        group_.sendrecv(send_.data(), down < 0 ? 0 : bytes, down, recv_.data(), up < 0 ? 0 : bytes, up);
-        if (up >= 0) inner_->copy_intermediate_in(-R, R, recv_.data());
-        inner_->copy_intermediate_out(0, R, send_.data());
-        group_.sendrecv(send_.data(), up < 0 ? 0 : bytes, up, recv_.data(), down < 0 ? 0 : bytes, down);
-        if (down >= 0) inner_->copy_intermediate_in(nz, R, recv_.data());
+        if (down >= 0) in(nz, recv_.data());
         exchange_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     [[noreturn]] void refuse_anisotropic_born(const std::string& what) const {
