@@ -129,7 +129,7 @@ public:
     virtual void copy_planes_in(int iz0, int count, const void* src) { unsupported("copy_planes_in"); }
     // A two-pass step (TTI: pass 1 writes the fluxes that pass 2 differentiates, across
     // the planes too): the planes of the pass-1 output of the member whose pass 1 just
-    // ran (every intermediate field of it, one after another), which a slab's
+    // ran (each intermediate field that pass 2 reads across z, one after another), which a slab's
     // neighbours need in their ghost planes before pass 2; set_between_passes(f) has
     // step() call f(member) there, for the caller's exchange. intermediate_plane_bytes()
     // is 0 for a one-pass step (nothing to exchange within a step).

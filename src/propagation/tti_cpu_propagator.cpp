@@ -147,8 +147,10 @@ public:
         f_.correlate(src->f_, w, condition);
     }
 
-    // z-slabs: a plane is p's then q's (each member's count planes of p, then of q); the
-    // fluxes of pass 1 (TTI) are the intermediate fields, one member's at a time.
+    // z-slabs: a plane is p's then q's (each member's count planes of p, then of q). The
+    // intermediate fields are pass 1's z fluxes (TTI), one member's at a time: pass 2
+    // differentiates each flux along its own axis only, so across a z face it reads
+    // flux[2] (p's) and flux[5] (q's) and no other (a third of the six's bytes).
     std::size_t plane_bytes() const override { return 2 * std::size_t(box_.sz()) * sizeof(T); }
     void copy_planes_out(int iz0, int count, void* dst) const override {
         T* out = static_cast<T*>(dst);
@@ -161,15 +163,15 @@ public:
             for (int k = 0; k < 2; ++k) in = copy_in(in, iz0, count, f_.field(f_.cur, k) + m * box_.padded_size());
     }
     std::size_t intermediate_plane_bytes() const override {
-        return d_.tti().tilted ? 6 * std::size_t(box_.sz()) * sizeof(T) : 0;
+        return d_.tti().tilted ? 2 * std::size_t(box_.sz()) * sizeof(T) : 0;
     }
     void copy_intermediate_out(int iz0, int count, void* dst) const override {
-        T* out = static_cast<T*>(dst);
-        for (const auto& f : flux_) out = copy_out(f.data(), iz0, count, out);
+        T* out = copy_out(flux_[2].data(), iz0, count, static_cast<T*>(dst));
+        copy_out(flux_[5].data(), iz0, count, out);
     }
     void copy_intermediate_in(int iz0, int count, const void* src) override {
-        const T* in = static_cast<const T*>(src);
-        for (auto& f : flux_) in = copy_in(in, iz0, count, f.data());
+        const T* in = copy_in(static_cast<const T*>(src), iz0, count, flux_[2].data());
+        copy_in(in, iz0, count, flux_[5].data());
     }
     void set_between_passes(std::function<void(int)> between) override { between_ = std::move(between); }
 
