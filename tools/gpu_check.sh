@@ -5,7 +5,7 @@
 # JSON under $OUT. Exits non-zero when any test, bench or comparison failed (the list
 # of failures is printed last).
 # Usage: tools/gpu_check.sh [tests|rtm|quick|full|batch|final]
-#   tests: the GPU tests only.
+#   tests: the GPU tests only (TESTS=regex: those whose names match it).
 # The GPU tests run through CTest's label (ctest -L gpu) on the staged build tree, as
 # they would on a workstation with a GPU.
 #   rtm   (default): the GPU tests; `rtm bench --mode rtm` on a 2D and a 3D grid (one RTM
@@ -51,7 +51,7 @@ for link in "$SRC:$PWD" "$BUILD:$D/build-gpu"; do
     at=${link%%:*} to=${link#*:}
     [ "$(realpath "$at" 2> /dev/null)" = "$(realpath "$to")" ] || { mkdir -p "$(dirname "$at")"; ln -sfn "$to" "$at"; }
 done
-( time timeout 420 ctest --test-dir "$BUILD" -L gpu --output-on-failure --timeout 300 ) > "$OUT/tests.log" 2>&1
+( time timeout 420 ctest --test-dir "$BUILD" -L gpu ${TESTS:+-R "$TESTS"} --output-on-failure --timeout 300 ) > "$OUT/tests.log" 2>&1
 test_rc=$?
 grep -E "SKIPPED|tests passed|tests failed|\*\*\*Failed|Not Run|\(Skipped\)|^real" "$OUT/tests.log" | tail -30
 echo "tests exit code: $test_rc"

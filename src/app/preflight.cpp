@@ -31,18 +31,16 @@ bool dry_run(const po::variables_map& vm, const std::vector<std::string>& plan) 
 // Refuses a shot group whose ranks cannot share the shots' grid in z-slabs
 // (parallel/slab_layout.h), before any propagation: every shot's box has the model's
 // depth samples plus the absorbing layers (none on top under a free surface). Anisotropic
-// slabs run on CPU ranks, and without the Born operators (born: Born modelling or the
-// born-adjoint condition asked for), as the slab propagator says.
+// slabs run without the Born operators (born: Born modelling or the born-adjoint
+// condition asked for), as the slab propagator says.
 void check_slabs(const Model& model, const PropagationOptions& prop, bool born) {
     const int per_shot = parallel::ShotGroups::get().per_shot();
     if (per_shot == 1) return;
-    if (!model.extra.empty() && (prop.backend.gpu || born))
+    if (!model.extra.empty() && born)
         fail("option parallel.ranks-per-shot",
-             "is " + std::to_string(per_shot) + ": one shot of an anisotropic (VTI/TTI) model over several ranks " +
-                 (born ? "has no Born modelling or born-adjoint condition yet" : "runs on CPU ranks only yet"),
-             born ? "Set parallel.ranks-per-shot = 1 for it"
-                  : "Set parallel.ranks-per-shot = 1 for models with epsilon, delta, theta or phi on GPUs, or "
-                    "propagation.device cpu");
+             "is " + std::to_string(per_shot) + ": one shot of an anisotropic (VTI/TTI) model over several ranks "
+             "has no Born modelling or born-adjoint condition yet",
+             "Set parallel.ranks-per-shot = 1 for it");
     const int lo = prop.free_surface ? 0 : prop.pml_cells, hi = prop.pml_cells;
     parallel::slab_layout(model.grid().nz + lo + hi, lo, hi, prop.free_surface, per_shot);
 }

@@ -27,11 +27,6 @@ public:
                                        whole.box().free_surface, group.size())),
           me_(slabs_[std::size_t(group.rank())]),
           domain_(whole.slab(me_.z0, me_.z1)) {
-        if (whole.anisotropic() && backend.gpu)
-            fail("option parallel.ranks-per-shot",
-                 "one shot over several GPUs has no anisotropic (VTI/TTI) slabs yet (CPU ranks have)",
-                 "Set parallel.ranks-per-shot = 1 for models with epsilon, delta, theta or phi on GPUs, or run the "
-                 "slabs on CPU ranks: propagation.device cpu");
         log_layout();
         Backend one = backend;
         one.group = nullptr;

@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdlib>
+#include <functional>
 #include <utility>
 
 #include "core/error.h"
@@ -24,6 +25,7 @@
 #include "propagation/stored_propagator.h"
 #include "propagation/injection.h"
 #include "propagation/tti_propagator.h"
+#include "physics/stencil.h"
 
 namespace rtm {
 
@@ -99,12 +101,7 @@ public:
                 axis_[ax] = upload<T>(c.axis[ax]);
                 args_.axis[ax] = axis_[ax].data();
             }
-            if (kernel_ == kc::TtiKernel::TwoPass)
-                for (int k = 0; k < 6; ++k) {
-                    flux_[k].resize(box);
-                    flux_[k].zero(stream_);  // the halo stays zero
-                    args_.flux[k] = flux_[k].data();
-                }
+            if (kernel_ == kc::TtiKernel::TwoPass) allocate_fluxes();
         }
         args_.batch = batch;
         settle();
@@ -162,7 +159,7 @@ public:
         args_.q = q;
         args_.wp = f_.field(f_.prev, 0);
         args_.wq = f_.field(f_.prev, 1);
-        kc::tti_step_cuda(args_, kernel_, stream_);
+        kc::tti_step_cuda(args_, kernel_, stream_, between_);
         inj_p_.add(args_.wp, n, stream_);
         inj_q_.add(args_.wq, n, stream_);
         f_.swap();
@@ -211,12 +208,88 @@ public:
         f_.correlate(src->f_, w, condition);
     }
 
+    // z-slabs (as the CPU twin, tti_cpu_propagator.cpp): a plane is p's then q's (each
+    // member's count planes of p, then of q), through the host. The intermediate fields
+    // are pass 1's z fluxes of a tilted model, the two that pass 2 differentiates across
+    // a face; SWiC has no pass between which to exchange them (its fluxes never reach
+    // memory, and one pass would need 2 R ghost planes), so a slab steps with the
+    // two-pass kernel (set_between_passes), the same sums as one GPU's two-pass step.
+    std::size_t plane_bytes() const override { return 2 * std::size_t(box_.sz()) * sizeof(T); }
+    void copy_planes_out(int iz0, int count, void* dst) const override {
+        char* out = static_cast<char*>(dst);
+        for (int m = 0; m < batch(); ++m)
+            for (int k = 0; k < 2; ++k)
+                out = copy_planes(f_.field(f_.cur, k) + m * box_.padded_size(), iz0, count, out, false);
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the caller's memory
+    }
+    void copy_planes_in(int iz0, int count, const void* src) override {
+        char* in = const_cast<char*>(static_cast<const char*>(src));
+        for (int m = 0; m < batch(); ++m)
+            for (int k = 0; k < 2; ++k)
+                in = copy_planes(f_.field(f_.cur, k) + m * box_.padded_size(), iz0, count, in, true);
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    std::size_t intermediate_plane_bytes() const override {
+        return d_.tti().tilted ? 2 * std::size_t(box_.sz()) * sizeof(T) : 0;
+    }
+    void copy_intermediate_out(int iz0, int count, void* dst) const override {
+        char* out = copy_planes(flux_[2].data(), iz0, count, static_cast<char*>(dst), false);
+        copy_planes(flux_[5].data(), iz0, count, out, false);
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    void copy_intermediate_in(int iz0, int count, const void* src) override {
+        char* in = copy_planes(flux_[2].data(), iz0, count, const_cast<char*>(static_cast<const char*>(src)), true);
+        copy_planes(flux_[5].data(), iz0, count, in, true);
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    // The derivative imaging conditions read the ghost planes beyond a slab's window where
+    // the fields live, as one GPU's window reads its neighbouring planes (the means
+    // (p + q) / 2 are taken over the whole padded arrays, ghost planes included): the
+    // same sums as one GPU's image.
+    bool window_continues(int before, int after) override {
+        f_.z_before = before;
+        f_.z_after = after;
+        return true;
+    }
+    void set_between_passes(std::function<void(int)> between) override {
+        if (d_.tti().tilted && kernel_ != kc::TtiKernel::TwoPass) {
+            kernel_ = kc::TtiKernel::TwoPass;
+            allocate_fluxes();
+        }
+        between_ = std::move(between);
+    }
+
     std::string name() const override {
         return std::string(d_.tti().tilted ? "cuda TTI " : "cuda VTI ") + kc::tti_kernel_name(kernel_) +
                (sizeof(T) == 4 ? " (fp32)" : " (fp64)");
     }
 
 private:
+    // The two-pass kernel's six flux fields of one padded box (zero halo).
+    void allocate_fluxes() {
+        const std::size_t box = box_.padded_size(), bytes = 6 * box * sizeof(T);
+        if (double(bytes) > device_free_bytes())
+            fail("backend " + name(), "the two-pass TTI kernel's fluxes need " + std::to_string(bytes >> 20) +
+                                          " MiB more of GPU memory",
+                 "Use a smaller model or batch, more ranks per shot, or propagation.device = cpu");
+        for (int k = 0; k < 6; ++k) {
+            flux_[k].resize(box);
+            flux_[k].zero(stream_);  // the halo stays zero
+            args_.flux[k] = flux_[k].data();
+        }
+        settle();
+    }
+
+    // Queues the copy of padded planes iz0 + R .. of the device array a to (in: from) the
+    // host bytes at h; returns the host pointer past them.
+    char* copy_planes(const T* a, int iz0, int count, char* h, bool in) const {
+        const std::size_t n = std::size_t(box_.sz()) * std::size_t(count) * sizeof(T);
+        char* dev = reinterpret_cast<char*>(const_cast<T*>(a) + std::size_t(iz0 + stencil::R) * box_.sz());
+        RTM_CUDA_CHECK(cudaMemcpyAsync(in ? dev : h, in ? h : dev, n, in ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+                                       stream_));
+        return h + n;
+    }
+
     // Uploads (cudaMemcpy from pageable memory, on the legacy default stream) may still be
     // in flight when they return, and stream_ does not wait for that stream: wait for both.
     void settle() const {
@@ -249,6 +322,7 @@ private:
     kc::DeviceBuffer<long> rec_idx_;
     kc::DeviceBuffer<double> rec_w_, rec_tr_;
     int nrec_ = 0, nt_ = 0;
+    std::function<void(int)> between_;  // set_between_passes
     mutable std::vector<std::pair<cudaEvent_t, cudaEvent_t>> events_;
     mutable double busy_ = 0;
 };

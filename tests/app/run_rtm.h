@@ -15,7 +15,10 @@
 
 namespace rtm::test {
 
-inline Result run_rtm(const std::string& args) { return run_shell(std::string(RTM_BINARY) + " " + args + " 2>&1"); }
+// rtm with `args`, `env` before it (e.g. "VAR=1 "); its output is stdout and stderr.
+inline Result run_rtm(const std::string& args, const std::string& env = "") {
+    return run_shell(env + RTM_BINARY + " " + args + " 2>&1");
+}
 
 #ifdef RTM_MPIEXEC
 // rtm under mpirun on `ranks` ranks (support/shell.h), `env` before it (e.g. "VAR=1 ").

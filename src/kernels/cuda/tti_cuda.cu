@@ -403,7 +403,7 @@ SwicLaunch swic_launch(const Box& B, int batch) {
 dim3 point_grid(const Box& B) { return dim3((B.nx + kPx - 1) / kPx, (B.nz + kPz - 1) / kPz, B.ny); }
 
 template <class T, int NDIM>
-void step_ndim(const TtiStepArgs<T>& A, TtiKernel kernel, cudaStream_t s) {
+void step_ndim(const TtiStepArgs<T>& A, TtiKernel kernel, cudaStream_t s, const std::function<void(int)>& between) {
     const Box& B = A.box;
     const long stride = long(B.padded_size());
     const dim3 pb(kPx, kPz, 1), pg = point_grid(B);
@@ -419,6 +419,7 @@ void step_ndim(const TtiStepArgs<T>& A, TtiKernel kernel, cudaStream_t s) {
         for (int m = 0; m < A.batch; ++m) {
             tti_pass1_kernel<T, NDIM><<<pg, pb, 0, s>>>(A, A.p + m * stride, A.q + m * stride);
             RTM_CUDA_CHECK_LAUNCH("tti_pass1_kernel");
+            if (between) between(m);
             tti_pass2_kernel<T, NDIM><<<pg, pb, 0, s>>>(A, A.p + m * stride, A.q + m * stride, A.wp + m * stride,
                                                         A.wq + m * stride);
             RTM_CUDA_CHECK_LAUNCH("tti_pass2_kernel");
@@ -498,9 +499,13 @@ double tti_bytes_per_point(TtiKernel k, int ndim, bool tilted, bool damped, int 
 }
 
 template <class T>
-void tti_step_cuda(const TtiStepArgs<T>& args, TtiKernel kernel, cudaStream_t stream) {
-    if (args.box.ndim == 3) step_ndim<T, 3>(args, kernel, stream);
-    else step_ndim<T, 2>(args, kernel, stream);
+void tti_step_cuda(const TtiStepArgs<T>& args, TtiKernel kernel, cudaStream_t stream,
+                   const std::function<void(int)>& between) {
+    if (between && args.axis[0] && kernel != TtiKernel::TwoPass)
+        fail("tti_step_cuda", "a step with work between its passes needs the two-pass kernel",
+             "Internal error: pick TtiKernel::TwoPass");
+    if (args.box.ndim == 3) step_ndim<T, 3>(args, kernel, stream, between);
+    else step_ndim<T, 2>(args, kernel, stream, between);
 }
 
 template <class T>
@@ -530,8 +535,8 @@ TtiKernelInfo describe_tti(const Box& box, bool tilted, TtiKernel kernel, int ba
                          : describe_ndim<T, 2>(box, tilted, kernel, batch);
 }
 
-template void tti_step_cuda<float>(const TtiStepArgs<float>&, TtiKernel, cudaStream_t);
-template void tti_step_cuda<double>(const TtiStepArgs<double>&, TtiKernel, cudaStream_t);
+template void tti_step_cuda<float>(const TtiStepArgs<float>&, TtiKernel, cudaStream_t, const std::function<void(int)>&);
+template void tti_step_cuda<double>(const TtiStepArgs<double>&, TtiKernel, cudaStream_t, const std::function<void(int)>&);
 template void sample_pq_cuda<float>(const float*, const float*, int, const int*, const long*, const double*, double*,
                                     int, cudaStream_t);
 template void sample_pq_cuda<double>(const double*, const double*, int, const int*, const long*, const double*,

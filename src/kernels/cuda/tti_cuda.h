@@ -58,6 +58,8 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+
 #include "kernels/cpu/tti_cpu.h"
 
 namespace rtm::kernels::cuda {
@@ -73,9 +75,13 @@ double tti_bytes_per_point(TtiKernel k, int ndim, bool tilted, bool damped, int 
 
 // One step of args.batch members on `stream`. TwoPass with a tilted model needs
 // args.flux: six device scratch fields of one padded box, zero outside the computed points
-// (they are reused member after member); Swic needs none.
+// (they are reused member after member); Swic needs none. between(m), when given (TwoPass,
+// tilted), runs on the host after member m's pass 1 is queued and before its pass 2 (a
+// z-slab's flux exchange, tti_cpu.h's twin): it finds the fluxes queued, not written,
+// and synchronises `stream` itself before it reads them.
 template <class T>
-void tti_step_cuda(const TtiStepArgs<T>& args, TtiKernel kernel, cudaStream_t stream = nullptr);
+void tti_step_cuda(const TtiStepArgs<T>& args, TtiKernel kernel, cudaStream_t stream = nullptr,
+                   const std::function<void(int)>& between = {});
 
 // Receiver sampling of (p + q) / 2, the twin of the TTI CPU propagator's loop:
 // traces[n * nrec + r] = sum_k weight[k] * 0.5 * (p[index[k]] + q[index[k]]) over k in
