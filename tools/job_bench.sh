@@ -3,9 +3,12 @@
 # time, time in propagation steps, GPU busy, Mpoints/s) for
 #   2D Marmousi, 16 shots: model, migrate on the GPU, migrate on the CPU cores;
 #   3D dome 400 x 400 x 300, 4 shots: model, migrate with the default (auto) memory
-#   budget, migrate with migration.memory-budget 4 (GB).
+#   budget, migrate with migration.memory-budget 4 (GB);
+#   tti (issue 13): one TTI shot through a 3D dome 256 x 256 x 200 (epsilon 0.2, delta
+#   0.1, tilt 30, azimuth 20 degrees), modelled, then migrated with snapshots: the
+#   migration's propagation time over the modelling's (target <= 2.5).
 # Run on a GPU machine from the repository root with rtm and make_models staged in
-# .device (tools/gpu_stage.sh) and .device/data/marmousi.segy.   tools/job_bench.sh [2d|3d|both]
+# .device (tools/gpu_stage.sh) and .device/data/marmousi.segy.   tools/job_bench.sh [2d|3d|both|tti]
 set -uo pipefail
 WHAT=${1:-both}
 D=$PWD/.device
@@ -22,7 +25,7 @@ step() {  # step <name> <rtm args...>: the command's summary lines
     grep -m1 -E "source wavefield by" "$OUT/$name.log" | sed 's/.*info /    /' | cut -c1-220
 }
 nvidia-smi --query-gpu=name --format=csv,noheader; date -u
-if [ "$WHAT" != 3d ]; then
+if [ "$WHAT" = 2d ] || [ "$WHAT" = both ]; then
     m2="--model.vp $D/data/marmousi.segy"
     a2="--acquisition.source-x0 1000 --acquisition.source-dx 600 --acquisition.source-nx 16 --acquisition.source-depth 10
         --acquisition.receiver-x0 0 --acquisition.receiver-dx 30 --acquisition.receiver-nx 401 --acquisition.receiver-depth 10
@@ -31,7 +34,7 @@ if [ "$WHAT" != 3d ]; then
     step 2d_migrate_gpu migrate $m2 --data.shots "$W/2d.sgy" --wavelet.ricker-f0 15 --output.job "$W/2d_gpu"
     [ "${CPU:-1}" = 0 ] || step 2d_migrate_cpu migrate $m2 --data.shots "$W/2d.sgy" --wavelet.ricker-f0 15 --propagation.device cpu --output.job "$W/2d_cpu"
 fi
-if [ "$WHAT" != 2d ]; then
+if [ "$WHAT" = 3d ] || [ "$WHAT" = both ]; then
     "$D/make_models" --dome 400 400 300 10 "$W/dome.segy" || rc=1
     m3="--model.vp $W/dome.segy"
     a3="--acquisition.source-x0 1300 --acquisition.source-dx 1400 --acquisition.source-nx 2
@@ -44,5 +47,18 @@ if [ "$WHAT" != 2d ]; then
     step 3d_migrate_4GB migrate $m3 --data.shots "$W/3d.sgy" --wavelet.ricker-f0 15 --migration.memory-budget 4 --output.job "$W/3d_4"
     cmp -s "$W/3d_auto/image.sgy" "$W/3d_4/image.sgy" && echo "3D images, auto budget and 4 GB: identical" ||
         echo "3D images, auto budget and 4 GB: differ"
+fi
+if [ "$WHAT" = tti ]; then
+    "$D/make_models" --dome 256 256 200 10 "$W/dome_tti.segy" || rc=1
+    mt="--model.vp $W/dome_tti.segy --model.epsilon 0.2 --model.delta 0.1 --model.theta 30 --model.phi 20"
+    at="--acquisition.source-x0 1280 --acquisition.source-y0 1280 --acquisition.source-depth 20
+        --acquisition.receiver-x0 0 --acquisition.receiver-dx 40 --acquisition.receiver-nx 64
+        --acquisition.receiver-y0 0 --acquisition.receiver-dy 40 --acquisition.receiver-ny 64 --acquisition.receiver-depth 20
+        --acquisition.record-length 1.5 --acquisition.record-dt 0.002 --wavelet.ricker-f0 15"
+    step tti_model model $mt $at --output.shots "$W/tti.sgy"
+    step tti_migrate migrate $mt --data.shots "$W/tti.sgy" --wavelet.ricker-f0 15 --migration.storage snapshots --output.job "$W/tti_mig"
+    steps() { grep -oE "[0-9.]+ s in propagation steps" "$OUT/$1.log" | tail -1 | cut -d' ' -f1; }
+    awk -v m="$(steps tti_model)" -v r="$(steps tti_migrate)" \
+        'BEGIN { if (m > 0) printf "TTI RTM shot / forward propagation (propagation steps): %.2f (%s s / %s s)\n", r / m, r, m }'
 fi
 exit $rc
