@@ -201,36 +201,38 @@ private:
     // The current wavefield's R planes beside each inner face from the neighbours.
     void exchange() const {
         if (!stale_) return;
+        const auto t0 = std::chrono::steady_clock::now();
         swap_faces(inner_->plane_bytes() * R * std::size_t(batch()),
                    [&](int iz0, void* dst) { inner_->copy_planes_out(iz0, R, dst); },
                    [&](int iz0, const void* src) { inner_->copy_planes_in(iz0, R, src); });
+        exchange_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         stale_ = false;
     }
     // The pass-1 output planes beside each inner face of the member whose pass 1 just ran
     // (the step's between_passes: members step one after another, each exchanging its own).
+    // Not timed here: it runs inside the inner step, whose busy time holds it already.
     void exchange_intermediate() const {
         swap_faces(inner_->intermediate_plane_bytes() * R,
                    [&](int iz0, void* dst) { inner_->copy_intermediate_out(iz0, R, dst); },
                    [&](int iz0, const void* src) { inner_->copy_intermediate_in(iz0, R, src); });
     }
     // R planes (bytes in all) across both inner faces: out(iz0, dst) packs planes iz0 ..
-    // iz0 + R - 1, in(iz0, src) unpacks them into the halo there.
+    // iz0 + R - 1, in(iz0, src) unpacks them into the halo there. An outer face packs
+    // nothing (no neighbour: on a GPU that would be a copy and a wait for nothing).
     template <class Out, class In>
     void swap_faces(std::size_t bytes, const Out& out, const In& in) const {
-        const auto t0 = std::chrono::steady_clock::now();
         const int r = group_.rank(), nz = domain_.box().nz;
         send_.resize(bytes);
         recv_.resize(bytes);
         const int up = above_ ? r - 1 : -1, down = below_ ? r + 1 : -1;
         // Downwards: my last R planes to the slab below, the one above's into my top halo.
-        out(nz - R, send_.data());
+        if (down >= 0) out(nz - R, send_.data());
         group_.sendrecv(send_.data(), down < 0 ? 0 : bytes, down, recv_.data(), up < 0 ? 0 : bytes, up);
         if (up >= 0) in(-R, recv_.data());
         // Upwards: my first R planes to the slab above, the one below's into my bottom halo.
-        out(0, send_.data());
+        if (up >= 0) out(0, send_.data());
         group_.sendrecv(send_.data(), up < 0 ? 0 : bytes, up, recv_.data(), down < 0 ? 0 : bytes, down);
         if (down >= 0) in(nz, recv_.data());
-        exchange_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     [[noreturn]] void refuse_anisotropic_born(const std::string& what) const {
         fail("option parallel.ranks-per-shot", what + " of anisotropic (VTI/TTI) models over z-slabs is not implemented",

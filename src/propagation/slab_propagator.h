@@ -12,9 +12,10 @@
 //    u[n-1] and the C-PML memory are only read pointwise (faces keep R planes from the
 //    layers), so they are never exchanged. VTI/TTI: p and q both (a plane is p's then
 //    q's); the TTI step's pass-1 fluxes, which pass 2 differentiates across the faces,
-//    are exchanged between its passes (Propagator::set_between_passes). Anisotropic slabs
-//    run on CPU ranks, without Born modelling and the born-adjoint condition (their
-//    H p, V q across a face need 2 R ghost planes): both refused.
+//    are exchanged between its passes (Propagator::set_between_passes; on a GPU the TTI
+//    slab steps with the two-pass kernel for it). Anisotropic slabs run without Born
+//    modelling and the born-adjoint condition (their H p, V q across a face need 2 R
+//    ghost planes): both refused.
 //  - Sources: each slab injects the taps it owns, in the stencil's order; receivers: each
 //    is sampled by the slab owning its stencil's middle plane, reading all its taps from
 //    owned and ghost planes: the same sums in the same order as one box, bit for bit.
@@ -32,8 +33,9 @@
 //    IPC while the interior computes, propagation/cuda_slab_exchange.h); the exchange
 //    here (host-staged through MPI) then runs only after other changes of the wavefield
 //    (reset, add_field, recall, band and state loads), and always where the group cannot
-//    (ranks on several nodes, batches, thin slabs). The derivative imaging conditions
-//    are computed here on the host (their fields come down from the device).
+//    (ranks on several nodes, batches, thin slabs, VTI/TTI). The derivative imaging
+//    conditions read the ghost planes on the device (Propagator::window_continues); a
+//    CPU slab's are computed here on the host.
 #include <memory>
 
 #include "parallel/slab_layout.h"
