@@ -216,31 +216,19 @@ public:
     // two-pass kernel (set_between_passes), the same sums as one GPU's two-pass step.
     std::size_t plane_bytes() const override { return 2 * std::size_t(box_.sz()) * sizeof(T); }
     void copy_planes_out(int iz0, int count, void* dst) const override {
-        char* out = static_cast<char*>(dst);
-        for (int m = 0; m < batch(); ++m)
-            for (int k = 0; k < 2; ++k)
-                out = copy_planes(f_.field(f_.cur, k) + m * box_.padded_size(), iz0, count, out, false);
-        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the caller's memory
+        move_planes(wavefield_arrays(), iz0, count, static_cast<char*>(dst), false);
     }
     void copy_planes_in(int iz0, int count, const void* src) override {
-        char* in = const_cast<char*>(static_cast<const char*>(src));
-        for (int m = 0; m < batch(); ++m)
-            for (int k = 0; k < 2; ++k)
-                in = copy_planes(f_.field(f_.cur, k) + m * box_.padded_size(), iz0, count, in, true);
-        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        move_planes(wavefield_arrays(), iz0, count, const_cast<char*>(static_cast<const char*>(src)), true);
     }
     std::size_t intermediate_plane_bytes() const override {
         return d_.tti().tilted ? 2 * std::size_t(box_.sz()) * sizeof(T) : 0;
     }
     void copy_intermediate_out(int iz0, int count, void* dst) const override {
-        char* out = copy_planes(flux_[2].data(), iz0, count, static_cast<char*>(dst), false);
-        copy_planes(flux_[5].data(), iz0, count, out, false);
-        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        move_planes({flux_[2].data(), flux_[5].data()}, iz0, count, static_cast<char*>(dst), false);
     }
     void copy_intermediate_in(int iz0, int count, const void* src) override {
-        char* in = copy_planes(flux_[2].data(), iz0, count, const_cast<char*>(static_cast<const char*>(src)), true);
-        copy_planes(flux_[5].data(), iz0, count, in, true);
-        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        move_planes({flux_[2].data(), flux_[5].data()}, iz0, count, const_cast<char*>(static_cast<const char*>(src)), true);
     }
     // The derivative imaging conditions read the ghost planes beyond a slab's window where
     // the fields live, as one GPU's window reads its neighbouring planes (the means
@@ -280,14 +268,24 @@ private:
         settle();
     }
 
-    // Queues the copy of padded planes iz0 + R .. of the device array a to (in: from) the
-    // host bytes at h; returns the host pointer past them.
-    char* copy_planes(const T* a, int iz0, int count, char* h, bool in) const {
+    // The current p and q of every member, in the planes' order (member by member, p then q).
+    std::vector<const T*> wavefield_arrays() const {
+        std::vector<const T*> a;
+        for (int m = 0; m < batch(); ++m)
+            for (int k = 0; k < 2; ++k) a.push_back(f_.field(f_.cur, k) + m * box_.padded_size());
+        return a;
+    }
+    // Padded planes iz0 + R .. iz0 + R + count - 1 of each device array in turn to (in: from)
+    // the host bytes at h, one run after another; returns when the host memory is done with.
+    void move_planes(const std::vector<const T*>& arrays, int iz0, int count, char* h, bool in) const {
         const std::size_t n = std::size_t(box_.sz()) * std::size_t(count) * sizeof(T);
-        char* dev = reinterpret_cast<char*>(const_cast<T*>(a) + std::size_t(iz0 + stencil::R) * box_.sz());
-        RTM_CUDA_CHECK(cudaMemcpyAsync(in ? dev : h, in ? h : dev, n, in ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
-                                       stream_));
-        return h + n;
+        for (const T* a : arrays) {
+            char* dev = reinterpret_cast<char*>(const_cast<T*>(a) + std::size_t(iz0 + stencil::R) * box_.sz());
+            RTM_CUDA_CHECK(cudaMemcpyAsync(in ? dev : h, in ? h : dev, n,
+                                           in ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, stream_));
+            h += n;
+        }
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
 
     // Uploads (cudaMemcpy from pageable memory, on the legacy default stream) may still be

@@ -55,10 +55,9 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
-
-#include <functional>
 
 #include "kernels/cpu/tti_cpu.h"
 
