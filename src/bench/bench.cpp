@@ -408,7 +408,7 @@ int run_bench(int argc, char** argv) {
          "full, modelling: shots propagated in one launch, sharing the model (minimal bytes (3 + 1/batch) "
          "values per point)")
         ("physics", po::value(&o.physics)->default_value("iso"),
-         "iso|vti|tti: the isotropic step, or the VTI/TTI step (--mode full on the GPU; variants two-pass, swic, swic-maxregs, swic-late)")
+         "iso|vti|tti: the isotropic step, or the VTI/TTI step (--mode full on the GPU; variants two-pass, swic)")
         ("scaling", po::value(&scaling)->default_value("strong"),
          "slabs: strong (G GPUs step the --grid one GPU steps) or weak (G GPUs step a grid of G NZ planes, "
          "one GPU --grid)")
@@ -485,7 +485,7 @@ int run_bench(int argc, char** argv) {
         std::string why;
         if (!cuda_device_available(&why)) fail("option --device gpu", why, "Use --device cpu");
         if (o.physics != "iso") {
-            if (variant == "default" || variant == "all") variant = "two-pass,swic,swic-maxregs,swic-late";
+            if (variant == "default" || variant == "all") variant = "two-pass,swic";
         } else if (variant == "default") {
             variant = kernels::cuda::variant_name(kernels::cuda::LaunchConfig{}.variant);
         }

@@ -3,6 +3,8 @@
 #include "kernels/cuda/tti_cuda.h"
 
 #include <algorithm>
+#include <limits>
+#include <string>
 
 #include "core/error.h"
 #include "kernels/cuda/cuda_check.h"
@@ -20,13 +22,22 @@ __device__ __forceinline__ T ld(const T* p) {
     return __ldg(p);
 }
 
+// u[n+1] from u[n], u[n-1], the damping k and W L u (the twin's formula), dividing only
+// where damped: x / 1 is x exactly, so the undamped interior skips the division's
+// instructions with the same bits.
+template <class T>
+__device__ __forceinline__ T advance(T u, T prev, T k, T wl) {
+    const T num = T(2) * u - (T(1) - k) * prev + wl;
+    return k == T(0) ? num : num / (T(1) + k);
+}
+
 // The update of one point from H p and V q (the twin's `update`).
 template <class T>
 __device__ __forceinline__ void update(const TtiStepArgs<T>& A, T* wp, T* wq, long i, T pi, T qi, T hp, T vq) {
     const T k = A.damp ? ld(A.damp + i) : T(0);
     const T cpp = ld(A.cpp + i), cpq = ld(A.cpq + i), cqq = ld(A.cqq + i);
-    wp[i] = (T(2) * pi - (T(1) - k) * wp[i] + (cpp * hp + cpq * vq)) / (T(1) + k);
-    wq[i] = (T(2) * qi - (T(1) - k) * wq[i] + (cpq * hp + cqq * vq)) / (T(1) + k);
+    wp[i] = advance(pi, wp[i], k, cpp * hp + cpq * vq);
+    wq[i] = advance(qi, wq[i], k, cpq * hp + cqq * vq);
 }
 
 // One thread per computed point: blocks of 32 x 4 over (x, z), grid.z over y.
@@ -110,10 +121,12 @@ __global__ void tti_pass2_kernel(TtiStepArgs<T> A, const T* p, const T* q, T* wp
 
 // --- SWiC (see tti_cuda.h) ---
 // Thread block FX x FY over the flux columns; the shared tile of p and q has a further
-// ring of R columns (PX x PY), read from global memory; RY = 0 in 2D (one row).
-template <int NDIM>
+// ring of R columns (PX x PY), read from global memory; RY = 0 in 2D (one row). FY3 is
+// the 3D block's height: the ring's share of the flux columns falls with it
+// (FX FY / (TX TY): 32 x 16, 2.67; 32 x 32, 1.78).
+template <int NDIM, int FY3>
 struct SwicShape {
-    static constexpr int FX = NDIM == 3 ? 32 : 128, FY = NDIM == 3 ? 16 : 1;
+    static constexpr int FX = NDIM == 3 ? 32 : 128, FY = NDIM == 3 ? FY3 : 1;
     static constexpr int RY = NDIM == 3 ? R : 0;
     static constexpr int TX = FX - 2 * R, TY = FY - 2 * RY;  // written columns per block
     static constexpr int PX = FX + 2 * R, PY = FY + 2 * RY;
@@ -127,7 +140,7 @@ struct UpdateIn {
     T wp = 0, wq = 0, cpp = 0, cpq = 0, cqq = 0, k = 0;
 };
 template <class T>
-__device__ __forceinline__ UpdateIn<T> update_in(const TtiStepArgs<T>& A, const T* wp, const T* wq, long i) {
+__device__ __forceinline__ UpdateIn<T> update_in(const TtiStepArgs<T>& A, const T* wp, const T* wq, unsigned i) {
     UpdateIn<T> u;
     u.wp = wp[i];
     u.wq = wq[i];
@@ -138,33 +151,30 @@ __device__ __forceinline__ UpdateIn<T> update_in(const TtiStepArgs<T>& A, const 
     return u;
 }
 
-// Shared tiles, double-buffered by plane parity (two barriers per plane) where they fit in
-// the 48 KB of static shared memory (not 3D fp64: one buffer, a third barrier per plane).
-template <class T, int NDIM>
+// Shared tiles, double-buffered by plane parity (two barriers per plane), in dynamic
+// shared memory (up to 64 KB in 3D fp32 32 x 32).
+template <class T, class S, int NDIM>
 struct SwicTiles {
-    using S = SwicShape<NDIM>;
-    static constexpr int NB = NDIM == 3 && sizeof(T) == 8 ? 1 : 2;
-    T p[NB][S::PY][S::PX], q[NB][S::PY][S::PX];
-    T f[NB][NDIM - 1][S::FY][S::FX], g[NB][NDIM - 1][S::FY][S::FX];  // x (and y) fluxes of p and q
+    T p[2][S::PY][S::PX], q[2][S::PY][S::PX];
+    T f[2][NDIM - 1][S::FY][S::FX], g[2][NDIM - 1][S::FY][S::FX];  // x (and y) fluxes of p and q
 };
 
-// MINB: resident blocks per SM the registers are limited for (__launch_bounds__):
-// 1024 / threads (64 registers: 2 blocks in 3D, 8 in 2D) for swic and swic-late in fp32,
-// 1 for swic-maxregs and in fp64 (64 registers hold too few doubles: 0.17x the two-pass
-// kernel at 256^3 on the H100, docs/performance.md). FUSED: the in-plane wings of the
-// compact Laplacian are summed with the gradient from the same shared values, by every
-// thread before the second barrier (swic, swic-maxregs), or by the writing threads alone
-// after it (swic-late).
-template <class T, int NDIM, bool LIMITED>
+// Resident blocks per SM the registers are limited for (__launch_bounds__): in fp32
+// 1024 / threads, i.e. 64 registers (more registers and fewer threads lost: 0.77x at
+// 512^3 on the H100, docs/performance.md); in fp64 1 (64 registers hold too few doubles:
+// 0.17x the two-pass kernel at 256^3 on the H100).
+template <class T, int THREADS>
 constexpr int swic_min_blocks() {
-    return LIMITED && sizeof(T) == 4 ? 1024 / (SwicShape<NDIM>::FX * SwicShape<NDIM>::FY) : 1;
+    return sizeof(T) == 4 ? 1024 / THREADS : 1;
 }
-template <class T, int NDIM, int MINB, bool FUSED>
-__global__ void __launch_bounds__(SwicShape<NDIM>::FX * SwicShape<NDIM>::FY, MINB)
+template <class T, int NDIM, int FY3>
+__global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3>::FY,
+                                  swic_min_blocks<T, SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3>::FY>())
     tti_swic_kernel(TtiStepArgs<T> A, int zchunk, int chunks) {
-    using S = SwicShape<NDIM>;
+    using S = SwicShape<NDIM, FY3>;
     constexpr int FX = S::FX, FY = S::FY, RY = S::RY, PX = S::PX;
-    __shared__ SwicTiles<T, NDIM> sh;
+    extern __shared__ __align__(16) unsigned char smem[];
+    auto& sh = *reinterpret_cast<SwicTiles<T, S, NDIM>*>(smem);
     const Box B = A.box;
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * FX + tx;
     const int member = blockIdx.z / chunks, chunk = blockIdx.z % chunks;
@@ -176,9 +186,14 @@ __global__ void __launch_bounds__(SwicShape<NDIM>::FX * SwicShape<NDIM>::FY, MIN
     const int bx = blockIdx.x * S::TX - 2 * R, by = NDIM == 3 ? int(blockIdx.y) * S::TY - 2 * RY : 0;  // tile origin
     const int cx = bx + R + tx, cy = by + RY + ty;  // this thread's column
     const bool col_in = cx >= 0 && cx < B.nx && cy >= 0 && cy < B.ny;
-    const bool writes = col_in && tx >= R && tx < FX - R && ty >= RY && ty < FY - RY;
-    const long sz = B.sz();
-    const long col = col_in ? B.at(cx, cy, 0) : 0;
+    // A writing row (warp-uniform in 3D: a warp is one row of 32): the rows above and
+    // below need only the fluxes, not the Laplacian's wings nor the accumulators.
+    const bool row_writes = ty >= RY && ty < FY - RY;
+    const bool writes = col_in && row_writes && tx >= R && tx < FX - R;
+    // Offsets within a member in 32 bits (swic_kernel checks the box fits): fewer registers
+    // and one multiply-add per address; col + iz sz wraps for iz < -R, never loaded.
+    const unsigned sz = unsigned(B.sz());
+    const unsigned col = col_in ? unsigned(B.at(cx, cy, 0)) : 0;
     const int k0 = chunk * zchunk, k1 = min(B.nz, k0 + zchunk);
     // This thread's point of the ring (tid < ring): full rows above and below the flux
     // columns, then R columns left and right of them.
@@ -193,10 +208,12 @@ __global__ void __launch_bounds__(SwicShape<NDIM>::FX * SwicShape<NDIM>::FY, MIN
         rx = c < R ? c : FX + c;
     }
     const bool ring = tid < S::ring, ring_in = ring && bx + rx >= 0 && bx + rx < B.nx && by + ry >= 0 && by + ry < B.ny;
-    const long rcol = ring_in ? B.at(bx + rx, by + ry, 0) : 0;
+    const unsigned rcol = ring_in ? unsigned(B.at(bx + rx, by + ry, 0)) : 0;
     auto in_z = [&](int iz) { return iz >= 0 && iz < B.nz; };
-    auto load = [&](const T* f, int iz) { return col_in && in_z(iz) ? ld(f + col + long(iz) * sz) : T(0); };
-    auto load_ring = [&](const T* f, int iz) { return ring_in && in_z(iz) ? ld(f + rcol + long(iz) * sz) : T(0); };
+    auto load = [&](const T* f, int iz) { return col_in && in_z(iz) ? ld(f + (col + unsigned(iz) * sz)) : T(0); };
+    auto load_ring = [&](const T* f, int iz) {
+        return ring_in && in_z(iz) ? ld(f + (rcol + unsigned(iz) * sz)) : T(0);
+    };
 
     T qp[2 * R + 1], qq[2 * R + 1];  // input queues: p, q at planes m-R..m+R of the column
     T ap[2 * R + 1], aq[2 * R + 1];  // output queues: H p, V q at planes m-R..m+R
@@ -214,10 +231,10 @@ __global__ void __launch_bounds__(SwicShape<NDIM>::FX * SwicShape<NDIM>::FY, MIN
     T rp = load_ring(p, k0 - R), rq = load_ring(q, k0 - R);
     T n0 = load(A.axis[0], k0 - R), n1 = NDIM == 3 ? load(A.axis[1], k0 - R) : T(0), n2 = load(A.axis[2], k0 - R);
     UpdateIn<T> u;  // for plane k0 (the first written)
-    if (writes) u = update_in(A, wp, wq, col + long(k0) * sz);
+    if (writes) u = update_in(A, wp, wq, col + unsigned(k0) * sz);
 
     for (int m = k0 - R; m < k1 + R; ++m) {
-        const int b = SwicTiles<T, NDIM>::NB == 2 ? m & 1 : 0;
+        const int b = m & 1;
         // The queues move one plane down; plane m goes into the shared tile.
 #pragma unroll
         for (int j = 0; j < 2 * R; ++j) {
@@ -237,7 +254,9 @@ __global__ void __launch_bounds__(SwicShape<NDIM>::FX * SwicShape<NDIM>::FY, MIN
         __syncthreads();
 
         // Gradients and fluxes at (column, m); zero outside the computed points. From the
-        // same shared values, the in-plane wings of the compact Laplacian (the writers').
+        // same shared values, the in-plane wings of the compact Laplacian (by the writing
+        // rows: summing them after the second barrier, by the writers alone, re-reads the
+        // tile and lost 0.92x on the H100).
         T fz = 0, gz = 0;
         T wpx = 0, wqx = 0, wpy = 0, wqy = 0;
         {
@@ -251,7 +270,7 @@ __global__ void __launch_bounds__(SwicShape<NDIM>::FX * SwicShape<NDIM>::FY, MIN
                             ql = sh.q[b][y][x - k];
                     dpx += d * (pr - pl);
                     dqx += d * (qr - ql);
-                    if constexpr (FUSED) {
+                    if (row_writes) {
                         wpx += c * (pr + pl);
                         wqx += c * (qr + ql);
                     }
@@ -260,7 +279,7 @@ __global__ void __launch_bounds__(SwicShape<NDIM>::FX * SwicShape<NDIM>::FY, MIN
                                 qd = sh.q[b][y - k][x];
                         dpy += d * (pu - pd);
                         dqy += d * (qu - qd);
-                        if constexpr (FUSED) {
+                        if (row_writes) {
                             wpy += c * (pu + pd);
                             wqy += c * (qu + qd);
                         }
@@ -308,14 +327,6 @@ __global__ void __launch_bounds__(SwicShape<NDIM>::FX * SwicShape<NDIM>::FY, MIN
                 const T c = T(stencil::c2(k)), d = T(stencil::d1(k));
                 wpz += c * (qp[R + k] + qp[R - k]);
                 wqz += c * (qq[R + k] + qq[R - k]);
-                if constexpr (!FUSED) {
-                    wpx += c * (sh.p[b][y][x + k] + sh.p[b][y][x - k]);
-                    wqx += c * (sh.q[b][y][x + k] + sh.q[b][y][x - k]);
-                    if constexpr (NDIM == 3) {
-                        wpy += c * (sh.p[b][y + k][x] + sh.p[b][y - k][x]);
-                        wqy += c * (sh.q[b][y + k][x] + sh.q[b][y - k][x]);
-                    }
-                }
                 dfx += d * (sh.f[b][0][ty][tx + k] - sh.f[b][0][ty][tx - k]);
                 dgx += d * (sh.g[b][0][ty][tx + k] - sh.g[b][0][ty][tx - k]);
                 if constexpr (NDIM == 3) {
@@ -339,33 +350,22 @@ __global__ void __launch_bounds__(SwicShape<NDIM>::FX * SwicShape<NDIM>::FY, MIN
             // plane's inputs.
             const int k = m - R;
             if (k >= k0 && k < k1) {
-                const long i = col + long(k) * sz;
-                const T pi = qp[0], qi = qq[0], hp = ap[0], vq = aq[0];
-                wp[i] = (T(2) * pi - (T(1) - u.k) * u.wp + (u.cpp * hp + u.cpq * vq)) / (T(1) + u.k);
-                wq[i] = (T(2) * qi - (T(1) - u.k) * u.wq + (u.cpq * hp + u.cqq * vq)) / (T(1) + u.k);
+                const unsigned i = col + unsigned(k) * sz;
+                const T hp = ap[0], vq = aq[0];
+                wp[i] = advance(qp[0], u.wp, u.k, u.cpp * hp + u.cpq * vq);
+                wq[i] = advance(qq[0], u.wq, u.k, u.cpq * hp + u.cqq * vq);
                 if (k + 1 < k1) u = update_in(A, wp, wq, i + sz);
             }
         }
+        if (row_writes) {
 #pragma unroll
-        for (int j = 0; j < 2 * R; ++j) {
-            ap[j] = ap[j + 1];
-            aq[j] = aq[j + 1];
+            for (int j = 0; j < 2 * R; ++j) {
+                ap[j] = ap[j + 1];
+                aq[j] = aq[j + 1];
+            }
+            ap[2 * R] = aq[2 * R] = T(0);
         }
-        ap[2 * R] = aq[2 * R] = T(0);
-        if constexpr (SwicTiles<T, NDIM>::NB == 1) __syncthreads();  // the tiles are rewritten next plane
     }
-}
-
-template <class T, int NDIM>
-using SwicFn = void (*)(TtiStepArgs<T>, int, int);
-
-// The SWiC kernel of a TtiKernel (not two-pass).
-template <class T, int NDIM>
-SwicFn<T, NDIM> swic_kernel(TtiKernel k) {
-    constexpr int limited = swic_min_blocks<T, NDIM, true>(), unlimited = swic_min_blocks<T, NDIM, false>();
-    if (k == TtiKernel::SwicMaxRegs) return tti_swic_kernel<T, NDIM, unlimited, true>;
-    if (k == TtiKernel::SwicLate) return tti_swic_kernel<T, NDIM, limited, false>;
-    return tti_swic_kernel<T, NDIM, limited, true>;
 }
 
 int sm_count() {
@@ -378,24 +378,73 @@ int sm_count() {
     return n;
 }
 
+// A SWiC kernel with its block shape and dynamic shared memory, ready to launch.
+template <class T>
+struct SwicKernel {
+    void (*fn)(TtiStepArgs<T>, int, int) = nullptr;
+    int fx = 0, fy = 0, tx = 0, ty = 0;
+    int smem = 0;
+    int blocks_per_sm = 1;  // resident at once (registers, shared memory)
+};
+
+template <class T, int NDIM, int FY3>
+SwicKernel<T> swic_of() {
+    using S = SwicShape<NDIM, FY3>;
+    SwicKernel<T> k;
+    k.fn = tti_swic_kernel<T, NDIM, FY3>;
+    k.fx = S::FX;
+    k.fy = S::FY;
+    k.tx = S::TX;
+    k.ty = S::TY;
+    k.smem = int(sizeof(SwicTiles<T, S, NDIM>));
+    static const int resident = [&] {  // once per kernel: more than 48 KB needs the opt-in
+        RTM_CUDA_CHECK(cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem));
+        int n = 0;
+        RTM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k.fn, k.fx * k.fy, k.smem));
+        return std::max(n, 1);
+    }();
+    k.blocks_per_sm = resident;
+    return k;
+}
+
+// The SWiC kernel of a box: 3D blocks of 32 x 32 in fp32 (1.78 flux columns per written
+// one; 32 x 16, 2.67, ran at 0.83x on the H100) and 32 x 16 in fp64, whose registers limit
+// it to one block per SM already; 2D blocks of 128 x 1.
+template <class T, int NDIM>
+SwicKernel<T> swic_kernel(const Box& B) {
+    if (B.padded_size() > std::size_t(std::numeric_limits<unsigned>::max()))
+        fail("tti_step_cuda", "the SWiC kernel indexes a member's " + std::to_string(B.padded_size()) +
+                                  " padded points in 32 bits (at most 4294967295)",
+             "Run the two-pass kernel: RTM_TTI_KERNEL=two-pass");
+    return swic_of<T, NDIM, sizeof(T) == 4 ? 32 : 16>();
+}
+
 struct SwicLaunch {
     dim3 grid, block;
     int zchunk = 0, chunks = 1;
 };
 
-// Columns of blocks over x and y; z split into chunks (each costs 2R planes of warm-up)
-// until about 4 blocks per SM, chunks of at least 32 planes.
-template <int NDIM>
-SwicLaunch swic_launch(const Box& B, int batch) {
-    using S = SwicShape<NDIM>;
+// Columns of blocks over x and y; z split into chunks of at least 32 planes. Each chunk
+// costs 2R planes of warm-up, and the last wave of blocks may leave SMs idle: the count
+// of chunks is the one with the least (waves x planes per block), waves = the blocks over
+// those resident at once (at 512^3, 32 x 32 blocks: 484 columns; 2 chunks would be 7.3
+// waves of 264 planes, 3 are 11.0 waves of 179).
+template <class T>
+SwicLaunch swic_launch(const SwicKernel<T>& K, const Box& B, int batch) {
     SwicLaunch L;
-    L.block = dim3(S::FX, S::FY, 1);
-    const long gx = (B.nx + S::TX - 1) / S::TX, gy = NDIM == 3 ? (B.ny + S::TY - 1) / S::TY : 1;
-    const long want = 4L * sm_count();
-    const long columns = gx * gy * batch;
-    L.chunks = int(std::clamp<long>((want + columns - 1) / columns, 1, std::max(1, B.nz / 32)));
-    L.zchunk = (B.nz + L.chunks - 1) / L.chunks;
-    L.chunks = (B.nz + L.zchunk - 1) / L.zchunk;
+    L.block = dim3(K.fx, K.fy, 1);
+    const long gx = (B.nx + K.tx - 1) / K.tx, gy = B.ndim == 3 ? (B.ny + K.ty - 1) / K.ty : 1;
+    const long columns = gx * gy * batch, resident = long(K.blocks_per_sm) * sm_count();
+    double best = 0;
+    for (int c = 1; c <= std::max(1, B.nz / 32); ++c) {
+        const int zchunk = (B.nz + c - 1) / c, chunks = (B.nz + zchunk - 1) / zchunk;
+        const double cost = double((columns * chunks + resident - 1) / resident) * (zchunk + 2 * R);
+        if (c == 1 || cost < best) {
+            best = cost;
+            L.zchunk = zchunk;
+            L.chunks = chunks;
+        }
+    }
     L.grid = dim3(unsigned(gx), unsigned(gy), unsigned(L.chunks * batch));
     return L;
 }
@@ -425,8 +474,9 @@ void step_ndim(const TtiStepArgs<T>& A, TtiKernel kernel, cudaStream_t s, const 
             RTM_CUDA_CHECK_LAUNCH("tti_pass2_kernel");
         }
     } else {
-        const SwicLaunch L = swic_launch<NDIM>(B, A.batch);
-        swic_kernel<T, NDIM>(kernel)<<<L.grid, L.block, 0, s>>>(A, L.zchunk, L.chunks);
+        const SwicKernel<T> K = swic_kernel<T, NDIM>(B);
+        const SwicLaunch L = swic_launch(K, B, A.batch);
+        K.fn<<<L.grid, L.block, K.smem, s>>>(A, L.zchunk, L.chunks);
         RTM_CUDA_CHECK_LAUNCH("tti_swic_kernel");
     }
     if (B.free_surface) {
@@ -453,9 +503,12 @@ TtiKernelInfo describe_ndim(const Box& B, bool tilted, TtiKernel kernel, int bat
     TtiKernelInfo info;
     cudaFuncAttributes fa{};
     const void* f = nullptr;
+    int smem = 0;
     if (tilted && kernel != TtiKernel::TwoPass) {
-        const SwicLaunch L = swic_launch<NDIM>(B, batch);
-        f = reinterpret_cast<const void*>(swic_kernel<T, NDIM>(kernel));
+        const SwicKernel<T> K = swic_kernel<T, NDIM>(B);
+        const SwicLaunch L = swic_launch(K, B, batch);
+        f = reinterpret_cast<const void*>(K.fn);
+        smem = K.smem;
         info.threads = int(L.block.x * L.block.y);
         info.blocks = long(L.grid.x) * L.grid.y * L.grid.z;
         info.zchunk = L.zchunk;
@@ -468,15 +521,15 @@ TtiKernelInfo describe_ndim(const Box& B, bool tilted, TtiKernel kernel, int bat
     }
     RTM_CUDA_CHECK(cudaFuncGetAttributes(&fa, f));
     info.regs = fa.numRegs;
-    info.smem = int(fa.sharedSizeBytes);
-    RTM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&info.blocks_per_sm, f, info.threads, 0));
+    info.smem = int(fa.sharedSizeBytes) + smem;
+    RTM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&info.blocks_per_sm, f, info.threads, smem));
     return info;
 }
 
 }  // namespace
 
 const std::vector<std::string>& tti_kernel_names() {
-    static const std::vector<std::string> names{"two-pass", "swic", "swic-maxregs", "swic-late"};
+    static const std::vector<std::string> names{"two-pass", "swic"};
     return names;
 }
 
@@ -484,7 +537,7 @@ TtiKernel parse_tti_kernel(const std::string& name) {
     const auto& n = tti_kernel_names();
     for (std::size_t i = 0; i < n.size(); ++i)
         if (name == n[i]) return TtiKernel(i);
-    fail("TTI kernel", "unknown kernel '" + name + "'", "Use two-pass, swic, swic-maxregs or swic-late");
+    fail("TTI kernel", "unknown kernel '" + name + "'", "Use two-pass or swic");
 }
 
 const char* tti_kernel_name(TtiKernel k) { return tti_kernel_names().at(std::size_t(k)).c_str(); }

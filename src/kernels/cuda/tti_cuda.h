@@ -22,32 +22,33 @@
 //     without damping (2D: 4 fluxes, 88 B and 84). Flops 3D: pass 1 6 first derivatives
 //     78 + projections 10 + fluxes 9 = 97; pass 2 6 wings 84 + 6 divergences 84 + centre
 //     and update 22 = 190; about 290 in all.
-//   swic, swic-maxregs: one pass (Anjum et al., docs/anisotropy.md). A block of FX x FY
-//     threads (3D 32 x 16; 2D 128 x 1) owns a column tile of the x-y plane plus a ring of
-//     R = 4 columns and marches down z. Each thread keeps input register queues of p and q
-//     along z (planes m-4..m+4 of its column) and output register queues of the
-//     accumulators of H p and V q (planes m-4..m+4). At plane m: the block puts p(m), q(m)
-//     in a shared tile (with a further ring of 4, read from global memory), every thread
-//     forms grad p and grad q at (column, m) (x, y from the tile, z from its queue), the
-//     fluxes and the in-plane wings of the compact Laplacian; the x and y fluxes go to
-//     shared memory, whose x and y divergences and the Laplacian at plane m go to
-//     accumulator m; the z fluxes are scattered into accumulators m-4..m+4 (the d2/dxdz,
-//     d2/dydz and d2/dz2 cross terms of the rotated operator: -d_j f_z(m) into plane m - j,
-//     +d_j f_z(m) into plane m + j). Accumulator m - 4 is then complete: its update is
-//     written and the queues shift. Tiles double-buffered (two barriers per plane; one
-//     buffer and three barriers in 3D fp64); the next plane's ring values, axis and update
-//     inputs loaded a plane ahead. Every plane of p, q and n is read from DRAM once (the
-//     rings are re-read by neighbouring blocks, from L2). The inner (FX-8) x (FY-8)
-//     threads write; the ring threads only form fluxes. swic limits registers to 64 in
-//     fp32 (1024 resident threads per SM: 2 blocks in 3D), swic-maxregs does not (1 block);
-//     swic-late is swic with the Laplacian's in-plane wings summed by the writing threads
-//     alone, after the second barrier (fewer flops, more shared-memory reads).
+//   swic: one pass (Anjum et al., docs/anisotropy.md). A block of FX x FY threads (3D
+//     fp32 32 x 32, fp64 32 x 16; 2D 128 x 1) owns a column tile of the x-y plane plus a
+//     ring of R = 4 columns and marches down a chunk of z. Each thread keeps input register
+//     queues of p and q along z (planes m-4..m+4 of its column) and output register queues
+//     of the accumulators of H p and V q (planes m-4..m+4). At plane m: the block puts
+//     p(m), q(m) in a shared tile (with a further ring of 4, read from global memory), every
+//     thread forms grad p and grad q at (column, m) (x, y from the tile, z from its queue)
+//     and the fluxes, the writing rows also the in-plane wings of the compact Laplacian;
+//     the x and y fluxes go to shared memory, whose x and y divergences and the Laplacian
+//     at plane m go to accumulator m; the z fluxes are scattered into accumulators
+//     m-4..m+4 (the d2/dxdz, d2/dydz and d2/dz2 cross terms of the rotated operator:
+//     -d_j f_z(m) into plane m - j, +d_j f_z(m) into plane m + j). Accumulator m - 4 is
+//     then complete: its update is written and the queues shift. Tiles double-buffered in
+//     dynamic shared memory (two barriers per plane); the next plane's ring values, axis
+//     and update inputs loaded a plane ahead; offsets within a member in 32 bits. Every
+//     plane of p, q and n is read from DRAM once (the rings are re-read by neighbouring
+//     blocks, from L2). The inner (FX-8) x (FY-8) threads write; the ring threads only
+//     form fluxes. Registers are limited to 64 in fp32 (1024 resident threads per SM); z
+//     is cut into the chunks that waste the fewest block-planes to warm-up and to the last
+//     wave of blocks.
 //     TTI 3D: reads p, q, n (3), wp, wq, cpp, cpq, cqq, damp, writes wp, wq: 52 B, 48
-//     without damping (2D: 48 and 44). Flops 3D per written point: per thread-plane 6 first
-//     derivatives 78 + 4 in-plane wings 48 + projections 10 + fluxes 9 = 145, on
-//     (32 x 16) / (24 x 8) = 2.67 times as many columns as are written: 387; plus the z
-//     wings 24, 4 divergences 48, the accumulation 28, the z scatter 32 and the update 16:
-//     about 540 per written point (the two-pass kernel's 290 and its 2.2x bytes).
+//     without damping (2D: 48 and 44). Flops 3D fp32 per written point: per thread-plane 6
+//     first derivatives 78 + projections 10 + fluxes 9 = 97, on (32 x 32) / (24 x 24) =
+//     1.78 times as many columns as are written: 172; the 4 in-plane wings 48 on the
+//     writing rows, 32 / 24 = 1.33 times: 64; plus the z wings 24, 4 divergences 48, the
+//     accumulation 28, the z scatter 32 and the update 16: about 385 per written point
+//     (the two-pass kernel's 290 and its 2.2x bytes).
 //   VTI (every kernel name): one kernel, one thread per point (no cross terms, nothing to
 //     pass through memory): reads p, q, wp, wq, cpp, cpq, cqq, damp, writes wp, wq: 40 B
 //     (36 without damping); flops 3D about 60.
@@ -63,9 +64,9 @@
 
 namespace rtm::kernels::cuda {
 
-enum class TtiKernel { TwoPass, Swic, SwicMaxRegs, SwicLate };  // in tti_kernel_names() order
+enum class TtiKernel { TwoPass, Swic };  // in tti_kernel_names() order
 
-const std::vector<std::string>& tti_kernel_names();  // "two-pass", "swic", "swic-maxregs", "swic-late"
+const std::vector<std::string>& tti_kernel_names();  // "two-pass", "swic"
 TtiKernel parse_tti_kernel(const std::string& name);  // throws rtm::Error naming the choices
 const char* tti_kernel_name(TtiKernel k);
 
