@@ -541,12 +541,13 @@ ShotGather born_shot(const Model& model, const Volume& dm, const ShotGather& sho
     u0->set_receivers({}, N);
     du->set_sources({}, {});
     du->set_receivers(receiver_stencils(domain, win, model, shot), N);
+    du->set_born_perturbation(wg, std::move(dm_v2));
     u0->reset();
     du->reset();
     for (int n = 0; n < N; ++n) {
         // W g[n], g[n] = -dm v^2 L u0[n], injected into du[n+1].
         du->step(n);
-        du->add_born_source(*u0, wg, dm_v2);
+        du->add_born_source(*u0);
         u0->step(n);
         if (finite_check_due(n, N)) {
             const std::string who = "shot " + std::to_string(shot.id);

@@ -36,12 +36,26 @@ void Propagator::unsupported(const char* what) const {
          "Use --propagation.device cpu");
 }
 
-void Propagator::add_born_source(const Propagator& background, const Grid& g, const std::vector<double>& dm_v2) {
+void Propagator::set_born_perturbation(const Grid& window, std::vector<double> dm_v2) {
+    const std::size_t expected = window.size() * std::size_t(batch());
+    if (dm_v2.size() != expected)
+        fail("set_born_perturbation", "the perturbation has " + std::to_string(dm_v2.size()) +
+                                          " values but the window " + std::to_string(expected) +
+                                          (batch() > 1 ? " (all members)" : ""));
+    born_window_ = window;
+    born_dm_v2_ = std::move(dm_v2);
+}
+
+const std::vector<double>& Propagator::born_perturbation() const {
+    if (born_dm_v2_.empty()) fail("add_born_source", "no perturbation set", "Call set_born_perturbation first");
+    return born_dm_v2_;
+}
+
+void Propagator::add_born_source(const Propagator& background) {
     require_same_batch(background);
     auto f = background.wavefield();
-    if (f.size() != dm_v2.size())
-        fail("add_born_source", "the perturbation has " + std::to_string(dm_v2.size()) + " values but the window " +
-                                    std::to_string(f.size()));
+    const std::vector<double>& dm_v2 = born_perturbation();
+    const Grid& g = born_window();
     for (int m = 0; m < batch(); ++m) {
         const auto first = f.begin() + std::ptrdiff_t(m * g.size());
         const auto lap = imaging::laplacian(std::vector<double>(first, first + std::ptrdiff_t(g.size())), g);

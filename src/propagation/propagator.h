@@ -72,16 +72,20 @@ public:
     // window per member, member after member): called right after step(n), it injects the
     // volume source f[n] into u[n+1] exactly as point sources are injected (VTI/TTI: W B f).
     virtual void add_field(const std::vector<double>& f) { unsupported("add_field"); }
+    // Born modelling's perturbation dm_v2: the slowness-squared perturbation times v^2 on
+    // the nodes of `window` (the domain's; member after member), for the add_born_source
+    // calls that follow (set once a run: a GPU backend keeps it in device memory).
+    // Checks its size.
+    virtual void set_born_perturbation(const Grid& window, std::vector<double> dm_v2);
     // Born modelling's source, called right after step(n) as add_field: adds W g to the
     // current wavefield (u[n+1]), g = -dm_v2 L u0[n], u0[n] the current wavefield of
-    // `background` (same domain and batch), dm_v2 the slowness-squared perturbation times
-    // v^2 on the window's nodes (`window`, the domain's; member after member), L the propagator's spatial operator with
+    // `background` (same domain and batch), L the propagator's spatial operator with
     // values outside the window zero (imaging::field_ops): Lap for the isotropic scheme,
     // diag(H, V) on (p, q) for VTI/TTI, where W is the 2x2 (v dt)^2 C
     // (docs/anisotropy.md "Born modelling"). This default is the isotropic one, on the
-    // host through wavefield() and add_field(): an anisotropic backend overrides it (or
-    // refuses, as the CUDA one), since wavefield() is then (p + q) / 2.
-    virtual void add_born_source(const Propagator& background, const Grid& window, const std::vector<double>& dm_v2);
+    // host through wavefield() and add_field(): an anisotropic backend overrides it,
+    // since wavefield() is then (p + q) / 2.
+    virtual void add_born_source(const Propagator& background);
     // Swaps u[n] and u[n-1]: after it, step(n) for n = N-1, N-2, ... runs time
     // backwards (u[n-1] = 2 u[n] - u[n+1] + (v dt)^2 (Lap u[n] + s[n]) is the same update).
     virtual void reverse_time() { unsupported("reverse_time"); }
@@ -186,11 +190,16 @@ protected:
     [[noreturn]] void unsupported(const char* what) const;
     // Throws unless `source` carries as many members as this propagator (correlate).
     void require_same_batch(const Propagator& source) const;
+    // set_born_perturbation's values and window (add_born_source; throws when none was set).
+    const std::vector<double>& born_perturbation() const;
+    const Grid& born_window() const { return born_window_; }
 
 private:
     int batch_ = 1;
     std::unique_ptr<float[]> band_history_;  // for the default band history
     std::size_t band_slots_ = 0;
+    std::vector<double> born_dm_v2_;  // set_born_perturbation
+    Grid born_window_;
 };
 
 // Member m's stencil in a batch's stacked arrays.

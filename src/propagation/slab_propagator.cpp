@@ -98,9 +98,9 @@ public:
 
     // The isotropic Born source (Propagator's, through the assembled wavefield); the
     // anisotropic one needs H p, V q across the faces, with ghost planes 2 R deep for TTI.
-    void add_born_source(const Propagator& background, const Grid& window, const std::vector<double>& dm_v2) override {
+    void add_born_source(const Propagator& background) override {
         if (whole_.anisotropic()) refuse_anisotropic_born("Born modelling");
-        Propagator::add_born_source(background, window, dm_v2);
+        Propagator::add_born_source(background);
     }
     void add_field(const std::vector<double>& f) override {
         const std::size_t plane = std::size_t(whole_.window().nx) * whole_.window().ny;

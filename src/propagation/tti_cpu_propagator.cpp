@@ -119,15 +119,13 @@ public:
     }
     // W g, g = -dm v^2 (H p0, V q0) (docs/anisotropy.md "Born modelling"), W / (1 + k)
     // in a damping layer as every source.
-    void add_born_source(const Propagator& background, const Grid&, const std::vector<double>& dm_v2) override {
+    void add_born_source(const Propagator& background) override {
         const Grid& window = d_.window();
         const auto* u0 = dynamic_cast<const TtiCpuPropagator<T>*>(&background);
         if (!u0) unsupported("Born modelling with a background propagator of another backend, precision or physics");
         require_same_batch(background);
         const std::size_t ws = window.size();
-        if (dm_v2.size() != ws * batch())
-            fail("add_born_source", "the perturbation has " + std::to_string(dm_v2.size()) + " values but the window " +
-                                        std::to_string(ws * batch()));
+        const std::vector<double>& dm_v2 = this->born_perturbation();
         std::vector<double> g(2 * ws * batch());  // g_p of every member, then g_q
         for (int m = 0; m < batch(); ++m) {
             const auto [hp, vq] = imaging::anisotropic_operator(u0->f_.field_window(u0->f_.cur, 0, m),

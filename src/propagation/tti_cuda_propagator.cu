@@ -196,7 +196,7 @@ public:
     // Born modelling of VTI/TTI models and its adjoint (the born-adjoint condition) need
     // diag(H, V) of the source wavefield on the window; only the CPU backend has it yet
     // (the commands refuse it on the GPU before a shot starts).
-    void add_born_source(const Propagator&, const Grid&, const std::vector<double>&) override {
+    void add_born_source(const Propagator&) override {
         unsupported("Born modelling of anisotropic (VTI/TTI) models");
     }
     void correlate(const Propagator& source, double w, ImagingCondition condition) override {

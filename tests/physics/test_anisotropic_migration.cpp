@@ -329,9 +329,10 @@ TEST_CASE("VTI and TTI Born modelling is the derivative of modelling: its error 
             for (const auto& q : r.receivers) rec.push_back(d.point(q.x, q.y, q.z, "receiver"));
             du->set_sources({}, {});
             du->set_receivers(rec, r.nt);
+            du->set_born_perturbation(r.grid, dm_v2);
             for (int n = 0; n < r.nt; ++n) {
                 du->step(n);
-                du->add_born_source(*u0, r.grid, dm_v2);
+                du->add_born_source(*u0);
                 u0->step(n);
             }
             const auto Fdm = du->receiver_traces();
