@@ -76,7 +76,7 @@ po::options_description migration_options() {
          "imaging condition: cross-correlation, inverse-scattering (energy norm: suppresses "
          "low-wavenumber backscatter) or born-adjoint (the exact adjoint of Born modelling). With model.epsilon, delta, theta, phi "
          "cross-correlation and inverse scattering image (p + q) / 2, born-adjoint the adjoint of anisotropic Born "
-         "modelling on p and q (CPU only; docs/anisotropy.md)")
+         "modelling on p and q (docs/anisotropy.md)")
         ("migration.mute-direct", po::value<std::string>()->default_value("false"),
          "zero the data until the direct wave's onset (offset / the velocity at the source) plus a window, then "
          "a cosine taper of one dominant period: a window in seconds (e.g. 0.1), true (the wavelet's length, "
@@ -238,10 +238,6 @@ int cmd_migrate(int argc, char** argv) {
     MigrationJobOptions job;
     job.folder = vm["output.job"].as<std::string>();
     job.migration = migration_from(vm);
-    // Anisotropic models migrate on (p + q) / 2 (docs/anisotropy.md); the born-adjoint
-    // condition, the adjoint of their Born modelling, runs on the CPU backend only.
-    if (job.migration.condition == ImagingCondition::BornAdjoint)
-        refuse_anisotropic_born_on_gpu(model, job.migration.propagation.backend, "migration.condition born-adjoint");
     // A shot's work grows with its window: the largest go first, so that ranks end together.
     for (std::size_t i = 0; i < names.size(); ++i)
         names[i].cost = double(

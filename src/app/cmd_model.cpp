@@ -220,8 +220,6 @@ int cmd_model(int argc, char** argv) {
     if (geometry.empty()) fail("acquisition", "no shots to model", "Describe at least one source");
     const Wavelet wavelet = load_wavelet(vm);
     const PropagationOptions prop = propagation_from(vm);
-    if (vm.count("model.born-dm") || vm.count("model.born-reflectivity"))
-        refuse_anisotropic_born_on_gpu(model, prop.backend, "Born modelling");
 
     // Each gather is written as its batch finishes (the file's headers from the geometry,
     // checked before any propagation); the middle one is kept for the preview.

@@ -152,14 +152,6 @@ Model load_model(const po::variables_map& vm) {
     return m;
 }
 
-void refuse_anisotropic_born_on_gpu(const Model& model, const Backend& backend, const std::string& what) {
-    if (model.extra.empty() || !backend.gpu) return;
-    fail("options model.epsilon, delta, theta, phi",
-         what + " of anisotropic (VTI/TTI) models runs on the CPU only: the GPU backend has no anisotropic Born "
-                "operator yet",
-         "Give --propagation.device cpu (or leave out the anisotropy volumes for an isotropic run)");
-}
-
 Wavelet load_wavelet(const po::variables_map& vm) {
     Wavelet w;
     const double f0 = vm["wavelet.ricker-f0"].as<double>();

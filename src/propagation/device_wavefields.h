@@ -22,7 +22,12 @@
 //   previous wavefields, recall(slot, true) filling the previous one) on
 //   this propagator's stream after the source's queued work (events both ways: the
 //   source's next step must not overwrite what the correlation reads). With two fields
-//   the means (p + q) / 2 go to scratch fields first (mean_pq_cuda), then the same kernels.
+//   the means (p + q) / 2 go to scratch fields first (mean_pq_cuda), then the same kernels;
+//   the born-adjoint image of two fields reads the source's diag(H, V) (p, q) instead
+//   (anisotropic_operator_cuda, in double on the window, with the owner's `axis`).
+// Born modelling of two fields (set_born_perturbation, add_born_source): dm v^2 and W
+//   stay in device memory; each call forms the background's diag(H, V) on the window and
+//   adds W g to the current fields, after the background's queued work (events both ways).
 // Band history (reserve_bands / store_band / load_band, boundary-saving migration):
 //   reserve_bands(count) allocates count slots of band_size() floats in device memory
 //   when RTM_KEEP_HEADROOM_GB (as for keep) stays free after it, else in pinned host
@@ -56,6 +61,7 @@
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/step_cuda.h"
 #include "kernels/cuda/tti_cuda.h"
+#include "kernels/cuda/tti_window_cuda.h"
 #include "propagation/domain.h"
 #include "propagation/propagator.h"
 
@@ -129,6 +135,9 @@ public:
     int z_before = 0, z_after = 0;
     // More arrays a checkpoint state holds (the C-PML memory), registered by the owner.
     std::vector<Buffer*> state_extra;
+    // Two fields, TTI: the symmetry axis (the owner's padded arrays), which the window
+    // operator of the Born source and the born-adjoint image reads; null: VTI.
+    const T* axis[3] = {nullptr, nullptr, nullptr};
 
     // Field f of member 0 (the others follow at a stride of one padded box).
     T* field(Buffer& a, int f) { return a.data() + std::size_t(f) * batch_ * box_.padded_size(); }
@@ -434,10 +443,6 @@ public:
     }
 
     void correlate(const DeviceWavefields& src, double w, ImagingCondition condition) {
-        // The VTI/TTI born-adjoint image reads H p and V q, not the mean (host_wavefields.h).
-        if (fields_ == 2 && condition == ImagingCondition::BornAdjoint)
-            fail("correlate", "the born-adjoint condition of anisotropic (VTI/TTI) models is not on the GPU yet",
-                 "Use --propagation.device cpu");
         const Grid& g = d_.window();
         if (src.d_.window().size() != g.size())
             fail("correlate", "the source propagator's window differs from this one's");
@@ -448,11 +453,92 @@ public:
             image_.zero(stream_);
             illum_.zero(stream_);
         }
+        after(src, [&] { image(src, w, condition); });
+    }
+
+    // Born modelling of two fields (Propagator::set_born_perturbation, add_born_source):
+    // dm v^2 on the window, every member, kept on the device.
+    void set_born_perturbation(const std::vector<double>& dm_v2) {
+        require_device_memory<T>(box_, dm_v2.size() * sizeof(double), "Born perturbation");
+        born_dm_v2_.upload(dm_v2);
+    }
+    // cur += W g on the window, g = -dm_v2 diag(H, V) (p0, q0) of the background's current
+    // fields; coef(k, j, p): W_kj / (1 + k) at padded point p, taken once (in double).
+    template <class Coef>
+    void add_born_source(const DeviceWavefields& background, const Coef& coef) {
+        const Grid& g = d_.window();
+        if (born_w_.empty()) {
+            require_device_memory<T>(box_, 3 * g.size() * sizeof(double), "Born source coefficients W");
+            std::vector<double> c(3 * g.size());
+            const int kj[3][2] = {{0, 0}, {0, 1}, {1, 1}};  // W_pp, W_pq, W_qq
+            for (int e = 0; e < 3; ++e)
+                for (int iz = 0; iz < g.nz; ++iz)
+                    for (int iy = 0; iy < g.ny; ++iy)
+                        for (int ix = 0; ix < g.nx; ++ix)
+                            c[e * g.size() + g.index(ix, iy, iz)] = coef(kj[e][0], kj[e][1], d_.index(ix, iy, iz));
+            born_w_.upload(c);
+        }
+        after(background, [&] {
+            const std::size_t ps = box_.padded_size();
+            for (int m = 0; m < batch_; ++m) {
+                const double* op = window_operator(background, m);
+                kc::born_source_tti_cuda(box_, window_origin(), g.nx, g.ny, g.nz, born_dm_v2_.data() + m * g.size(), op,
+                                         op + g.size(), born_w_.data(), field(cur, 0) + m * ps, field(cur, 1) + m * ps,
+                                         stream_);
+            }
+        });
+    }
+
+private:
+    // Queues fn's work on this stream after `src`'s queued work, and src's later work after
+    // fn's (src's next step must not overwrite what fn reads).
+    template <class Fn>
+    void after(const DeviceWavefields& src, const Fn& fn) {
         if (!handoff_) RTM_CUDA_CHECK(cudaEventCreateWithFlags(&handoff_, cudaEventDisableTiming));
-        // After the source's queued work; the source's later work after this.
         if (&src != this) {
             RTM_CUDA_CHECK(cudaEventRecord(handoff_, src.stream_));
             RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, handoff_, 0));
+        }
+        fn();
+        if (&src != this) {
+            RTM_CUDA_CHECK(cudaEventRecord(handoff_, stream_));
+            RTM_CUDA_CHECK(cudaStreamWaitEvent(src.stream_, handoff_, 0));
+        }
+    }
+
+    // diag(H, V) (p, q) of member m of `of`'s current fields on the window, into scratch
+    // (hp, then vq; queued on this stream): where it is returned.
+    const double* window_operator(const DeviceWavefields& of, int m) {
+        const Grid& g = d_.window();
+        const std::size_t ws = g.size(), ps = box_.padded_size();
+        const std::size_t need = (axis[0] ? 8 : 2) * ws;
+        if (op_.size() < need) {
+            require_device_memory<T>(box_, need * sizeof(double), "window operator diag(H, V) and its fluxes");
+            op_.resize(need);
+        }
+        const double h[3] = {g.dx, g.dy, g.dz};
+        kc::anisotropic_operator_cuda(box_, window_origin(), g.nx, g.ny, g.nz, h, of.field(of.cur, 0) + m * ps,
+                                      of.field(of.cur, 1) + m * ps, axis, op_.data(), op_.data() + ws,
+                                      op_.data() + 2 * ws, stream_);
+        return op_.data();
+    }
+
+    // correlate's work, on this stream (after the source's).
+    void image(const DeviceWavefields& src, double w, ImagingCondition condition) {
+        const Grid& g = d_.window();
+        if (fields_ == 2 && condition == ImagingCondition::BornAdjoint) {
+            // Not the mean: the transpose of the Born source W g reads H p_s and V q_s
+            // (host_wavefields.h).
+            require_v2();
+            const std::size_t ws = g.size(), ps = box_.padded_size();
+            for (int m = 0; m < batch_; ++m) {
+                const double* op = window_operator(src, m);
+                kc::born_adjoint_tti_cuda(box_, window_origin(), g.nx, g.ny, g.nz, w, v2_.data(), op, op + ws,
+                                          field(cur, 0) + m * ps, field(cur, 1) + m * ps,
+                                          src.field(src.cur, 0) + m * ps, src.field(src.cur, 1) + m * ps,
+                                          image_.data() + m * ws, illum_.data() + m * ws, stream_);
+            }
+            return;
         }
         const bool cc = condition == ImagingCondition::CrossCorrelation;
         // The imaged fields: the wavefields themselves, or their means in scratch fields.
@@ -477,10 +563,7 @@ public:
             kc::correlate_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, us, u, w, image_.data(), illum_.data(),
                                       stream_, batch_);
         } else {
-            if (v2_.empty()) {
-                require_device_memory<T>(box_, g.size() * sizeof(double), "v^2 for the imaging condition");
-                v2_.upload(d_.v2());
-            }
+            require_v2();
             kc::WindowImaging wi;
             wi.origin = window_origin();
             wi.nx = g.nx;
@@ -496,11 +579,15 @@ public:
             wi.born = condition == ImagingCondition::BornAdjoint;
             kc::image_window_cuda(box_, wi, us, usp, u, up, v2_.data(), image_.data(), illum_.data(), stream_, batch_);
         }
-        if (&src != this) {
-            RTM_CUDA_CHECK(cudaEventRecord(handoff_, stream_));
-            RTM_CUDA_CHECK(cudaStreamWaitEvent(src.stream_, handoff_, 0));
+    }
+    void require_v2() {
+        if (v2_.empty()) {
+            require_device_memory<T>(box_, d_.window().size() * sizeof(double), "v^2 for the imaging condition");
+            v2_.upload(d_.v2());
         }
     }
+
+public:
 
     std::vector<double> correlation(bool illumination) const {
         const auto& f = illumination ? illum_ : image_;
@@ -656,6 +743,9 @@ private:
     cudaStream_t copy_ = nullptr;
     cudaEvent_t handoff_ = nullptr;
     kc::DeviceBuffer<double> image_, illum_, v2_;  // v2_: v^2 on the window (imaging conditions)
+    // Two fields' Born operators: dm v^2 (every member), W (W_pp, W_pq, W_qq), and the
+    // window operator's scratch (hp, vq, then six fluxes for TTI), window nodes.
+    kc::DeviceBuffer<double> born_dm_v2_, born_w_, op_;
     Buffer mean_;                             // (p + q) / 2 of the imaged fields (two fields)
     mutable kc::DeviceBuffer<int> nonfinite_;      // finite()'s flag
     Buffer states_dev_;  // checkpoints: device memory or pinned host memory

@@ -100,6 +100,7 @@ public:
             for (int ax = 0; ax < 3; ++ax) {
                 axis_[ax] = upload<T>(c.axis[ax]);
                 args_.axis[ax] = axis_[ax].data();
+                f_.axis[ax] = axis_[ax].data();
             }
             if (kernel_ == kc::TtiKernel::TwoPass) allocate_fluxes();
         }
@@ -193,15 +194,22 @@ public:
     void reserve_bands(std::size_t count) override { f_.reserve_bands(count); }
     void store_band(std::size_t slot) override { f_.store_band(slot); }
     void load_band(std::size_t slot) override { f_.load_band(slot); }
-    // Born modelling of VTI/TTI models and its adjoint (the born-adjoint condition) need
-    // diag(H, V) of the source wavefield on the window; only the CPU backend has it yet
-    // (the commands refuse it on the GPU before a shot starts).
-    void add_born_source(const Propagator&) override {
-        unsupported("Born modelling of anisotropic (VTI/TTI) models");
+    // Born modelling of VTI/TTI models and its adjoint (the born-adjoint condition) read
+    // diag(H, V) of the background (source) wavefield on the window, formed on the device
+    // (DeviceWavefields, tti_window_cuda.h; the CPU twin's operators).
+    void set_born_perturbation(const Grid& window, std::vector<double> dm_v2) override {
+        RTM_CUDA_CHECK(cudaSetDevice(device_));
+        Propagator::set_born_perturbation(window, std::move(dm_v2));  // checks the size
+        f_.set_born_perturbation(this->born_perturbation());
+    }
+    void add_born_source(const Propagator& background) override {
+        const auto* u0 = dynamic_cast<const TtiCudaPropagator<T>*>(&background);
+        if (!u0) unsupported("Born modelling with a background propagator of another backend, precision or physics");
+        require_same_batch(background);
+        this->born_perturbation();  // throws when none was set
+        f_.add_born_source(u0->f_, [&](int k, int j, long p) { return tti_w(d_, k, j, p); });
     }
     void correlate(const Propagator& source, double w, ImagingCondition condition) override {
-        if (condition == ImagingCondition::BornAdjoint)
-            unsupported("the born-adjoint imaging condition of anisotropic (VTI/TTI) models");
         const auto* src = dynamic_cast<const TtiCudaPropagator<T>*>(&source);
         if (!src) unsupported("correlate with a propagator of another backend, precision or physics");
         require_same_batch(source);

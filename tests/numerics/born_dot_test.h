@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <random>
+#include <string>
 
 #include "migration_fixture.h"
 #include "support/catch.hpp"
@@ -94,6 +95,24 @@ inline DotTest born_dot_test(int ndim, double record_dt, const PropagationOption
     t.rms_rhs = std::sqrt(sq_rhs) / std::abs(t.rhs);
     t.steps = Ftd.steps;
     return t;
+}
+
+// Gives a dot-test model (the `dress` above) anisotropy varying in space: epsilon >=
+// delta everywhere (no node changed by the stability rule), a tilt of 10-50 degrees
+// and, in 3D, an azimuth of 15-75 degrees (Model holds radians).
+inline void tilted_anisotropy(Model& m) {
+    const Grid& g = m.grid();
+    for (const char* name : {"epsilon", "delta", "theta", "phi"})
+        if (g.ny > 1 || std::string(name) != "phi") m.extra[name] = Volume(g);
+    for (int iz = 0; iz < g.nz; ++iz)
+        for (int iy = 0; iy < g.ny; ++iy)
+            for (int ix = 0; ix < g.nx; ++ix) {
+                const double x = ix * g.dx, y = iy * g.dy, z = iz * g.dz;
+                m.extra["epsilon"].at(ix, iy, iz) = float(0.2 + 0.08 * std::sin((x - z) / 110));
+                m.extra["delta"].at(ix, iy, iz) = float(0.08 + 0.03 * std::cos(x / 90));
+                m.extra["theta"].at(ix, iy, iz) = float((30 + 20 * std::sin((x + z) / 130)) * M_PI / 180);
+                if (g.ny > 1) m.extra["phi"].at(ix, iy, iz) = float((45 + 30 * std::cos((y - x) / 100)) * M_PI / 180);
+            }
 }
 
 }  // namespace rtm::test

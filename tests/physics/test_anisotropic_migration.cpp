@@ -234,27 +234,6 @@ TEST_CASE("the TTI forward map and migration's backward pass are adjoint to roun
     CHECK(std::abs(lhs - rhs) <= bound);
 }
 
-namespace {
-
-// Gives a dot-test model (born_dot_test.h) anisotropy varying in space: epsilon >=
-// delta everywhere (no node changed by the stability rule), a tilt of 10-50 degrees
-// and, in 3D, an azimuth of 15-75 degrees (Model holds radians).
-void tilted_anisotropy(Model& m) {
-    const Grid& g = m.grid();
-    for (const char* name : {"epsilon", "delta", "theta", "phi"})
-        if (g.ny > 1 || std::string(name) != "phi") m.extra[name] = Volume(g);
-    for (int iz = 0; iz < g.nz; ++iz)
-        for (int iy = 0; iy < g.ny; ++iy)
-            for (int ix = 0; ix < g.nx; ++ix) {
-                const double x = ix * g.dx, y = iy * g.dy, z = iz * g.dz;
-                m.extra["epsilon"].at(ix, iy, iz) = float(0.2 + 0.08 * std::sin((x - z) / 110));
-                m.extra["delta"].at(ix, iy, iz) = float(0.08 + 0.03 * std::cos(x / 90));
-                m.extra["theta"].at(ix, iy, iz) = float((30 + 20 * std::sin((x + z) / 130)) * M_PI / 180);
-                if (g.ny > 1) m.extra["phi"].at(ix, iy, iz) = float((45 + 30 * std::cos((y - x) / 100)) * M_PI / 180);
-            }
-}
-
-}  // namespace
 
 TEST_CASE("TTI Born modelling and born-adjoint migration are adjoint (dot-product test: 2D, 3D, double and single, "
           "snapshots and band)") {

@@ -26,6 +26,7 @@
 #include "core/bfloat16.h"
 #include "core/error.h"
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/window_stencils.cuh"
 
 #include <cuda.h>  // CUtensorMap (the encoder is fetched through the runtime: no -lcuda)
 #include <cudaTypedefs.h>
@@ -634,29 +635,6 @@ __global__ void correlate_window_kernel(Box B, Index3 o, int nx, int ny, const T
     const double s = double(us[p]), ws = __dmul_rn(w, s);
     image[i] = __dadd_rn(image[i], __dmul_rn(ws, double(u[p])));
     illum[i] = __dadd_rn(illum[i], __dmul_rn(ws, s));
-}
-
-// One axis's first (d1) or second (d2) derivative at window node c of n along a padded
-// stride s, neighbours outside the window as zero: imaging::field_ops' d1 and d2.
-template <class T>
-__device__ __forceinline__ double window_d1(const T* f, long s, int c, int lo, int hi, double h) {
-    double sum = 0;
-#pragma unroll
-    for (int k = 1; k <= R; ++k) {
-        if (c + k < hi) sum += stencil::d1(k) * double(f[k * s]);
-        if (c - k >= lo) sum -= stencil::d1(k) * double(f[-k * s]);
-    }
-    return sum / h;
-}
-template <class T>
-__device__ __forceinline__ double window_d2(const T* f, long s, int c, int lo, int hi, double h) {
-    double sum = stencil::c2(0) * double(f[0]);
-#pragma unroll
-    for (int k = 1; k <= R; ++k) {
-        if (c + k < hi) sum += stencil::c2(k) * double(f[k * s]);
-        if (c - k >= lo) sum += stencil::c2(k) * double(f[-k * s]);
-    }
-    return sum / (h * h);
 }
 
 template <class T>
