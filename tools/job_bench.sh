@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole jobs against their kernels (issue 12): each command's own summary line (wall
 # time, time in propagation steps, GPU busy, Mpoints/s) for
-#   2D Marmousi, 16 shots: model, migrate on the GPU, migrate on the CPU cores;
+#   2D Marmousi, 16 shots (SHOTS2D=n: n shots over the same 9 km): model, migrate on the
+#   GPU, migrate on the CPU cores (CPU=0: not);
 #   3D dome 400 x 400 x 300, 4 shots: model, migrate with the default (auto) memory
 #   budget, migrate with migration.memory-budget 4 (GB);
 #   tti (issue 13): one TTI shot through a 3D dome 256 x 256 x 200 (epsilon 0.2, delta
@@ -27,7 +28,8 @@ step() {  # step <name> <rtm args...>: the command's summary lines
 nvidia-smi --query-gpu=name --format=csv,noheader; date -u
 if [ "$WHAT" = 2d ] || [ "$WHAT" = both ]; then
     m2="--model.vp $D/data/marmousi.segy"
-    a2="--acquisition.source-x0 1000 --acquisition.source-dx 600 --acquisition.source-nx 16 --acquisition.source-depth 10
+    n2=${SHOTS2D:-16}
+    a2="--acquisition.source-x0 1000 --acquisition.source-dx $(awk -v n="$n2" 'BEGIN {print 9000 / (n - 1)}') --acquisition.source-nx $n2 --acquisition.source-depth 10
         --acquisition.receiver-x0 0 --acquisition.receiver-dx 30 --acquisition.receiver-nx 401 --acquisition.receiver-depth 10
         --acquisition.record-length 4 --acquisition.record-dt 0.002 --wavelet.ricker-f0 15"
     step 2d_model model $m2 $a2 --output.shots "$W/2d.sgy"
