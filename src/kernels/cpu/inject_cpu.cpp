@@ -13,9 +13,16 @@ Injection Injection::group(const std::vector<std::vector<long>>& index, const st
     Injection inj;
     inj.inv_vol = inv_vol;
     for (const auto& t : traces) inj.nt = std::max(inj.nt, int(t.size()));
-    inj.traces.assign(traces.size() * std::size_t(inj.nt), 0.0);
-    for (std::size_t i = 0; i < traces.size(); ++i)
-        std::copy(traces[i].begin(), traces[i].end(), inj.traces.begin() + i * inj.nt);
+    // Filled row by row in parallel, each row's pages first touched by its thread
+    // (core/default_init.h): a batch's receivers hold hundreds of MB of traces.
+    inj.traces.resize(traces.size() * std::size_t(inj.nt));
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < long(traces.size()); ++i) {
+        double* row = inj.traces.data() + std::size_t(i) * std::size_t(inj.nt);
+        const auto& t = traces[std::size_t(i)];
+        std::copy(t.begin(), t.end(), row);
+        std::fill(row + t.size(), row + inj.nt, 0.0);
+    }
     // Target of each tap, in order of first appearance; then the taps bucketed by target
     // (a stable counting sort keeps each target's taps in the given order).
     std::unordered_map<long, int> slot;

@@ -3,6 +3,8 @@
 // (both propagators inject through it, so GPU and CPU injection agree bit for bit).
 #include <vector>
 
+#include "core/default_init.h"
+
 namespace rtm::kernels {
 
 // The taps of all sources (tap k of source i at padded index p with coefficient c = the
@@ -14,7 +16,7 @@ struct Injection {
     std::vector<int> offset;     // target t's taps: [offset[t], offset[t + 1])
     std::vector<int> source;     // per tap: its source (row of the traces)
     std::vector<double> coef;    // per tap: injection factor * weight
-    std::vector<double> traces;  // sources x nt samples, zero past a source's own trace
+    UninitVector<double> traces;  // sources x nt samples, zero past a source's own trace
     int nt = 0;
     double inv_vol = 1;          // 1 / cell volume
 

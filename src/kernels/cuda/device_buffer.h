@@ -13,7 +13,10 @@ class DeviceBuffer {
 public:
     DeviceBuffer() = default;
     explicit DeviceBuffer(std::size_t n) { resize(n); }
-    explicit DeviceBuffer(const std::vector<T>& host) { upload(host); }
+    template <class A>
+    explicit DeviceBuffer(const std::vector<T, A>& host) {
+        upload(host);
+    }
     ~DeviceBuffer() { release(); }
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -33,7 +36,8 @@ public:
         if (n) RTM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p_), n * sizeof(T)));
         n_ = n;
     }
-    void upload(const std::vector<T>& host) {
+    template <class A>
+    void upload(const std::vector<T, A>& host) {
         resize(host.size());
         if (n_) RTM_CUDA_CHECK(cudaMemcpy(p_, host.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
     }
