@@ -69,9 +69,10 @@ void set_physics(MemoryNeeds& n, bool anisotropic, bool tilted) {
 
 double propagation_bytes(const MemoryNeeds& n) {
     // Per propagator: the state arrays of every member and the parameter arrays; then
-    // image and illumination of every member and v^2, window arrays in double.
+    // image and illumination of every member, v^2 and the imaging scratch, window arrays
+    // in double.
     return 2 * n.padded_points * n.value_bytes * (n.state_arrays * double(n.members) + n.parameter_arrays) +
-           (2.0 * n.members + 1) * 8 * n.window_points;
+           (2.0 * n.members + 1 + n.window_scratch) * 8 * n.window_points;
 }
 
 MemoryPlan try_plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget) {

@@ -40,6 +40,8 @@ struct MemoryNeeds {
     int state_arrays = 2;        // padded arrays in one state: both time levels of every field (+2 per C-PML axis)
     int parameter_arrays = 2;    // padded parameter arrays of a propagator, shared by its members
     int members = 1;             // shots of the batch
+    int window_scratch = 0;      // more window arrays in double for imaging (the VTI/TTI born
+                                 // adjoint's diag(H, V): 2, and 6 fluxes when tilted)
 };
 
 // Fields and arrays of the isotropic or the VTI/TTI propagators (host_wavefields.h,

@@ -172,8 +172,8 @@ struct BatchMigration {
     // In a shot group of z-slabs, what the rank with the largest share holds: every rank
     // plans for it, so that all choose alike.
     MemoryNeeds needs_of(int members) const {
-        const MemoryNeeds whole =
-            memory_needs(domain, N, M, k, e, opt.propagation.precision, opt.bf16_snapshots, is, members);
+        MemoryNeeds whole = memory_needs(domain, N, M, k, e, opt.propagation.precision, opt.bf16_snapshots, is, members);
+        if (born && domain.anisotropic()) whole.window_scratch = domain.tti().tilted ? 8 : 2;
         const kernels::Box& b = domain.box();
         const Grid& w = domain.window();
         return slab_share(whole, w.nz, double(w.nx) * w.ny, b.pml_lo[2], b.pml_hi[2], b.free_surface,
@@ -227,6 +227,7 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
     auto& rec = p.receiver;
     if (!src) src = make();
     if (!rec) rec = make();
+    rec->reserve_imaging(opt.condition);  // before the source pass takes the memory
     const double busy_before = src->busy_seconds() + rec->busy_seconds();
 
     // The receivers as sources of the backward pass: their data at the step (transposed

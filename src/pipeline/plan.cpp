@@ -249,6 +249,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         needs.value_bytes = mo.propagation.precision == Precision::Double ? 8 : 4;
         needs.bf16_snapshots = mo.bf16_snapshots;
         set_physics(needs, !model.extra.empty(), tilted(model));
+        if (shift && !model.extra.empty()) needs.window_scratch = tilted(model) ? 8 : 2;  // as migration.cpp
         // A rank of a shot group of z-slabs (parallel.ranks-per-shot) holds its slab's
         // share, as the shots plan it (migration.cpp); `ranks` of them for the GPUs a
         // shot would need when it does not fit.
@@ -269,7 +270,10 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
                  model.extra.empty() ? "two wavefields with damping layers"
                                      : "two VTI/TTI wavefields (p, q) with damping layers",
                  layers_cause},
-                {16 * Wr, "shot image and illumination", "migration.aperture"},
+                {(16 + 8.0 * n.window_scratch) * Wr,
+                 n.window_scratch ? "shot image and illumination, diag(H, V) of the source wavefield"
+                                  : "shot image and illumination",
+                 "migration.aperture"},
                 {R * steps * 8, "data at the step", receivers_cause},
                 {kept, std::string("source wavefield (") + storage_name(st) + ")",
                  "migration.storage, migration.memory-budget, migration.image-every and migration.aperture"}};

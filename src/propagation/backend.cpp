@@ -56,6 +56,10 @@ void Propagator::add_born_source(const Propagator& background) {
     auto f = background.wavefield();
     const std::vector<double>& dm_v2 = born_perturbation();
     const Grid& g = born_window();
+    if (f.size() != dm_v2.size())
+        fail("add_born_source", "the perturbation has " + std::to_string(dm_v2.size()) +
+                                    " values but the background's window " + std::to_string(f.size()),
+             "Give set_born_perturbation the domain's window");
     for (int m = 0; m < batch(); ++m) {
         const auto first = f.begin() + std::ptrdiff_t(m * g.size());
         const auto lap = imaging::laplacian(std::vector<double>(first, first + std::ptrdiff_t(g.size())), g);

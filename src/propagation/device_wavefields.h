@@ -200,7 +200,7 @@ public:
                     for (int iy = 0; iy < g.ny; ++iy)
                         for (int ix = 0; ix < g.nx; ++ix)
                             c[k * g.size() + g.index(ix, iy, iz)] = T(coef(k, d_.index(ix, iy, iz)));
-            inj_.upload(c);
+            upload(inj_, c);
             field_.resize(f.size());
         }
         field_host_.resize(f.size());
@@ -372,6 +372,11 @@ public:
 
     // --- Snapshots and cross-correlation (see the header) ---
     void reserve_kept(std::size_t, bool) {}  // (slots come in chunks as keep() needs them)
+    void reserve_imaging(ImagingCondition condition) {
+        require_image();
+        if (fields_ == 2 && condition == ImagingCondition::BornAdjoint) require_window_operator();
+        if (condition != ImagingCondition::CrossCorrelation) require_v2();
+    }
     std::size_t keep(bool bf16) {
         if (slots_.empty()) {
             if (bf16 != kept_bf16_) free_slots();  // slots of the other kind's size
@@ -446,13 +451,7 @@ public:
         const Grid& g = d_.window();
         if (src.d_.window().size() != g.size())
             fail("correlate", "the source propagator's window differs from this one's");
-        if (image_.empty()) {
-            require_device_memory<T>(box_, 2 * g.size() * batch_ * sizeof(double), "image and illumination");
-            image_.resize(g.size() * batch_);
-            illum_.resize(g.size() * batch_);
-            image_.zero(stream_);
-            illum_.zero(stream_);
-        }
+        require_image();
         after(src, [&] { image(src, w, condition); });
     }
 
@@ -460,7 +459,7 @@ public:
     // dm v^2 on the window, every member, kept on the device.
     void set_born_perturbation(const std::vector<double>& dm_v2) {
         require_device_memory<T>(box_, dm_v2.size() * sizeof(double), "Born perturbation");
-        born_dm_v2_.upload(dm_v2);
+        upload(born_dm_v2_, dm_v2);
     }
     // cur += W g on the window, g = -dm_v2 diag(H, V) (p0, q0) of the background's current
     // fields; coef(k, j, p): W_kj / (1 + k) at padded point p, taken once (in double).
@@ -476,7 +475,7 @@ public:
                     for (int iy = 0; iy < g.ny; ++iy)
                         for (int ix = 0; ix < g.nx; ++ix)
                             c[e * g.size() + g.index(ix, iy, iz)] = coef(kj[e][0], kj[e][1], d_.index(ix, iy, iz));
-            born_w_.upload(c);
+            upload(born_w_, c);
         }
         after(background, [&] {
             const std::size_t ps = box_.padded_size();
@@ -511,11 +510,7 @@ private:
     const double* window_operator(const DeviceWavefields& of, int m) {
         const Grid& g = d_.window();
         const std::size_t ws = g.size(), ps = box_.padded_size();
-        const std::size_t need = (axis[0] ? 8 : 2) * ws;
-        if (op_.size() < need) {
-            require_device_memory<T>(box_, need * sizeof(double), "window operator diag(H, V) and its fluxes");
-            op_.resize(need);
-        }
+        require_window_operator();
         const double h[3] = {g.dx, g.dy, g.dz};
         kc::anisotropic_operator_cuda(box_, window_origin(), g.nx, g.ny, g.nz, h, of.field(of.cur, 0) + m * ps,
                                       of.field(of.cur, 1) + m * ps, axis, op_.data(), op_.data() + ws,
@@ -528,7 +523,10 @@ private:
         const Grid& g = d_.window();
         if (fields_ == 2 && condition == ImagingCondition::BornAdjoint) {
             // Not the mean: the transpose of the Born source W g reads H p_s and V q_s
-            // (host_wavefields.h).
+            // (host_wavefields.h). Over the window only: a z-slab's ghost planes would
+            // need 2 R planes (TTI), which SlabPropagator refuses before it gets here.
+            if (z_before || z_after)
+                fail("correlate", "the VTI/TTI born-adjoint image reads no ghost planes", "Internal error");
             require_v2();
             const std::size_t ws = g.size(), ps = box_.padded_size();
             for (int m = 0; m < batch_; ++m) {
@@ -583,8 +581,33 @@ private:
     void require_v2() {
         if (v2_.empty()) {
             require_device_memory<T>(box_, d_.window().size() * sizeof(double), "v^2 for the imaging condition");
-            v2_.upload(d_.v2());
+            upload(v2_, d_.v2());
         }
+    }
+    void require_image() {
+        if (!image_.empty()) return;
+        const std::size_t n = d_.window().size() * std::size_t(batch_);
+        require_device_memory<T>(box_, 2 * n * sizeof(double), "image and illumination");
+        image_.resize(n);
+        illum_.resize(n);
+        image_.zero(stream_);
+        illum_.zero(stream_);
+    }
+    // The window operator's scratch: hp, vq, and for TTI the six fluxes (window nodes, double).
+    void require_window_operator() {
+        const std::size_t need = (axis[0] ? 8 : 2) * d_.window().size();
+        if (op_.size() >= need) return;
+        require_device_memory<T>(box_, need * sizeof(double), "window operator diag(H, V) and its fluxes");
+        op_.resize(need);
+    }
+    // buf = host, in device memory, where the kernels queued next on stream_ read it: a
+    // cudaMemcpy from pageable memory may return before the copy lands, and stream_ (non-
+    // blocking) does not wait for it; nor may it overwrite what queued kernels still read.
+    template <class B, class V>
+    void upload(B& buf, const V& host) {
+        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        buf.upload(host);
+        RTM_CUDA_CHECK(cudaStreamSynchronize(nullptr));
     }
 
 public:

@@ -195,6 +195,7 @@ public:
         }
         return (bf16 ? kept16_.size() : kept_.size()) / slot_values() - 1;
     }
+    void reserve_imaging(ImagingCondition) {}  // (host memory: taken as needed)
     void reserve_kept(std::size_t count, bool bf16) {
         const std::size_t values = count * slot_values();
         if (bf16) kept16_.reserve(values);

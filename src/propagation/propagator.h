@@ -163,6 +163,11 @@ public:
     // How many keep() calls will follow (a capacity hint, as std::vector::reserve: the
     // CPU backend then fills one allocation instead of copying its store at each growth).
     virtual void reserve_kept(std::size_t count, bool bf16) {}
+    // Takes now, before the source pass fills the memory with what it keeps, what
+    // correlate(condition) will need besides: the image and illumination, and for the
+    // VTI/TTI born adjoint the source's diag(H, V) and its fluxes on the window (a GPU's
+    // device memory; the memory plan counts it: MemoryNeeds::window_scratch).
+    virtual void reserve_imaging(ImagingCondition condition) {}
     virtual void recall(std::size_t slot, bool previous = false) { unsupported("recall"); }
     // Forgets the kept wavefields (keep() counts from slot 0 again); their memory stays
     // for the next keep() calls (a propagator kept for the next shot, WindowCache), until

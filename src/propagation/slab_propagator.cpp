@@ -139,6 +139,7 @@ public:
 
     std::size_t keep(bool bf16) override { return inner_->keep(bf16); }
     void reserve_kept(std::size_t count, bool bf16) override { inner_->reserve_kept(count, bf16); }
+    void reserve_imaging(ImagingCondition condition) override { inner_->reserve_imaging(condition); }
     void recall(std::size_t slot, bool previous) override {
         inner_->recall(slot, previous);
         if (!previous) stale_ = true;  // u[n-1] is only read pointwise
@@ -314,14 +315,15 @@ void SlabPropagator::correlate(const Propagator& source, double w, ImagingCondit
     const auto* src = dynamic_cast<const SlabPropagator*>(&source);
     if (!src) unsupported("correlate with a propagator that is not of the same slabs");
     if (condition == ImagingCondition::CrossCorrelation) return inner_->correlate(*src->inner_, w, condition);
+    // Before the GPU's path too: its window operator would take each face for the window's edge.
+    if (condition == ImagingCondition::BornAdjoint && domain_.anisotropic())
+        refuse_anisotropic_born("The born-adjoint condition");
     if (imaging_inside_) {  // from the ghost planes, where the fields live (a GPU's)
         src->exchange();
         exchange();
         return inner_->correlate(*src->inner_, w, condition);
     }
     require_same_batch(source);
-    if (condition == ImagingCondition::BornAdjoint && domain_.anisotropic())
-        refuse_anisotropic_born("The born-adjoint condition");
     if (batch() > 1)
         fail("option propagation.batch", "the inverse-scattering and born-adjoint conditions over z-slabs take one shot at a time",
              "Set propagation.batch = 1 with parallel.ranks-per-shot above 1");

@@ -30,6 +30,7 @@ public:
 
     std::size_t keep(bool bf16) override { return f_.keep(bf16); }
     void reserve_kept(std::size_t count, bool bf16) override { f_.reserve_kept(count, bf16); }
+    void reserve_imaging(ImagingCondition condition) override { f_.reserve_imaging(condition); }
     void recall(std::size_t slot, bool previous) override { f_.recall(slot, previous); }
     void clear_kept() override { f_.clear_kept(); }
     std::vector<double> correlation(bool illumination) const override { return f_.correlation(illumination); }

@@ -119,6 +119,10 @@ public:
     }
     // W g, g = -dm v^2 (H p0, V q0) (docs/anisotropy.md "Born modelling"), W / (1 + k)
     // in a damping layer as every source.
+    void set_born_perturbation(const Grid& window, std::vector<double> dm_v2) override {
+        require_domain_window(d_, window);
+        Propagator::set_born_perturbation(window, std::move(dm_v2));
+    }
     void add_born_source(const Propagator& background) override {
         const Grid& window = d_.window();
         const auto* u0 = dynamic_cast<const TtiCpuPropagator<T>*>(&background);
@@ -209,6 +213,16 @@ double tti_injection_weight(const Domain& d, int field, long i) {
     const auto& c = d.tti();
     const double damp = d.damping().empty() ? 1.0 : 1 + d.damping()[i];
     return 0.5 * (field == 0 ? c.cpp[i] + c.cpq[i] : c.cpq[i] + d.vdt2()[i]) / damp;
+}
+
+void require_domain_window(const Domain& d, const Grid& window) {
+    const Grid& w = d.window();
+    if (window.nx != w.nx || window.ny != w.ny || window.nz != w.nz)
+        fail("set_born_perturbation",
+             "the perturbation's window is " + std::to_string(window.nx) + " x " + std::to_string(window.ny) + " x " +
+                 std::to_string(window.nz) + " nodes, the domain's " + std::to_string(w.nx) + " x " +
+                 std::to_string(w.ny) + " x " + std::to_string(w.nz),
+             "Give the domain's window");
 }
 
 double tti_w(const Domain& d, int k, int j, long i) {

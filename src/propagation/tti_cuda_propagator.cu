@@ -199,6 +199,7 @@ public:
     // (DeviceWavefields, tti_window_cuda.h; the CPU twin's operators).
     void set_born_perturbation(const Grid& window, std::vector<double> dm_v2) override {
         RTM_CUDA_CHECK(cudaSetDevice(device_));
+        require_domain_window(d_, window);
         Propagator::set_born_perturbation(window, std::move(dm_v2));  // checks the size
         f_.set_born_perturbation(this->born_perturbation());
     }

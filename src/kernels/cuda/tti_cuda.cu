@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "core/error.h"
@@ -397,13 +399,20 @@ SwicKernel<T> swic_of() {
     k.tx = S::TX;
     k.ty = S::TY;
     k.smem = int(sizeof(SwicTiles<T, S, NDIM>));
-    static const int resident = [&] {  // once per kernel: more than 48 KB needs the opt-in
+    // Once per kernel and device (an attribute is the current device's): more than 48 KB
+    // of dynamic shared memory needs the opt-in.
+    static std::mutex m;
+    static std::map<int, int> resident;
+    int dev = 0;
+    RTM_CUDA_CHECK(cudaGetDevice(&dev));
+    const std::lock_guard<std::mutex> lock(m);
+    int& n = resident[dev];
+    if (!n) {
         RTM_CUDA_CHECK(cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.smem));
-        int n = 0;
         RTM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k.fn, k.fx * k.fy, k.smem));
-        return std::max(n, 1);
-    }();
-    k.blocks_per_sm = resident;
+        n = std::max(n, 1);
+    }
+    k.blocks_per_sm = n;
     return k;
 }
 
