@@ -1,5 +1,6 @@
 #pragma once
-// A vector whose resize leaves trivial values uninitialised: a large array is then first
+// A vector whose resize leaves trivial values uninitialised (for trivial types only: a
+// class without a constructor would keep indeterminate members): a large array is then first
 // touched by whoever fills it, e.g. the threads that fill it in parallel, instead of being
 // zeroed by one thread first (a batch of 45 2D shots' source traces, 880 MB, took about
 // 0.3 s of one thread's page faults and copying on the H200 host, 2026-11-23).

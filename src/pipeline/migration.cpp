@@ -1,5 +1,7 @@
 #include "pipeline/migration.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -266,7 +268,11 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
     std::future<void> receivers;
     const parallel::World* group = opt.propagation.backend.group;
     if (opt.propagation.backend.gpu && !(group && group->size() > 1))
-        receivers = std::async(std::launch::async, receivers_as_sources);
+        // This rank's threads (a new thread starts from the process's default).
+        receivers = std::async(std::launch::async, [&, threads = omp_get_max_threads()] {
+            omp_set_num_threads(threads);
+            receivers_as_sources();
+        });
     const auto src_trace = source_trace(wavelet, ta, opt.propagation);
     std::vector<PointStencil> sources;
     for (int m = 0; m < B; ++m)

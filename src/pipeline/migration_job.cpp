@@ -501,12 +501,13 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         adding = std::move(ready);
         ready.clear();
         // The last step that can fail: it adds a whole shot or, refusing it, nothing.
+        // Beside the next batch, a quarter of this rank's threads (a new thread starts from
+        // the process's default, not the rank's count): the rest prepare its receivers'
+        // data (with all of them, both ran 1.5-3x slower, 256 2D shots on the H200,
+        // 2026-11-23).
         added = std::async(beside ? std::launch::async : std::launch::deferred,
-                           [&mine, &adding, leader = queue.leader(), beside] {
-                               // Beside the next batch, a quarter of the threads: the rest
-                               // prepare its receivers' data (with all of them, both ran
-                               // 1.5-3x slower, 256 2D shots on the H200, 2026-11-23).
-                               if (beside) omp_set_num_threads(std::max(1, omp_get_max_threads() / 4));
+                           [&mine, &adding, leader = queue.leader(), beside, threads = omp_get_max_threads()] {
+                               if (beside) omp_set_num_threads(std::max(1, threads / 4));
                                for (Stacking& s : adding) try {
                                        const PhaseTimer stacking("stack");
                                        if (leader)

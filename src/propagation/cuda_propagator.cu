@@ -179,6 +179,9 @@ public:
         src_tr_.upload(inj.traces);
         src_nt_ = inj.nt;
         inv_vol_ = inj.inv_vol;
+        // A cudaMemcpy from pageable memory may return before the copy lands, and stream_
+        // (non-blocking) does not wait for the legacy stream: wait for it here.
+        RTM_CUDA_CHECK(cudaStreamSynchronize(nullptr));
     }
 
     void set_receivers(const std::vector<PointStencil>& where, int nt) override {
@@ -192,6 +195,7 @@ public:
         rec_w_.upload(taps.weight);
         rec_tr_.resize(std::size_t(nrec_) * nt);
         rec_tr_.zero(stream_);
+        RTM_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // (the uploads, as in set_sources)
     }
 
     void reset() override {
@@ -380,11 +384,11 @@ private:
         for (std::size_t t = 0; t < order.size(); ++t) order[t] = t;
         const auto first = std::stable_partition(order.begin(), order.end(),
                                                  [&](std::size_t t) { return on_edge(inj.target[t]); });
-        kernels::Injection out = inj;
-        out.target.clear();
+        kernels::Injection out;  // the taps reordered; the traces moved, not copied
+        out.traces = std::move(inj.traces);
+        out.nt = inj.nt;
+        out.inv_vol = inj.inv_vol;
         out.offset.assign(1, 0);
-        out.source.clear();
-        out.coef.clear();
         for (std::size_t t : order) {
             out.target.push_back(inj.target[t]);
             for (int k = inj.offset[t]; k < inj.offset[t + 1]; ++k) {

@@ -139,7 +139,12 @@ public:
 
     std::size_t keep(bool bf16) override { return inner_->keep(bf16); }
     void reserve_kept(std::size_t count, bool bf16) override { inner_->reserve_kept(count, bf16); }
-    void reserve_imaging(ImagingCondition condition) override { inner_->reserve_imaging(condition); }
+    void reserve_imaging(ImagingCondition condition) override {
+        // (Before the source pass, so that no shot propagates to be refused at its image.)
+        if (condition == ImagingCondition::BornAdjoint && whole_.anisotropic())
+            refuse_anisotropic_born("The born-adjoint condition");
+        inner_->reserve_imaging(condition);
+    }
     void recall(std::size_t slot, bool previous) override {
         inner_->recall(slot, previous);
         if (!previous) stale_ = true;  // u[n-1] is only read pointwise
