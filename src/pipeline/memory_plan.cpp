@@ -67,6 +67,10 @@ void set_physics(MemoryNeeds& n, bool anisotropic, bool tilted) {
     n.parameter_arrays = anisotropic ? 4 + (tilted ? 9 : 0) : 2;
 }
 
+void set_imaging(MemoryNeeds& n, ImagingCondition condition, bool anisotropic, bool tilted) {
+    n.window_scratch = condition == ImagingCondition::BornAdjoint && anisotropic ? (tilted ? 8 : 2) : 0;
+}
+
 double propagation_bytes(const MemoryNeeds& n) {
     // Per propagator: the state arrays of every member and the parameter arrays; then
     // image and illumination of every member, v^2 and the imaging scratch, window arrays

@@ -50,6 +50,10 @@ struct MemoryNeeds {
 // entries and the damping, and when tilted the axis (3) and the two-pass kernel's flux
 // scratch (6). The C-PML memory is counted apart (memory_needs; anisotropy never has it).
 void set_physics(MemoryNeeds& n, bool anisotropic, bool tilted);
+// The imaging scratch of `condition` (MemoryNeeds::window_scratch): the VTI/TTI born
+// adjoint's diag(H, V) of the source wavefield, and with a tilt its six fluxes
+// (device_wavefields.h, window_operator); nothing for the others.
+void set_imaging(MemoryNeeds& n, ImagingCondition condition, bool anisotropic, bool tilted);
 
 // A migration shot's needs on domain d: `states` imaging steps `every` time steps
 // apart from time step `first`, in `precision`; for a batch of `members` shots.

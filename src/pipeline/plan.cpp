@@ -249,7 +249,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         needs.value_bytes = mo.propagation.precision == Precision::Double ? 8 : 4;
         needs.bf16_snapshots = mo.bf16_snapshots;
         set_physics(needs, !model.extra.empty(), tilted(model));
-        if (shift && !model.extra.empty()) needs.window_scratch = tilted(model) ? 8 : 2;  // as migration.cpp
+        set_imaging(needs, mo.condition, !model.extra.empty(), tilted(model));
         // A rank of a shot group of z-slabs (parallel.ranks-per-shot) holds its slab's
         // share, as the shots plan it (migration.cpp); `ranks` of them for the GPUs a
         // shot would need when it does not fit.
