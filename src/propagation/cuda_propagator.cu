@@ -40,7 +40,6 @@
 #include <utility>
 
 #include "core/error.h"
-#include "kernels/cpu/transpose_cpu.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/step_cuda.h"
@@ -48,6 +47,7 @@
 #include "parallel/world.h"
 #include "propagation/backend.h"
 #include "propagation/cuda_slab_exchange.h"
+#include "propagation/device_taps.h"
 #include "propagation/device_wavefields.h"
 #include "propagation/stored_propagator.h"
 #include "propagation/injection.h"
@@ -172,35 +172,20 @@ public:
         kernels::Injection inj = injection_of(d_, where, traces);
         inj_edge_ = slab_ ? edge_targets_first(inj) : 0;
         require_memory(inj.traces.size() * 8 + inj.target.size() * 12 + inj.coef.size() * 12, "source traces");
-        inj_target_.upload(inj.target);
-        inj_offset_.upload(inj.offset);
-        inj_source_.upload(inj.source);
-        inj_coef_.upload(inj.coef);
-        src_tr_.upload(inj.traces);
-        src_nt_ = inj.nt;
-        inv_vol_ = inj.inv_vol;
-        // A cudaMemcpy from pageable memory may return before the copy lands, and stream_
-        // (non-blocking) does not wait for the legacy stream: wait for it here.
-        RTM_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        inj_.upload(inj, stream_);
     }
 
     void set_receivers(const std::vector<PointStencil>& where, int nt) override {
         RTM_CUDA_CHECK(cudaSetDevice(device_));
-        const ReceiverTaps taps = receiver_taps(where);
-        nrec_ = int(where.size());
-        nt_ = nt;
-        require_memory(std::size_t(nrec_) * nt * sizeof(T) + taps.index.size() * 16, "receiver traces");
-        rec_off_.upload(taps.offset);
-        rec_idx_.upload(taps.index);
-        rec_w_.upload(taps.weight);
-        rec_tr_.resize(std::size_t(nrec_) * nt);
-        rec_tr_.zero(stream_);
-        RTM_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // (the uploads, as in set_sources)
+        std::size_t taps = 0;
+        for (const auto& r : where) taps += r.index.size();
+        require_memory(where.size() * std::size_t(nt) * sizeof(T) + taps * 16, "receiver traces");
+        rec_.set(where, nt, stream_);
     }
 
     void reset() override {
         f_.reset();  // wavefields, C-PML memory, image
-        rec_tr_.zero(stream_);
+        rec_.traces.zero(stream_);
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
 
@@ -213,9 +198,9 @@ public:
             RTM_CUDA_CHECK(cudaEventCreate(&tm.stop));
         }
         RTM_CUDA_CHECK(cudaEventRecord(tm.start, stream_));
-        if (nrec_ > 0 && n >= 0 && n < nt_)
-            kc::sample_cuda(u_.data(), nrec_, rec_off_.data(), rec_idx_.data(), rec_w_.data(), rec_tr_.data(), n,
-                            stream_);
+        if (rec_.records(n))
+            kc::sample_cuda(u_.data(), rec_.count, rec_.offset.data(), rec_.index.data(), rec_.weight.data(),
+                            rec_.traces.data(), n, stream_);
         // The free-surface mirror of u[n] before it is read: sources injected after the
         // last step, add_field, recall and load_band change u[n] after the kernel's own mirror.
         if (box_.free_surface) kc::free_surface_cuda(box_, u_.data(), stream_, batch());
@@ -225,7 +210,7 @@ public:
             step_slab(n);
         } else {
             kc::step_cuda(args_, cfg_, stream_);
-            inject(0, int(inj_target_.size()), n, stream_);
+            inj_.add(w_.data(), n, stream_);
         }
         std::swap(u_, w_);
         RTM_CUDA_CHECK(cudaEventRecord(tm.stop, stream_));
@@ -263,7 +248,7 @@ public:
     // cuts R planes inside the inner faces clear of the layers' zones (step_planes),
     // before any sources are set (their targets are ordered edge planes first).
     bool exchange_in_step(const parallel::World& group) override {
-        if (inj_target_.size())
+        if (inj_.targets())
             fail("exchange_in_step", "called after set_sources", "Internal error: set up the exchange first");
         const bool up = group.rank() > 0, down = group.rank() + 1 < group.size();
         std::string why;
@@ -307,39 +292,32 @@ public:
 
     std::vector<double> receiver_traces() const override {
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        const auto t = rec_tr_.download();  // nt x nrec
-        std::vector<double> out(t.size());
-        kernels::transpose_widen(t.data(), nt_, nrec_, out.data());  // on every core (kernels/cpu/transpose_cpu.h)
-        return out;
+        return rec_.download();
     }
 
     // The traces' buffer goes with the function; the next steps record into the spare
     // (the buffer of the fetch before, given back when that fetch is done: two buffers
-    // for a modelling job). The steps that wrote it end first: the next batch's
-    // set_sources and set_receivers copy into buffers they read, on the legacy stream,
-    // which stream_ (non-blocking) is not ordered with (in model_shots the last step's
-    // blow-up check has waited for them already). The copy to the host then runs on the
-    // legacy stream beside the next steps.
+    // for a modelling job). The steps that wrote it end first. The copy to the host then
+    // runs on the legacy stream, which stream_ (non-blocking) is not ordered with: beside
+    // the next steps.
     std::function<std::vector<double>()> receiver_traces_later() override {
         RTM_CUDA_CHECK(cudaSetDevice(device_));
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        auto traces = std::make_shared<kc::DeviceBuffer<T>>(std::move(rec_tr_));
+        auto traces = std::make_shared<kc::DeviceBuffer<T>>(std::move(rec_.traces));
         {
             const std::lock_guard<std::mutex> lock(spare_->mutex);
-            rec_tr_ = std::move(spare_->buffer);
+            rec_.traces = std::move(spare_->buffer);
         }
-        rec_tr_.resize(traces->size());
-        rec_tr_.zero(stream_);
-        return [traces, spare = spare_, device = device_, nt = nt_, nrec = nrec_]() {
+        rec_.traces.resize(traces->size());
+        rec_.traces.zero(stream_);
+        return [traces, spare = spare_, device = device_, nt = rec_.nt, nrec = rec_.count]() {
             RTM_CUDA_CHECK(cudaSetDevice(device));
             const auto t = traces->download();
             {
                 const std::lock_guard<std::mutex> lock(spare->mutex);
                 if (spare->buffer.empty()) spare->buffer = std::move(*traces);
             }
-            std::vector<double> out(t.size());
-            kernels::transpose_widen(t.data(), nt, nrec, out.data());
-            return out;
+            return DeviceReceivers<T>::receiver_major(t, nt, nrec);
         };
     }
 
@@ -366,12 +344,6 @@ public:
     std::string name() const override { return sizeof(T) == 4 ? "cuda (fp32)" : "cuda (fp64)"; }
 
 private:
-    // Injection of targets [t0, t1) into w at step n on stream s.
-    void inject(int t0, int t1, int n, cudaStream_t s) {
-        if (t1 > t0)
-            kc::inject_cuda(w_.data(), t1 - t0, inj_target_.data() + t0, inj_offset_.data() + t0, inj_source_.data(),
-                            inj_coef_.data(), src_tr_.data(), src_nt_, inv_vol_, n, s);
-    }
     // Whether padded point p lies on an edge plane (the R planes beside an inner face).
     bool on_edge(long p) const {
         const long iz = (p % long(box_.padded_size())) / box_.sz() - stencil::R;
@@ -413,11 +385,11 @@ private:
         }
         if (lo) kc::step_cuda(kernels::step_planes(args_, 0, lo), cfg_, es);
         if (hi < nz) kc::step_cuda(kernels::step_planes(args_, hi, nz), cfg_, es);
-        inject(0, inj_edge_, n, es);
+        inj_.add(w_.data(), n, es, 0, inj_edge_);
         slab_->send(w_.data() == base_[0] ? 0 : 1, es);
         if (slab_overlap_) RTM_CUDA_CHECK(cudaEventRecord(join_, edge_));
         kc::step_cuda(kernels::step_planes(args_, lo, hi), cfg_, stream_);
-        inject(inj_edge_, int(inj_target_.size()), n, stream_);
+        inj_.add(w_.data(), n, stream_, inj_edge_);
         if (slab_overlap_) RTM_CUDA_CHECK(cudaStreamWaitEvent(stream_, join_, 0));
     }
     // Which exchange a group's slabs use, once per process.
@@ -458,18 +430,14 @@ private:
     kernels::StepArgs<T> args_;
     kc::LaunchConfig cfg_;
     kc::DeviceBuffer<T> vdt2_, damp_, a_[3], b_[3], psi_[3], zeta_[3];
-    kc::DeviceBuffer<long> inj_target_, rec_idx_;
-    kc::DeviceBuffer<int> inj_offset_, inj_source_, rec_off_;
-    kc::DeviceBuffer<double> inj_coef_, src_tr_, rec_w_;
-    kc::DeviceBuffer<T> rec_tr_;
+    DeviceInjection inj_;
+    DeviceReceivers<T> rec_;
     // A traces buffer given back by a fetch of receiver_traces_later, for the next one.
     struct SpareTraces {
         std::mutex mutex;
         kc::DeviceBuffer<T> buffer;
     };
     std::shared_ptr<SpareTraces> spare_ = std::make_shared<SpareTraces>();
-    int src_nt_ = 0, nrec_ = 0, nt_ = 0;
-    double inv_vol_ = 1;
     static constexpr int kTimed = 128;
     mutable Timing timing_[kTimed];
     int timing_next_ = 0;

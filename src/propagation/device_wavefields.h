@@ -194,13 +194,7 @@ public:
                                   std::to_string(g.size()) + " nodes" +
                                   (batch_ > 1 ? " for each of " + std::to_string(batch_) + " members" : ""));
         if (inj_.empty()) {  // coefficient per field and window node, once
-            std::vector<T> c(g.size() * fields_);
-            for (int k = 0; k < fields_; ++k)
-                for (int iz = 0; iz < g.nz; ++iz)
-                    for (int iy = 0; iy < g.ny; ++iy)
-                        for (int ix = 0; ix < g.nx; ++ix)
-                            c[k * g.size() + g.index(ix, iy, iz)] = T(coef(k, d_.index(ix, iy, iz)));
-            upload(inj_, c);
+            window_table(inj_, fields_, coef);
             field_.resize(f.size());
         }
         field_host_.resize(f.size());
@@ -459,7 +453,7 @@ public:
     // dm v^2 on the window, every member, kept on the device.
     void set_born_perturbation(const std::vector<double>& dm_v2) {
         require_device_memory<T>(box_, dm_v2.size() * sizeof(double), "Born perturbation");
-        upload(born_dm_v2_, dm_v2);
+        born_dm_v2_.upload(dm_v2, stream_);
     }
     // cur += W g on the window, g = -dm_v2 diag(H, V) (p0, q0) of the background's current
     // fields; coef(k, j, p): W_kj / (1 + k) at padded point p, taken once (in double).
@@ -468,14 +462,8 @@ public:
         const Grid& g = d_.window();
         if (born_w_.empty()) {
             require_device_memory<T>(box_, 3 * g.size() * sizeof(double), "Born source coefficients W");
-            std::vector<double> c(3 * g.size());
             const int kj[3][2] = {{0, 0}, {0, 1}, {1, 1}};  // W_pp, W_pq, W_qq
-            for (int e = 0; e < 3; ++e)
-                for (int iz = 0; iz < g.nz; ++iz)
-                    for (int iy = 0; iy < g.ny; ++iy)
-                        for (int ix = 0; ix < g.nx; ++ix)
-                            c[e * g.size() + g.index(ix, iy, iz)] = coef(kj[e][0], kj[e][1], d_.index(ix, iy, iz));
-            upload(born_w_, c);
+            window_table(born_w_, 3, [&](int e, long p) { return coef(kj[e][0], kj[e][1], p); });
         }
         after(background, [&] {
             const std::size_t ps = box_.padded_size();
@@ -578,10 +566,23 @@ private:
             kc::image_window_cuda(box_, wi, us, usp, u, up, v2_.data(), image_.data(), illum_.data(), stream_, batch_);
         }
     }
+    // buf = value(e, p) for entries e = 0 .. entries - 1 (entry after entry) at the window's
+    // nodes (x fastest), p their padded points: a table the window kernels read.
+    template <class U, class Value>
+    void window_table(kc::DeviceBuffer<U>& buf, int entries, const Value& value) {
+        const Grid& g = d_.window();
+        std::vector<U> c(g.size() * std::size_t(entries));
+        for (int e = 0; e < entries; ++e)
+            for (int iz = 0; iz < g.nz; ++iz)
+                for (int iy = 0; iy < g.ny; ++iy)
+                    for (int ix = 0; ix < g.nx; ++ix)
+                        c[e * g.size() + g.index(ix, iy, iz)] = U(value(e, d_.index(ix, iy, iz)));
+        buf.upload(c, stream_);
+    }
     void require_v2() {
         if (v2_.empty()) {
             require_device_memory<T>(box_, d_.window().size() * sizeof(double), "v^2 for the imaging condition");
-            upload(v2_, d_.v2());
+            v2_.upload(d_.v2(), stream_);
         }
     }
     void require_image() {
@@ -599,15 +600,6 @@ private:
         if (op_.size() >= need) return;
         require_device_memory<T>(box_, need * sizeof(double), "window operator diag(H, V) and its fluxes");
         op_.resize(need);
-    }
-    // buf = host, in device memory, where the kernels queued next on stream_ read it: a
-    // cudaMemcpy from pageable memory may return before the copy lands, and stream_ (non-
-    // blocking) does not wait for it; nor may it overwrite what queued kernels still read.
-    template <class B, class V>
-    void upload(B& buf, const V& host) {
-        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        buf.upload(host);
-        RTM_CUDA_CHECK(cudaStreamSynchronize(nullptr));
     }
 
 public:
@@ -643,7 +635,7 @@ private:
         for (std::size_t k = 0; k < boxes(); ++k)
             for (long p : one) b.push_back(p + long(k) * long(box_.padded_size()));
         require_device_memory<T>(box_, b.size() * (sizeof(long) + sizeof(float)), "edge band (indices and staging)");
-        band_idx_.upload(b);
+        band_idx_.upload(b, stream_);
         band_buf_.resize(b.size());
         band_out_ = kc::PinnedBuffer(b.size() * sizeof(float));
         for (int r = 0; r < kRestoreRing; ++r) {

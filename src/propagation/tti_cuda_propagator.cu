@@ -21,6 +21,7 @@
 #include "kernels/cuda/step_cuda.h"
 #include "kernels/cuda/tti_cuda.h"
 #include "propagation/backend.h"
+#include "propagation/device_taps.h"
 #include "propagation/device_wavefields.h"
 #include "propagation/stored_propagator.h"
 #include "propagation/injection.h"
@@ -37,30 +38,6 @@ template <class T>
 kc::DeviceBuffer<T> upload(const std::vector<double>& v) {
     return kc::DeviceBuffer<T>(std::vector<T>(v.begin(), v.end()));
 }
-
-// An Injection's arrays in device memory, for inject_cuda.
-struct DeviceInjection {
-    kc::DeviceBuffer<long> target;
-    kc::DeviceBuffer<int> offset, source;
-    kc::DeviceBuffer<double> coef, traces;
-    int nt = 0;
-    double inv_vol = 1;
-
-    void upload(const kernels::Injection& inj) {
-        target.upload(inj.target);
-        offset.upload(inj.offset);
-        source.upload(inj.source);
-        coef.upload(inj.coef);
-        traces.upload(inj.traces);
-        nt = inj.nt;
-        inv_vol = inj.inv_vol;
-    }
-    template <class T>
-    void add(T* w, int n, cudaStream_t s) const {
-        kc::inject_cuda(w, int(target.size()), target.data(), offset.data(), source.data(), coef.data(),
-                        traces.data(), nt, inv_vol, n, s);
-    }
-};
 
 template <class T>
 class TtiCudaPropagator final : public StoredPropagator<DeviceWavefields<T>> {
@@ -105,7 +82,6 @@ public:
             if (kernel_ == kc::TtiKernel::TwoPass) allocate_fluxes();
         }
         args_.batch = batch;
-        settle();
     }
 
     ~TtiCudaPropagator() override {
@@ -119,27 +95,18 @@ public:
     void set_sources(const std::vector<PointStencil>& where, const std::vector<std::vector<double>>& traces) override {
         RTM_CUDA_CHECK(cudaSetDevice(device_));  // (may run on another host thread: cuda_propagator.cu)
         const auto inj = tti_injection(d_, where, traces);
-        inj_p_.upload(inj.first);
-        inj_q_.upload(inj.second);
-        settle();
+        inj_p_.upload(inj.first, stream_);
+        inj_q_.upload(inj.second, stream_);
     }
 
     void set_receivers(const std::vector<PointStencil>& where, int nt) override {
         RTM_CUDA_CHECK(cudaSetDevice(device_));
-        const ReceiverTaps taps = receiver_taps(where);
-        nrec_ = int(where.size());
-        nt_ = nt;
-        rec_off_.upload(taps.offset);
-        rec_idx_.upload(taps.index);
-        rec_w_.upload(taps.weight);
-        rec_tr_.resize(std::size_t(nrec_) * nt);
-        rec_tr_.zero(stream_);
-        settle();
+        rec_.set(where, nt, stream_);
     }
 
     void reset() override {
         f_.reset();  // p, q at both time levels, the image
-        rec_tr_.zero(stream_);
+        rec_.traces.zero(stream_);
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
 
@@ -149,9 +116,9 @@ public:
         RTM_CUDA_CHECK(cudaEventCreate(&ev.second));
         RTM_CUDA_CHECK(cudaEventRecord(ev.first, stream_));
         T *p = f_.field(f_.cur, 0), *q = f_.field(f_.cur, 1);
-        if (nrec_ > 0 && n >= 0 && n < nt_)
-            kc::sample_pq_cuda(p, q, nrec_, rec_off_.data(), rec_idx_.data(), rec_w_.data(),
-                               rec_tr_.data(), n, stream_);
+        if (rec_.records(n))
+            kc::sample_pq_cuda(p, q, rec_.count, rec_.offset.data(), rec_.index.data(), rec_.weight.data(),
+                               rec_.traces.data(), n, stream_);
         if (box_.free_surface) {  // VTI only (the domain refuses TTI with a free surface)
             kc::free_surface_cuda(box_, p, stream_, batch());
             kc::free_surface_cuda(box_, q, stream_, batch());
@@ -176,11 +143,7 @@ public:
 
     std::vector<double> receiver_traces() const override {
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        const auto t = rec_tr_.download();  // nt x nrec
-        std::vector<double> out(t.size());
-        for (int n = 0; n < nt_; ++n)
-            for (int r = 0; r < nrec_; ++r) out[std::size_t(r) * nt_ + n] = t[std::size_t(n) * nrec_ + r];
-        return out;
+        return rec_.download();
     }
 
     // (p + q) / 2, what receivers record and imaging reads.
@@ -274,7 +237,6 @@ private:
             flux_[k].zero(stream_);  // the halo stays zero
             args_.flux[k] = flux_[k].data();
         }
-        settle();
     }
 
     // The current p and q of every member, in the planes' order (member by member, p then q).
@@ -294,13 +256,6 @@ private:
                                            in ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, stream_));
             h += n;
         }
-        RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    }
-
-    // Uploads (cudaMemcpy from pageable memory, on the legacy default stream) may still be
-    // in flight when they return, and stream_ does not wait for that stream: wait for both.
-    void settle() const {
-        RTM_CUDA_CHECK(cudaStreamSynchronize(nullptr));
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
 
@@ -325,10 +280,7 @@ private:
     kernels::TtiStepArgs<T> args_;
     kc::DeviceBuffer<T> cpp_, cpq_, cqq_, damp_, axis_[3], flux_[6];
     DeviceInjection inj_p_, inj_q_;
-    kc::DeviceBuffer<int> rec_off_;
-    kc::DeviceBuffer<long> rec_idx_;
-    kc::DeviceBuffer<double> rec_w_, rec_tr_;
-    int nrec_ = 0, nt_ = 0;
+    DeviceReceivers<double> rec_;
     std::function<void(int)> between_;  // set_between_passes
     mutable std::vector<std::pair<cudaEvent_t, cudaEvent_t>> events_;
     mutable double busy_ = 0;

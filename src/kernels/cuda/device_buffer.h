@@ -36,10 +36,16 @@ public:
         if (n) RTM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p_), n * sizeof(T)));
         n_ = n;
     }
+    // Replaces the contents once `user` (the stream whose kernels read this buffer) has
+    // done its queued work, and returns when the copy has landed: a plain cudaMemcpy from
+    // pageable memory may return before, and a non-blocking stream does not wait for it.
     template <class A>
-    void upload(const std::vector<T, A>& host) {
+    void upload(const std::vector<T, A>& host, cudaStream_t user = nullptr) {
+        RTM_CUDA_CHECK(cudaStreamSynchronize(user));
         resize(host.size());
-        if (n_) RTM_CUDA_CHECK(cudaMemcpy(p_, host.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
+        if (!n_) return;
+        RTM_CUDA_CHECK(cudaMemcpyAsync(p_, host.data(), n_ * sizeof(T), cudaMemcpyHostToDevice, user));
+        RTM_CUDA_CHECK(cudaStreamSynchronize(user));
     }
     std::vector<T> download() const {
         std::vector<T> h(n_);
