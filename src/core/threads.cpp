@@ -86,4 +86,7 @@ int set_cpu_threads(int option, const std::string& option_name) {
     return c.threads;
 }
 
+int current_threads() { return omp_get_max_threads(); }
+void use_threads(int n) { omp_set_num_threads(n); }
+
 }  // namespace rtm

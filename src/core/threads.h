@@ -6,7 +6,9 @@
 // (81 s instead of 4.4 s). libgomp reads OMP_WAIT_POLICY and GOMP_SPINCOUNT once, when
 // it is loaded, before main; so when the user set neither, rtm sets
 // OMP_WAIT_POLICY=passive and executes itself again (same pid, same arguments).
+#include <future>
 #include <string>
+#include <utility>
 
 namespace rtm {
 
@@ -43,5 +45,22 @@ void flush_denormals_to_zero();
 // Chooses, applies (omp_set_num_threads), logs describe() at info level; returns the count.
 // Throws naming the option when it is negative.
 int set_cpu_threads(int option, const std::string& option_name);
+
+// This thread's OpenMP thread count (omp_get_max_threads), and setting it.
+int current_threads();
+void use_threads(int n);
+
+// fn on a new thread with `share` of this thread's OpenMP threads (at least 1): a new
+// thread starts from the process's default, not this rank's count. Or, when !beside,
+// deferred to the future's get(), on the caller's thread and threads.
+template <class Fn>
+std::future<void> run_beside(bool beside, double share, Fn fn) {
+    if (!beside) return std::async(std::launch::deferred, std::move(fn));
+    const int n = current_threads() * share >= 1 ? int(current_threads() * share) : 1;
+    return std::async(std::launch::async, [n, fn = std::move(fn)]() mutable {
+        use_threads(n);
+        fn();
+    });
+}
 
 }  // namespace rtm

@@ -1,6 +1,5 @@
 #include "pipeline/migration.h"
 
-#include <omp.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +13,7 @@
 #include "core/error.h"
 #include "core/phases.h"
 #include "core/progress.h"
+#include "core/threads.h"
 #include "physics/stencil.h"
 #include "physics/wavelet.h"
 #include "parallel/world.h"
@@ -268,11 +268,7 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
     std::future<void> receivers;
     const parallel::World* group = opt.propagation.backend.group;
     if (opt.propagation.backend.gpu && !(group && group->size() > 1))
-        // This rank's threads (a new thread starts from the process's default).
-        receivers = std::async(std::launch::async, [&, threads = omp_get_max_threads()] {
-            omp_set_num_threads(threads);
-            receivers_as_sources();
-        });
+        receivers = run_beside(true, 1.0, [&] { receivers_as_sources(); });
     const auto src_trace = source_trace(wavelet, ta, opt.propagation);
     std::vector<PointStencil> sources;
     for (int m = 0; m < B; ++m)

@@ -1,7 +1,6 @@
 #include "pipeline/migration_job.h"
 
 #include <fcntl.h>
-#include <omp.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,6 +20,7 @@
 #include "core/log.h"
 #include "core/phases.h"
 #include "core/progress.h"
+#include "core/threads.h"
 #include "parallel/shot_groups.h"
 #include "parallel/work_queue.h"
 #include "io/model_io.h"
@@ -501,22 +501,18 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         adding = std::move(ready);
         ready.clear();
         // The last step that can fail: it adds a whole shot or, refusing it, nothing.
-        // Beside the next batch, a quarter of this rank's threads (a new thread starts from
-        // the process's default, not the rank's count): the rest prepare its receivers'
-        // data (with all of them, both ran 1.5-3x slower, 256 2D shots on the H200,
-        // 2026-11-23).
-        added = std::async(beside ? std::launch::async : std::launch::deferred,
-                           [&mine, &adding, leader = queue.leader(), beside, threads = omp_get_max_threads()] {
-                               if (beside) omp_set_num_threads(std::max(1, threads / 4));
-                               for (Stacking& s : adding) try {
-                                       const PhaseTimer stacking("stack");
-                                       if (leader)
-                                           mine.add(s.m.window.grid, s.m.window.ix0, s.m.window.iy0, s.m.image,
-                                                    s.m.illumination);
-                                   } catch (...) {
-                                       s.refused = std::current_exception();
-                                   }
-                           });
+        // Beside the next batch, a quarter of this rank's threads: the rest prepare its
+        // receivers' data (with all of them, both ran 1.5-3x slower, 256 2D shots on the
+        // H200, 2026-11-23).
+        added = run_beside(beside, 0.25, [&mine, &adding, leader = queue.leader()] {
+            for (Stacking& s : adding) try {
+                    const PhaseTimer stacking("stack");
+                    if (leader)
+                        mine.add(s.m.window.grid, s.m.window.ix0, s.m.window.iy0, s.m.image, s.m.illumination);
+                } catch (...) {
+                    s.refused = std::current_exception();
+                }
+        });
         if (!beside) finish_stacking();
     };
     auto stacked = [&](const Taken& t, ShotMigration m) {
