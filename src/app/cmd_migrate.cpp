@@ -287,6 +287,7 @@ int cmd_migrate(int argc, char** argv) {
                  throughput_summary(rep.seconds, rep.busy_seconds, rep.point_updates,
                                     job.migration.propagation.backend.gpu, ranks));
     spdlog::info("time by phase on rank 0: {}", phase_summary());
+    if (const std::string t = write_timeline(parallel::World::get().rank()); !t.empty()) spdlog::info("wrote the timeline {}", t);
     spdlog::info("peak host memory {:.1f} MB (VmHWM; docs/memory.md)", peak_host_bytes() / 1e6);
     for (const auto& p : rep.outputs) spdlog::info("wrote {}", p);
     for (const auto& f : rep.failed_now) spdlog::error("shot {} from {} failed: {}", f.shot.id, f.shot.file, f.reason);

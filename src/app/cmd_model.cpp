@@ -281,6 +281,7 @@ int cmd_model(int argc, char** argv) {
                  throughput_summary(seconds, busy, updates, prop.backend.gpu, world.size()));
     spdlog::info("wrote {} and {}", out, png);
     spdlog::info("time by phase on rank 0: {}", phase_summary());
+    if (const std::string t = write_timeline(world.rank()); !t.empty()) spdlog::info("wrote the timeline {}", t);
     spdlog::info("peak host memory {:.1f} MB (VmHWM; docs/memory.md)", peak_host_bytes() / 1e6);
     return 0;
 }

@@ -13,11 +13,21 @@
 
 namespace rtm {
 
-// Adds `seconds` to the phase `name` (a string literal; phases keep their first order).
-void add_phase_time(const char* name, double seconds);
+// Adds the span [start, end) to the phase `name` (a string literal; phases keep their
+// first order).
+void add_phase_span(const char* name, std::chrono::steady_clock::time_point start,
+                    std::chrono::steady_clock::time_point end);
 // "read 1.2 s, set-up 5.1 s, ..., other 0.3 s (of 7.0 s since start)": the phases so far
 // (those under 5 ms left out) and the rest of the process's wall time.
 std::string phase_summary();
+
+// With RTM_TIMELINE=FILE in the environment, every span is also kept with its thread,
+// and write_timeline writes them as Chrome trace events (JSON: open the file in
+// https://ui.perfetto.dev or chrome://tracing) to FILE on rank 0, FILE.rankN on rank N:
+// which thread did what when, so the gaps where a GPU waited on the host can be seen.
+// Returns the file written, or "" when RTM_TIMELINE is not set or the file cannot be
+// written (a warning names it: the job's products are written by then).
+std::string write_timeline(int rank);
 
 // Times the rest of its scope as phase `name`.
 class PhaseTimer {
@@ -26,7 +36,7 @@ public:
     ~PhaseTimer() { stop(); }
     void stop() {  // ends the phase early (later calls do nothing)
         if (!name_) return;
-        add_phase_time(name_, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+        add_phase_span(name_, start_, std::chrono::steady_clock::now());
         name_ = nullptr;
     }
     PhaseTimer(const PhaseTimer&) = delete;

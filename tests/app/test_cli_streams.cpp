@@ -2,10 +2,14 @@
 // stdout, warnings and errors on stderr, no colour codes off a terminal, --version,
 // info --help, a forgotten --config, options a command does not use, and one INI file
 // holding a modelling and a migration job.
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
+
+#include <nlohmann/json.hpp>
 
 #include "run_rtm.h"
 #include "support/catch.hpp"
@@ -176,4 +180,41 @@ TEST_CASE("one INI holds a modelling and a migration job: each command skips the
     INFO(o.out << o.err);
     CHECK(o.status == 0);
     CHECK_THAT(o.out, Contains("other.sgy: 1 gathers") && !Contains((dir / "shots.sgy").string()));
+}
+
+// RTM_TIMELINE (core/phases.h): the phases' spans as Chrome trace events, one per timed
+// block, each within the run and on a thread; their sum per name is the summary's figure
+// (both come from the same spans). An unwritable path is a warning naming the variable,
+// the job's products written.
+TEST_CASE("RTM_TIMELINE writes every phase's span as a Chrome trace event, and an unwritable one is a warning") {
+    const auto dir = scratch("cli-timeline");
+    const auto file = dir / "timeline.json";
+    const auto r = run_rtm(small_model_job(dir), "RTM_TIMELINE=" + file.string() + " ");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.output, Contains("wrote the timeline " + file.string()));
+    std::ifstream in(file);
+    const auto j = nlohmann::json::parse(in);
+    const auto& events = j.at("traceEvents");
+    REQUIRE(events.size() >= 4);
+    std::map<std::string, double> seconds;
+    for (const auto& e : events) {
+        CHECK(e.at("ph") == "X");
+        CHECK(e.at("ts").get<double>() >= 0);
+        CHECK(e.at("dur").get<double>() >= 0);
+        CHECK(e.at("tid").get<int>() >= 0);
+        seconds[e.at("name").get<std::string>()] += e.at("dur").get<double>() / 1e6;
+    }
+    REQUIRE(seconds.count("propagation steps"));
+    REQUIRE(seconds.count("write gathers"));
+    // The summary prints each phase to 0.01 s: the same sum, rounded.
+    std::smatch m;
+    REQUIRE(std::regex_search(r.output, m, std::regex("propagation steps ([0-9.]+) s")));
+    CHECK(std::abs(std::stod(m[1]) - seconds["propagation steps"]) <= 0.005 + 1e-9);
+
+    const auto bad = run_rtm(small_model_job(dir), "RTM_TIMELINE=" + (dir / "absent" / "t.json").string() + " ");
+    INFO(bad.output);
+    CHECK(bad.status == 0);
+    CHECK_THAT(bad.output, Contains("warning") && Contains("RTM_TIMELINE") && Contains("absent/t.json"));
+    CHECK(std::filesystem::exists(dir / "shots.sgy"));
 }
