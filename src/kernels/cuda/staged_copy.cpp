@@ -1,0 +1,66 @@
+#include "kernels/cuda/staged_copy.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+#include "kernels/cuda/cuda_check.h"
+
+namespace rtm::kernels::cuda {
+
+namespace {
+constexpr std::size_t kChunk = std::size_t(32) << 20;  // 32 MiB: the bus's rate, few waits
+constexpr std::size_t kSmall = std::size_t(1) << 20;   // below: one plain copy
+constexpr std::size_t kPiece = std::size_t(1) << 20;   // a thread's share of a chunk's copy-out
+
+struct Staging {
+    std::mutex mutex;
+    void* chunk[2] = {nullptr, nullptr};
+};
+// Allocated once and never freed: freeing pinned memory during the process's exit can
+// run after the CUDA runtime has gone. Portable: pinned for every device of the process.
+Staging& staging() {
+    static Staging* s = new Staging;
+    return *s;
+}
+
+void copy_out(const char* from, char* to, std::size_t n) {
+    const long pieces = long((n + kPiece - 1) / kPiece);
+#pragma omp parallel for schedule(static) if (pieces > 1)
+    for (long p = 0; p < pieces; ++p) {
+        const std::size_t a = std::size_t(p) * kPiece;
+        std::memcpy(to + a, from + a, std::min(kPiece, n - a));
+    }
+}
+}  // namespace
+
+void download_staged(const void* dev, std::size_t bytes, void* host, cudaStream_t s) {
+    if (bytes == 0) return;
+    if (bytes < kSmall) {
+        RTM_CUDA_CHECK(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s));
+        RTM_CUDA_CHECK(cudaStreamSynchronize(s));
+        return;
+    }
+    Staging& st = staging();
+    const std::lock_guard<std::mutex> lock(st.mutex);
+    for (void*& c : st.chunk)
+        if (!c) RTM_CUDA_CHECK(cudaHostAlloc(&c, kChunk, cudaHostAllocPortable));
+    const char* d = static_cast<const char*>(dev);
+    char* h = static_cast<char*>(host);
+    const std::size_t chunks = (bytes + kChunk - 1) / kChunk;
+    auto size_of = [&](std::size_t i) { return std::min(kChunk, bytes - i * kChunk); };
+    auto start = [&](std::size_t i) {
+        RTM_CUDA_CHECK(cudaMemcpyAsync(st.chunk[i % 2], d + i * kChunk, size_of(i), cudaMemcpyDeviceToHost, s));
+    };
+    // Chunk i + 1 crosses the bus while chunk i is copied out; the wait after the copy-out
+    // is for chunk i + 1, whose buffer held chunk i - 1, already copied out.
+    start(0);
+    RTM_CUDA_CHECK(cudaStreamSynchronize(s));
+    for (std::size_t i = 0; i < chunks; ++i) {
+        if (i + 1 < chunks) start(i + 1);
+        copy_out(static_cast<const char*>(st.chunk[i % 2]), h + i * kChunk, size_of(i));
+        RTM_CUDA_CHECK(cudaStreamSynchronize(s));
+    }
+}
+
+}  // namespace rtm::kernels::cuda
