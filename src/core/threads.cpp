@@ -86,6 +86,13 @@ int set_cpu_threads(int option, const std::string& option_name) {
     return c.threads;
 }
 
+std::vector<std::vector<double>> zeroed_in_parallel(int count, std::size_t n) {
+    std::vector<std::vector<double>> out(std::size_t(count > 0 ? count : 0));
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < count; ++i) out[std::size_t(i)].assign(n, 0.0);
+    return out;
+}
+
 int current_threads() { return omp_get_max_threads(); }
 void use_threads(int n) { omp_set_num_threads(n); }
 

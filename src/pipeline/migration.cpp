@@ -207,7 +207,6 @@ struct BatchMigration {
 
 void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* out) const {
     PhaseTimer setting_up("set-up (domain, propagators)");
-    const Grid& wg = window.grid;
     const std::string who = who_of(shots, B);
     const MemoryNeeds needs = needs_of(B);
     const double budget = budget_of(needs);
@@ -406,7 +405,7 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
     }
     backward_pass.stop();
     PhaseTimer to_host("shot image to the host");
-    auto image = rec->correlation(false), illumination = rec->correlation(true);  // member after member
+    auto image = rec->member_correlations(false), illumination = rec->member_correlations(true);
     const double busy = src->busy_seconds() + rec->busy_seconds() - busy_before;
     to_host.stop();
     if (kept) {
@@ -419,13 +418,8 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
     for (int m = 0; m < B; ++m) {
         ShotMigration& r = out[m];
         r.window = window;
-        if (B == 1) {  // (a 3D shot's are 384 MB each)
-            r.image = std::move(image);
-            r.illumination = std::move(illumination);
-        } else {
-            r.image.assign(image.begin() + m * wg.size(), image.begin() + (m + 1) * wg.size());
-            r.illumination.assign(illumination.begin() + m * wg.size(), illumination.begin() + (m + 1) * wg.size());
-        }
+        r.image = std::move(image[std::size_t(m)]);
+        r.illumination = std::move(illumination[std::size_t(m)]);
         r.storage = storage;
         r.bytes_kept = plan.bytes_kept / B;
         r.checkpoints = plan.checkpoints;

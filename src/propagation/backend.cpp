@@ -1,8 +1,10 @@
 #include "propagation/backend.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
+#include "core/threads.h"
 #include "imaging/field_ops.h"
 #include "parallel/world.h"
 #include "propagation/slab_propagator.h"
@@ -29,6 +31,14 @@ bool Propagator::finite() const {
 PointStencil member_stencil(PointStencil s, const kernels::Box& box, int m) {
     for (auto& i : s.index) i += long(m) * long(box.padded_size());
     return s;
+}
+
+std::vector<std::vector<double>> Propagator::member_correlations(bool illumination) const {
+    const std::vector<double> all = correlation(illumination);
+    const std::size_t n = all.size() / std::size_t(batch());
+    auto out = zeroed_in_parallel(batch(), n);
+    for (int m = 0; m < batch(); ++m) std::copy(all.begin() + m * n, all.begin() + (m + 1) * n, out[std::size_t(m)].begin());
+    return out;
 }
 
 void Propagator::unsupported(const char* what) const {

@@ -610,6 +610,13 @@ public:
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
         return f.download();
     }
+    std::size_t window_size() const { return d_.window().size(); }
+    // Member m's (window nodes) into out, which holds zeros: the stream's work done first.
+    void correlation_into(bool illumination, int m, double* out) const {
+        const auto& f = illumination ? illum_ : image_;
+        const std::size_t n = d_.window().size();
+        if (!f.empty()) kc::download_staged(f.data() + m * n, n * sizeof(double), out, stream_);
+    }
 
     // Where the kept snapshots are (for the bench and tests): slots on the device, on the host.
     std::pair<std::size_t, std::size_t> kept_where() const {

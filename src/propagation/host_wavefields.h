@@ -276,6 +276,13 @@ public:
         const auto& v = illumination ? illum_ : image_;
         return v.empty() ? std::vector<double>(d_.window().size() * batch_, 0.0) : v;
     }
+    std::size_t window_size() const { return d_.window().size(); }
+    // Member m's (window nodes) into out, which holds zeros.
+    void correlation_into(bool illumination, int m, double* out) const {
+        const auto& v = illumination ? illum_ : image_;
+        const std::size_t n = d_.window().size();
+        if (!v.empty()) std::copy(v.begin() + m * n, v.begin() + (m + 1) * n, out);
+    }
 
 private:
     void require_window_values(const std::vector<double>& f, int fields, const char* who) const {

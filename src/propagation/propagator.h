@@ -189,6 +189,9 @@ public:
     }
     // The accumulated image and illumination (window nodes, member after member); zeroed by reset().
     virtual std::vector<double> correlation(bool illumination) const { unsupported("correlation"); }
+    // The same, each member's window alone (a batch's images to the host without a copy
+    // of them all: 45 2D shots' are 462 MB).
+    virtual std::vector<std::vector<double>> member_correlations(bool illumination) const;
 
 protected:
     explicit Propagator(int batch = 1);

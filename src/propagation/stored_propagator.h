@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "core/threads.h"
 #include "propagation/propagator.h"
 
 namespace rtm {
@@ -34,6 +35,11 @@ public:
     void recall(std::size_t slot, bool previous) override { f_.recall(slot, previous); }
     void clear_kept() override { f_.clear_kept(); }
     std::vector<double> correlation(bool illumination) const override { return f_.correlation(illumination); }
+    std::vector<std::vector<double>> member_correlations(bool illumination) const override {
+        auto out = zeroed_in_parallel(batch(), f_.window_size());
+        for (int m = 0; m < batch(); ++m) f_.correlation_into(illumination, m, out[std::size_t(m)].data());
+        return out;
+    }
 
 protected:
     // fields: wavefields per time level (1: u; 2: p and q).
