@@ -540,6 +540,34 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     // batch that fails is tried again shot by shot, so that its good shots are stacked
     // and only the bad ones fail. Each shot is finished, stacked and checkpointed as its
     // own, so the image is the same bit for bit for any batch and any number of ranks.
+    // Reads taken[from ..]; a shot that cannot be read fails alone and leaves the list.
+    // With one rank per shot the reads run in parallel (45 2D Marmousi gathers took 0.11 s
+    // one after another on the H200 host, 2026-11-23); in a shot group, in turn, each read
+    // agreed by the group.
+    auto read_shots = [&](std::vector<Taken>& ts, std::size_t from) {
+        std::vector<std::exception_ptr> error(ts.size());
+        const long n = long(ts.size());
+#pragma omp parallel for schedule(dynamic) if (beside && n - long(from) > 1)
+        for (long k = long(from); k < n; ++k) try {
+                Taken& t = ts[std::size_t(k)];
+                t.shot = beside ? load_shot(t.i) : together(t.which + " (reading)", [&] { return load_shot(t.i); });
+            } catch (...) {
+                error[std::size_t(k)] = std::current_exception();
+            }
+        std::vector<Taken> kept_ones;
+        for (std::size_t k = 0; k < ts.size(); ++k) {
+            if (!error[k]) {
+                kept_ones.push_back(std::move(ts[k]));
+                continue;
+            }
+            try {
+                std::rethrow_exception(error[k]);
+            } catch (const std::exception& e) {
+                failed(ts[k], e);
+            }
+        }
+        ts = std::move(kept_ones);
+    };
     int batch = 0;
     WindowCache kept;  // consecutive batches of one window share its domain and propagators
     for (;;) {
@@ -553,32 +581,33 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             finish_stacking();
             first = queue.next();
         }
+        std::size_t unread = 0;  // taken[unread ..]: claimed, not yet read
         for (parallel::WorkQueue::Claim c = first; c; c = queue.next(false)) {
             ++claimed;
             const std::size_t i = std::size_t(c.item);
-            Taken& t = taken.emplace_back();
-            t.claim = c;
-            t.i = i;
-            t.which = "shot " + std::to_string(names[i].id) + " from " + names[i].file;
-            try {
-                t.shot = together(t.which + " (reading)", [&] { return load_shot(i); });
-                if (batch == 0) {
-                    // No more than this rank's share of the shots: a rank taking a batch
-                    // must not leave the other ranks without work.
-                    const long groups = parallel::ShotGroups::get().count();
-                    const long share = (long(order.size()) + groups - 1) / groups;
-                    batch = migration_batch(model, t.shot, wavelet, opt.migration, share);
-                    if (queue.leader())
-                        every_rank().info("migrating up to {} shot(s) of one window at a time (propagation.batch {}{})",
-                                          batch, opt.migration.propagation.batch,
-                                          opt.migration.propagation.batch ? "" : ": automatic");
-                }
-            } catch (const std::exception& e) {
-                failed(t, e);
-                taken.pop_back();
+            taken.push_back({c, i, "shot " + std::to_string(names[i].id) + " from " + names[i].file, {}});
+            if (batch == 0) {  // the first shot this rank reads sets the batch
+                read_shots(taken, unread);
+                unread = taken.size();
+                if (!taken.empty()) try {
+                        // No more than this rank's share of the shots: a rank taking a batch
+                        // must not leave the other ranks without work.
+                        const long groups = parallel::ShotGroups::get().count();
+                        const long share = (long(order.size()) + groups - 1) / groups;
+                        batch = migration_batch(model, taken.back().shot, wavelet, opt.migration, share);
+                        if (queue.leader())
+                            every_rank().info("migrating up to {} shot(s) of one window at a time (propagation.batch {}{})",
+                                              batch, opt.migration.propagation.batch,
+                                              opt.migration.propagation.batch ? "" : ": automatic");
+                    } catch (const std::exception& e) {
+                        failed(taken.back(), e);
+                        taken.pop_back();
+                        unread = taken.size();
+                    }
             }
             if (c.retry || int(taken.size()) >= std::max(1, batch)) break;
         }
+        read_shots(taken, unread);
         if (!claimed) break;
         me.shots += claimed;
         std::vector<std::pair<BatchKey, std::vector<const Taken*>>> groups;
