@@ -229,10 +229,7 @@ int cmd_migrate(int argc, char** argv) {
     }
     if (names.empty()) fail(files.front(), "holds no shot gathers", "Check the data.shots files");
     indexing.stop();
-    const auto load_shot = [&](std::size_t i) {
-        const PhaseTimer t("read shots");
-        return indexes[where[i].first].load(where[i].second);
-    };
+    const auto load_shot = [&](std::size_t i) { return indexes[where[i].first].load(where[i].second); };
     const Wavelet wavelet = load_wavelet(vm);
 
     MigrationJobOptions job;

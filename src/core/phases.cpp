@@ -26,7 +26,10 @@ std::vector<std::pair<const char*, double>>& phases() {
 }
 
 // The timeline (RTM_TIMELINE): spans in microseconds since the start, per thread.
-const char* const g_timeline = std::getenv("RTM_TIMELINE");
+const char* const g_timeline = [] {  // null when unset or empty
+    const char* v = std::getenv("RTM_TIMELINE");
+    return v && *v ? v : nullptr;
+}();
 struct Span {
     const char* name;
     int thread;
@@ -75,7 +78,7 @@ std::string phase_summary() {
 }
 
 std::string write_timeline(int rank) {
-    if (!g_timeline || !*g_timeline) return "";
+    if (!g_timeline) return "";
     const std::string path = rank == 0 ? std::string(g_timeline) : std::string(g_timeline) + ".rank" + std::to_string(rank);
     nlohmann::json events = nlohmann::json::array();
     {

@@ -5,6 +5,8 @@
 #endif
 
 #include <omp.h>
+
+#include <exception>
 #include <sched.h>
 #include <unistd.h>
 
@@ -88,8 +90,15 @@ int set_cpu_threads(int option, const std::string& option_name) {
 
 std::vector<std::vector<double>> zeroed_in_parallel(int count, std::size_t n) {
     std::vector<std::vector<double>> out(std::size_t(count > 0 ? count : 0));
+    std::exception_ptr error;  // (an exception must not leave the parallel region)
 #pragma omp parallel for schedule(static)
-    for (int i = 0; i < count; ++i) out[std::size_t(i)].assign(n, 0.0);
+    for (int i = 0; i < count; ++i) try {
+            out[std::size_t(i)].assign(n, 0.0);
+        } catch (...) {
+#pragma omp critical(zeroed_in_parallel)
+            error = std::current_exception();
+        }
+    if (error) std::rethrow_exception(error);  // out of memory: the caller's to handle, as before
     return out;
 }
 

@@ -8,6 +8,7 @@
 // OMP_WAIT_POLICY=passive and executes itself again (same pid, same arguments).
 #include <future>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -56,15 +57,16 @@ void use_threads(int n);
 std::vector<std::vector<double>> zeroed_in_parallel(int count, std::size_t n);
 
 // fn on a new thread with `share` of this thread's OpenMP threads (at least 1): a new
-// thread starts from the process's default, not this rank's count. Or, when !beside,
-// deferred to the future's get(), on the caller's thread and threads.
+// thread starts from the process's default, not this rank's count (several ranks on a
+// node would each take every core). Or, when !beside, deferred to the future's get(), on
+// the caller's thread and threads. Every task rtm starts beside its work goes through here.
 template <class Fn>
-std::future<void> run_beside(bool beside, double share, Fn fn) {
+auto run_beside(bool beside, double share, Fn fn) -> std::future<std::invoke_result_t<Fn&>> {
     if (!beside) return std::async(std::launch::deferred, std::move(fn));
     const int n = current_threads() * share >= 1 ? int(current_threads() * share) : 1;
     return std::async(std::launch::async, [n, fn = std::move(fn)]() mutable {
         use_threads(n);
-        fn();
+        return fn();
     });
 }
 

@@ -200,7 +200,7 @@ std::vector<std::string> write_products(const fs::path& folder, const imaging::S
     const imaging::PostProcessing& post = opt.post;
     std::vector<std::string> out = {(folder / "image.sgy").string(), (folder / "illumination.sgy").string()};
     // The illumination beside the image: two files, each its own segyio handle.
-    auto illumination = std::async(std::launch::async, [&] {
+    auto illumination = run_beside(true, 1.0, [&] {
         io::write_volume(out[1], imaging::illumination_volume(stack), "rtm migrate: source illumination (sum of u^2)");
     });
     try {
@@ -544,7 +544,9 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     // With one rank per shot the reads run in parallel (45 2D Marmousi gathers took 0.11 s
     // one after another on the H200 host, 2026-11-23); in a shot group, in turn, each read
     // agreed by the group.
+    // A read that fails leaves its batch a shot short (the batch is not filled up again).
     auto read_shots = [&](std::vector<Taken>& ts, std::size_t from) {
+        const PhaseTimer reading("read shots");  // (on this thread: the reads' wall time)
         std::vector<std::exception_ptr> error(ts.size());
         const long n = long(ts.size());
 #pragma omp parallel for schedule(dynamic) if (beside && n - long(from) > 1)
@@ -728,7 +730,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         }
         // The products beside the commit: they read the stack, the commit writes its
         // copy (with fsync), and neither waits for the other.
-        auto products = std::async(std::launch::async, [&] { return write_products(st.folder, job, opt, done, rep.total); });
+        auto products = run_beside(true, 1.0, [&] { return write_products(st.folder, job, opt, done, rep.total); });
         try {
             commit(st, job);
         } catch (...) {

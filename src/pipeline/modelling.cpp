@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/phases.h"
 #include "core/progress.h"
+#include "core/threads.h"
 #include "physics/anisotropy.h"
 #include "physics/stability.h"
 #include "physics/wavelet.h"
@@ -260,7 +261,7 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
                 sink(first + m, std::move(shot));
             }
         };
-        if (queue.leader() && opt.backend.gpu) in_flight = std::async(std::launch::async, std::move(to_sink));
+        if (queue.leader() && opt.backend.gpu) in_flight = run_beside(true, 1.0, std::move(to_sink));
         else if (queue.leader()) to_sink();
         shots_here += members;
         queue.finish(claim, true);

@@ -34,7 +34,12 @@ PointStencil member_stencil(PointStencil s, const kernels::Box& box, int m) {
 }
 
 std::vector<std::vector<double>> Propagator::member_correlations(bool illumination) const {
-    const std::vector<double> all = correlation(illumination);
+    std::vector<double> all = correlation(illumination);
+    if (batch() == 1) {  // moved, not copied (a 3D shot's are 384 MB each)
+        std::vector<std::vector<double>> one(1);
+        one[0] = std::move(all);
+        return one;
+    }
     const std::size_t n = all.size() / std::size_t(batch());
     auto out = zeroed_in_parallel(batch(), n);
     for (int m = 0; m < batch(); ++m) std::copy(all.begin() + m * n, all.begin() + (m + 1) * n, out[std::size_t(m)].begin());
