@@ -398,17 +398,19 @@ TEST_CASE("CUDA free-surface mirror matches free_surface_cpu", "[gpu]") {
     CHECK(dbf.max_abs == 0);
 }
 
-// download_staged moves bytes, nothing else: every size class it takes (empty, one plain
-// copy below 1 MiB, one chunk, chunks with a partial last one, both staging buffers
-// reused several times) against the uploaded bytes, exactly; and after a stream's work.
-TEST_CASE("download_staged returns the device's bytes exactly at every size, after the stream's queued work",
+// upload_staged and download_staged move bytes, nothing else: every size class they take
+// (empty, one plain copy below 1 MiB, one chunk, chunks with a partial last one, both
+// staging buffers reused several times), exactly, one way and back; and after a stream's
+// work.
+TEST_CASE("upload_staged and download_staged move the bytes exactly at every size, after the stream's queued work",
           "[gpu]") {
     std::mt19937_64 rng(7);
     for (std::size_t n : {std::size_t(0), std::size_t(3), (std::size_t(1) << 20) / 8 - 1, (std::size_t(32) << 20) / 8,
                           (std::size_t(32) << 20) / 8 + 5, std::size_t(11) * (std::size_t(1) << 20) + 7}) {
         std::vector<double> host(n);
         for (auto& x : host) x = double(rng());
-        kc::DeviceBuffer<double> dev(host);
+        kc::DeviceBuffer<double> dev(n);
+        kc::upload_staged(host.data(), n * sizeof(double), dev.data());
         std::vector<double> back(n, -1.0);
         kc::download_staged(dev.data(), n * sizeof(double), back.data());
         REQUIRE(back == host);

@@ -38,15 +38,14 @@ public:
         n_ = n;
     }
     // Replaces the contents once `user` (the stream whose kernels read this buffer) has
-    // done its queued work, and returns when the copy has landed: a plain cudaMemcpy from
-    // pageable memory may return before, and a non-blocking stream does not wait for it.
+    // done its queued work, and returns when the copy has landed (a plain cudaMemcpy from
+    // pageable memory may return before, and a non-blocking stream does not wait for it);
+    // at pinned speed (upload_staged).
     template <class A>
     void upload(const std::vector<T, A>& host, cudaStream_t user = nullptr) {
         RTM_CUDA_CHECK(cudaStreamSynchronize(user));
         resize(host.size());
-        if (!n_) return;
-        RTM_CUDA_CHECK(cudaMemcpyAsync(p_, host.data(), n_ * sizeof(T), cudaMemcpyHostToDevice, user));
-        RTM_CUDA_CHECK(cudaStreamSynchronize(user));
+        upload_staged(host.data(), n_ * sizeof(T), p_, user);
     }
     // The contents, after the legacy stream's queued work (as cudaMemcpy), at pinned speed.
     std::vector<T> download() const {

@@ -24,13 +24,23 @@ Staging& staging() {
     return *s;
 }
 
-void copy_out(const char* from, char* to, std::size_t n) {
+// n bytes from `from` to `to` on this thread's OpenMP threads.
+void copy_parallel(const char* from, char* to, std::size_t n) {
     const long pieces = long((n + kPiece - 1) / kPiece);
 #pragma omp parallel for schedule(static) if (pieces > 1)
     for (long p = 0; p < pieces; ++p) {
         const std::size_t a = std::size_t(p) * kPiece;
         std::memcpy(to + a, from + a, std::min(kPiece, n - a));
     }
+}
+
+// The staging, allocated on first use and held by the caller's lock.
+Staging& taken(std::unique_lock<std::mutex>& lock) {
+    Staging& st = staging();
+    lock = std::unique_lock<std::mutex>(st.mutex);
+    for (void*& c : st.chunk)
+        if (!c) RTM_CUDA_CHECK(cudaHostAlloc(&c, kChunk, cudaHostAllocPortable));
+    return st;
 }
 }  // namespace
 
@@ -41,10 +51,8 @@ void download_staged(const void* dev, std::size_t bytes, void* host, cudaStream_
         RTM_CUDA_CHECK(cudaStreamSynchronize(s));
         return;
     }
-    Staging& st = staging();
-    const std::lock_guard<std::mutex> lock(st.mutex);
-    for (void*& c : st.chunk)
-        if (!c) RTM_CUDA_CHECK(cudaHostAlloc(&c, kChunk, cudaHostAllocPortable));
+    std::unique_lock<std::mutex> lock;
+    Staging& st = taken(lock);
     const char* d = static_cast<const char*>(dev);
     char* h = static_cast<char*>(host);
     const std::size_t chunks = (bytes + kChunk - 1) / kChunk;
@@ -58,7 +66,31 @@ void download_staged(const void* dev, std::size_t bytes, void* host, cudaStream_
     RTM_CUDA_CHECK(cudaStreamSynchronize(s));
     for (std::size_t i = 0; i < chunks; ++i) {
         if (i + 1 < chunks) start(i + 1);
-        copy_out(static_cast<const char*>(st.chunk[i % 2]), h + i * kChunk, size_of(i));
+        copy_parallel(static_cast<const char*>(st.chunk[i % 2]), h + i * kChunk, size_of(i));
+        RTM_CUDA_CHECK(cudaStreamSynchronize(s));
+    }
+}
+
+void upload_staged(const void* host, std::size_t bytes, void* dev, cudaStream_t s) {
+    if (bytes == 0) return;
+    if (bytes < kSmall) {  // (a pageable source is staged by the driver before this returns)
+        RTM_CUDA_CHECK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s));
+        RTM_CUDA_CHECK(cudaStreamSynchronize(s));
+        return;
+    }
+    std::unique_lock<std::mutex> lock;
+    Staging& st = taken(lock);
+    const char* h = static_cast<const char*>(host);
+    char* d = static_cast<char*>(dev);
+    const std::size_t chunks = (bytes + kChunk - 1) / kChunk;
+    auto size_of = [&](std::size_t i) { return std::min(kChunk, bytes - i * kChunk); };
+    auto copy_in = [&](std::size_t i) { copy_parallel(h + i * kChunk, static_cast<char*>(st.chunk[i % 2]), size_of(i)); };
+    // Chunk i crosses the bus while chunk i + 1 is copied in; that buffer held chunk i - 1,
+    // whose crossing the wait at the end of the step before saw finish.
+    copy_in(0);
+    for (std::size_t i = 0; i < chunks; ++i) {
+        RTM_CUDA_CHECK(cudaMemcpyAsync(d + i * kChunk, st.chunk[i % 2], size_of(i), cudaMemcpyHostToDevice, s));
+        if (i + 1 < chunks) copy_in(i + 1);
         RTM_CUDA_CHECK(cudaStreamSynchronize(s));
     }
 }
