@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <atomic>
 #include <future>
 #include <optional>
 #include <regex>
@@ -457,8 +458,12 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     };
     std::vector<Stacking> ready, adding;  // migrated, not yet added; being added
     std::future<void> added;
+    // Set while this thread waits for the stacking (the job's end, a checkpoint, an empty
+    // queue): the stacking's next shots take all the threads instead of a quarter.
+    std::atomic<bool> stacking_alone{false};
     auto finish_stacking = [&] {
         if (adding.empty()) return;
+        stacking_alone = true;
         added.get();  // (each shot's failure is kept in its entry)
         for (Stacking& s : adding) {
             const Taken& t = s.t;
@@ -503,9 +508,12 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         // The last step that can fail: it adds a whole shot or, refusing it, nothing.
         // Beside the next batch, a quarter of this rank's threads: the rest prepare its
         // receivers' data (with all of them, both ran 1.5-3x slower, 256 2D shots on the
-        // H200, 2026-11-23).
-        added = run_beside(beside, 0.25, [&mine, &adding, leader = queue.leader()] {
+        // H200, 2026-11-23); all of them once this thread waits for it.
+        stacking_alone = false;
+        added = run_beside(beside, 0.25, [&mine, &adding, &stacking_alone, all = current_threads(), beside,
+                                          leader = queue.leader()] {
             for (Stacking& s : adding) try {
+                    if (beside && stacking_alone) use_threads(all);
                     const PhaseTimer stacking("stack");
                     if (leader)
                         mine.add(s.m.window.grid, s.m.window.ix0, s.m.window.iy0, s.m.image, s.m.illumination);
