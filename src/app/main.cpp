@@ -56,7 +56,7 @@ int fail_rank(const std::string& message, bool reported) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    rtm::use_passive_openmp_wait(argv);  // first: may execute rtm again (core/threads.h)
+    rtm::set_startup_environment(argv);  // first: may execute rtm again (core/threads.h)
     rtm::flush_denormals_to_zero();      // one floating-point environment for the whole process
     rtm::keep_freed_memory();            // scratch reused, not mapped and faulted in again (core/host_memory.h)
     // MPI for the commands that run jobs over ranks (mpirun rtm model|migrate); the

@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
@@ -37,12 +39,23 @@ int env_count(const char* name) {
 
 }  // namespace
 
-void use_passive_openmp_wait(char** argv) {
-    if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
-    if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+void set_startup_environment(char** argv) {
+    // Once: should a library drop a variable, the re-execution must not loop.
+    if (std::getenv("RTM_STARTED")) return;
+    const bool wait = !std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT");
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
+    const std::string before = tunables ? tunables : "";
+    const bool huge = before.find("glibc.malloc.hugetlb") == std::string::npos;
+    if (!wait && !huge) return;
+    if (wait) setenv("OMP_WAIT_POLICY", "passive", 1);
+    if (huge) setenv("GLIBC_TUNABLES", (before.empty() ? "" : before + ":").append("glibc.malloc.hugetlb=1").c_str(), 1);
+    setenv("RTM_STARTED", "1", 1);
     execv("/proc/self/exe", argv);
-    // Only on failure (no /proc): run on with libgomp's default, and say so in the log.
-    unsetenv("OMP_WAIT_POLICY");
+    // Only on failure (no /proc): run on with the defaults, and say so in the log.
+    if (wait) unsetenv("OMP_WAIT_POLICY");
+    if (huge && tunables) setenv("GLIBC_TUNABLES", before.c_str(), 1);
+    else if (huge) unsetenv("GLIBC_TUNABLES");
+    unsetenv("RTM_STARTED");
 }
 
 ThreadChoice choose_threads(int option, const std::string& option_name) {
@@ -68,6 +81,9 @@ ThreadChoice choose_threads(int option, const std::string& option_name) {
     if (const char* w = std::getenv("OMP_WAIT_POLICY")) c.wait_policy = w;
     else if (const char* s = std::getenv("GOMP_SPINCOUNT")) c.wait_policy = std::string("GOMP_SPINCOUNT=") + s;
     else c.wait_policy = "libgomp default (spins)";
+    if (const char* t = std::getenv("GLIBC_TUNABLES")) c.tunables = t;
+    c.huge_pages = c.tunables.find("glibc.malloc.hugetlb=1") != std::string::npos ||
+                   c.tunables.find("glibc.malloc.hugetlb=2") != std::string::npos;
     return c;
 }
 
@@ -75,7 +91,9 @@ std::string describe(const ThreadChoice& c) {
     return "CPU threads: " + std::to_string(c.threads) + " (" + (c.from.empty() ? "" : c.from + "; ") + "affinity " +
            std::to_string(c.affinity_cpus) + (c.affinity_cpus == 1 ? " CPU, " : " CPUs, ") +
            std::to_string(c.local_ranks) + (c.local_ranks == 1 ? " rank" : " ranks") +
-           " on this node; OpenMP wait policy " + c.wait_policy + ")";
+           " on this node; OpenMP wait policy " + c.wait_policy + "; host memory in " +
+           (c.huge_pages ? "huge pages" : "4 kB pages") +
+           (c.tunables.empty() ? "" : ", GLIBC_TUNABLES " + c.tunables) + ")";
 }
 
 int set_cpu_threads(int option, const std::string& option_name) {

@@ -94,6 +94,32 @@ TEST_CASE("rtm runs OpenMP with the passive wait policy unless the user set one"
     }
 }
 
+TEST_CASE("rtm asks glibc for huge pages (GLIBC_TUNABLES) unless the user chose, keeping the user's other tunables") {
+    Env env;
+    env.set("OMP_NUM_THREADS", nullptr);
+    SECTION("not set: added, and the process that works has it") {
+        env.set("GLIBC_TUNABLES", nullptr);
+        const auto r = run_rtm(tiny_model("huge-default"));
+        INFO(r.output);
+        REQUIRE(r.status == 0);
+        CHECK_THAT(r.output, Contains("host memory in huge pages, GLIBC_TUNABLES glibc.malloc.hugetlb=1)"));
+    }
+    SECTION("other tunables: kept, and huge pages added after them") {
+        env.set("GLIBC_TUNABLES", "glibc.malloc.arena_max=2");
+        const auto r = run_rtm(tiny_model("huge-other"));
+        INFO(r.output);
+        REQUIRE(r.status == 0);
+        CHECK_THAT(r.output, Contains("host memory in huge pages, GLIBC_TUNABLES glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1)"));
+    }
+    SECTION("the user's hugetlb=0 stays") {
+        env.set("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0");
+        const auto r = run_rtm(tiny_model("huge-off"));
+        INFO(r.output);
+        REQUIRE(r.status == 0);
+        CHECK_THAT(r.output, Contains("host memory in 4 kB pages"));
+    }
+}
+
 TEST_CASE("propagation.threads wins over OMP_NUM_THREADS and that over the CPUs shared between the ranks") {
     Env env;
     env.set("OMP_NUM_THREADS", nullptr);
