@@ -339,3 +339,38 @@ TEST_CASE("a step over z parts of a box (edge planes first) is the whole box's s
         }
     check_parts<double>(3, Boundary::Cpml, false);
 }
+
+// The band by its definition: every window node within band_reach of an edge (of x and z,
+// and of y in 3D), in the order z, y, x (x fastest), as padded points; windows thinner
+// than two reaches (every node is on an edge) and the tilted reach (2R) included.
+TEST_CASE("the domain's band is every window node within its reach of an edge, in z, y, x order") {
+    for (int ndim : {2, 3})
+        for (int physics : {0, 2})  // isotropic; TTI (reach 2R)
+            for (int nx : {5, 2 * R, 2 * R + 1, 23}) {
+                const Grid g = grid_of(nx, ndim == 3 ? 19 : 1, 21, 10);
+                const std::vector<float> vp(g.size(), 2000.0f);
+                AnisotropyFields extra;
+                if (physics == 2) {
+                    extra["epsilon"] = std::vector<float>(g.size(), 0.1f);
+                    extra["delta"] = std::vector<float>(g.size(), 0.05f);
+                    extra["theta"] = std::vector<float>(g.size(), 30.0f);
+                }
+                DomainOptions o;
+                o.boundary = physics ? Boundary::Damping : Boundary::Cpml;
+                o.pml_cells = 6;
+                o.dt = 1e-3;
+                const Domain d(g, vp, o, extra);
+                const int reach = physics == 2 ? 2 * R : R;  // (the tilted operator reaches twice as far)
+                std::vector<long> expected;
+                for (int iz = 0; iz < g.nz; ++iz)
+                    for (int iy = 0; iy < g.ny; ++iy)
+                        for (int ix = 0; ix < g.nx; ++ix)
+                            if (ix < reach || ix >= g.nx - reach || iz < reach || iz >= g.nz - reach ||
+                                (ndim == 3 && (iy < reach || iy >= g.ny - reach)))
+                                expected.push_back(d.box().at(ix + d.box().pml_lo[0], iy + d.box().pml_lo[1],
+                                                              iz + d.box().pml_lo[2]));
+                INFO(ndim << "D, nx " << nx << ", reach " << reach);
+                CHECK(d.band() == expected);
+                CHECK(d.band_points() == expected.size());
+            }
+}
