@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <spdlog/spdlog.h>
 
@@ -40,8 +41,13 @@ int env_count(const char* name) {
 }  // namespace
 
 void set_startup_environment(char** argv) {
-    // Once: should a library drop a variable, the re-execution must not loop.
-    if (std::getenv("RTM_STARTED")) return;
+    // Once: should a library drop a variable, the re-execution must not loop. The mark is
+    // this process's id (execv keeps it), so an rtm that inherits it does not skip these.
+    const std::string me = std::to_string(getpid());
+    if (const char* started = std::getenv("RTM_STARTED"); started && me == started) {
+        unsetenv("RTM_STARTED");
+        return;
+    }
     const bool wait = !std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT");
     const char* tunables = std::getenv("GLIBC_TUNABLES");
     const std::string before = tunables ? tunables : "";
@@ -49,7 +55,7 @@ void set_startup_environment(char** argv) {
     if (!wait && !huge) return;
     if (wait) setenv("OMP_WAIT_POLICY", "passive", 1);
     if (huge) setenv("GLIBC_TUNABLES", (before.empty() ? "" : before + ":").append("glibc.malloc.hugetlb=1").c_str(), 1);
-    setenv("RTM_STARTED", "1", 1);
+    setenv("RTM_STARTED", me.c_str(), 1);
     execv("/proc/self/exe", argv);
     // Only on failure (no /proc): run on with the defaults, and say so in the log.
     if (wait) unsetenv("OMP_WAIT_POLICY");
@@ -82,6 +88,12 @@ ThreadChoice choose_threads(int option, const std::string& option_name) {
     else if (const char* s = std::getenv("GOMP_SPINCOUNT")) c.wait_policy = std::string("GOMP_SPINCOUNT=") + s;
     else c.wait_policy = "libgomp default (spins)";
     if (const char* t = std::getenv("GLIBC_TUNABLES")) c.tunables = t;
+    // What the kernel does with glibc's request: "always", "madvise" (honoured) or "never".
+    std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string modes;
+    std::getline(thp, modes);
+    const auto open = modes.find('['), close = modes.find(']');
+    c.transparent_huge_pages = open != std::string::npos && close > open ? modes.substr(open + 1, close - open - 1) : "unknown";
     c.huge_pages = c.tunables.find("glibc.malloc.hugetlb=1") != std::string::npos ||
                    c.tunables.find("glibc.malloc.hugetlb=2") != std::string::npos;
     return c;
@@ -92,7 +104,9 @@ std::string describe(const ThreadChoice& c) {
            std::to_string(c.affinity_cpus) + (c.affinity_cpus == 1 ? " CPU, " : " CPUs, ") +
            std::to_string(c.local_ranks) + (c.local_ranks == 1 ? " rank" : " ranks") +
            " on this node; OpenMP wait policy " + c.wait_policy + "; host memory in " +
-           (c.huge_pages ? "huge pages" : "4 kB pages") +
+           (c.huge_pages ? "huge pages where the kernel gives them (transparent huge pages: " +
+                               c.transparent_huge_pages + ")"
+                         : std::string("4 kB pages")) +
            (c.tunables.empty() ? "" : ", GLIBC_TUNABLES " + c.tunables) + ")";
 }
 

@@ -36,7 +36,8 @@ struct ThreadChoice {
     std::string from;         // "option NAME", "OMP_NUM_THREADS" or "" (the default)
     std::string wait_policy;  // "passive", "active", "GOMP_SPINCOUNT=N" or "libgomp default (spins)"
     std::string tunables;     // GLIBC_TUNABLES
-    bool huge_pages = false;  // it holds glibc.malloc.hugetlb=1 (or 2)
+    bool huge_pages = false;  // it holds glibc.malloc.hugetlb=1 (or 2): asked of glibc (2.35 and later)
+    std::string transparent_huge_pages;  // the kernel's mode: "always", "madvise", "never" or "unknown"
 };
 
 // option > 0 wins; else OMP_NUM_THREADS when set; else the CPUs of the affinity mask

@@ -102,14 +102,23 @@ TEST_CASE("rtm asks glibc for huge pages (GLIBC_TUNABLES) unless the user chose,
         const auto r = run_rtm(tiny_model("huge-default"));
         INFO(r.output);
         REQUIRE(r.status == 0);
-        CHECK_THAT(r.output, Contains("host memory in huge pages, GLIBC_TUNABLES glibc.malloc.hugetlb=1)"));
+        CHECK_THAT(r.output, Contains("host memory in huge pages where the kernel gives them (transparent huge pages: ") &&
+                                 Contains("), GLIBC_TUNABLES glibc.malloc.hugetlb=1)"));
     }
     SECTION("other tunables: kept, and huge pages added after them") {
         env.set("GLIBC_TUNABLES", "glibc.malloc.arena_max=2");
         const auto r = run_rtm(tiny_model("huge-other"));
         INFO(r.output);
         REQUIRE(r.status == 0);
-        CHECK_THAT(r.output, Contains("host memory in huge pages, GLIBC_TUNABLES glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1)"));
+        CHECK_THAT(r.output, Contains("), GLIBC_TUNABLES glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1)"));
+    }
+    SECTION("a mark inherited from another rtm (RTM_STARTED) does not skip them") {
+        env.set("GLIBC_TUNABLES", nullptr);
+        env.set("RTM_STARTED", "1");
+        const auto r = run_rtm(tiny_model("huge-inherited"));
+        INFO(r.output);
+        REQUIRE(r.status == 0);
+        CHECK_THAT(r.output, Contains("GLIBC_TUNABLES glibc.malloc.hugetlb=1)"));
     }
     SECTION("the user's hugetlb=0 stays") {
         env.set("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0");

@@ -399,33 +399,40 @@ TEST_CASE("CUDA free-surface mirror matches free_surface_cpu", "[gpu]") {
 }
 
 // upload_staged and download_staged move bytes, nothing else: every size class they take
-// (empty, one plain copy below 1 MiB, one chunk, chunks with a partial last one, both
-// staging buffers reused several times), exactly, one way and back; and after a stream's
-// work.
+// (empty, one plain copy below 1 MiB, exactly 1 MiB, one chunk of 32 MiB, two whole
+// chunks, five and a byte (both staging buffers reused twice and more)), exactly, each
+// direction against a plain cudaMemcpy (so that a fault shared by both could not cancel
+// out), with random values (chunks out of order would show); and after a stream's work.
 TEST_CASE("upload_staged and download_staged move the bytes exactly at every size, after the stream's queued work",
           "[gpu]") {
+    constexpr std::size_t MiB = std::size_t(1) << 20, chunk = 32 * MiB;
     std::mt19937_64 rng(7);
-    for (std::size_t n : {std::size_t(0), std::size_t(3), (std::size_t(1) << 20) / 8 - 1, (std::size_t(32) << 20) / 8,
-                          (std::size_t(32) << 20) / 8 + 5, std::size_t(11) * (std::size_t(1) << 20) + 7}) {
-        std::vector<double> host(n);
-        for (auto& x : host) x = double(rng());
-        kc::DeviceBuffer<double> dev(n);
-        kc::upload_staged(host.data(), n * sizeof(double), dev.data());
-        std::vector<double> back(n, -1.0);
-        kc::download_staged(dev.data(), n * sizeof(double), back.data());
+    for (std::size_t bytes : {std::size_t(0), std::size_t(24), MiB - 8, MiB, chunk, 2 * chunk, 5 * chunk + 1}) {
+        INFO(bytes << " bytes");
+        std::vector<unsigned char> host(bytes), back(bytes, 0), plain(bytes, 0);
+        for (auto& x : host) x = static_cast<unsigned char>(rng());
+        kc::DeviceBuffer<unsigned char> dev(bytes);
+        kc::upload_staged(host.data(), bytes, dev.data());
+        if (bytes) REQUIRE(cudaMemcpy(plain.data(), dev.data(), bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+        REQUIRE(plain == host);
+        dev.zero();
+        if (bytes) REQUIRE(cudaMemcpy(dev.data(), host.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+        kc::download_staged(dev.data(), bytes, back.data());
         REQUIRE(back == host);
-        REQUIRE(dev.download() == host);
     }
-    // A copy queued on a non-blocking stream is waited for.
+    // Copies queued on a non-blocking stream after its other work: the upload after the
+    // zeroing, the download after the upload.
     cudaStream_t s;
     REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
-    const std::size_t n = (std::size_t(70) << 20) / 8;
-    std::vector<double> host(n, 3.5);
+    const std::size_t n = (70 * MiB) / 8;
+    std::vector<double> host(n);
+    for (auto& x : host) x = double(rng());
     kc::DeviceBuffer<double> dev(n);
     dev.zero(s);
     dev.upload(host, s);
     std::vector<double> back(n);
     kc::download_staged(dev.data(), n * sizeof(double), back.data(), s);
     REQUIRE(back == host);
+    REQUIRE(dev.download() == host);
     cudaStreamDestroy(s);
 }
