@@ -405,6 +405,7 @@ TEST_CASE("CUDA free-surface mirror matches free_surface_cpu", "[gpu]") {
 // out), with random values (chunks out of order would show); and after a stream's work.
 TEST_CASE("upload_staged and download_staged move the bytes exactly at every size, after the stream's queued work",
           "[gpu]") {
+    if (!gpu_or_skip()) return;
     constexpr std::size_t MiB = std::size_t(1) << 20, chunk = 32 * MiB;
     std::mt19937_64 rng(7);
     for (std::size_t bytes : {std::size_t(0), std::size_t(24), MiB - 8, MiB, chunk, 2 * chunk, 5 * chunk + 1}) {
