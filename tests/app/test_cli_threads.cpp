@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "run_rtm.h"
 #include "support/catch.hpp"
@@ -95,37 +96,31 @@ TEST_CASE("rtm runs OpenMP with the passive wait policy unless the user set one"
 }
 
 TEST_CASE("rtm asks glibc for huge pages (GLIBC_TUNABLES) unless the user chose, keeping the user's other tunables") {
-    Env env;
-    env.set("OMP_NUM_THREADS", nullptr);
-    SECTION("not set: added, and the process that works has it") {
-        env.set("GLIBC_TUNABLES", nullptr);
-        const auto r = run_rtm(tiny_model("huge-default"));
-        INFO(r.output);
+    struct Case {
+        const char* what;
+        const char* tunables;  // GLIBC_TUNABLES as the user set it (null: unset)
+        const char* mark;      // RTM_STARTED inherited (null: none)
+        std::vector<std::string> said;  // in the "CPU threads" line
+    };
+    const Case cases[] = {
+        {"not set: added, and the process that works has it", nullptr, nullptr,
+         {"host memory in huge pages where the kernel gives them (transparent huge pages: ",
+          "), GLIBC_TUNABLES glibc.malloc.hugetlb=1)"}},
+        {"other tunables: kept, and huge pages added after them", "glibc.malloc.arena_max=2", nullptr,
+         {"), GLIBC_TUNABLES glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1)"}},
+        {"a mark inherited from another rtm (RTM_STARTED) does not skip them", nullptr, "1",
+         {"GLIBC_TUNABLES glibc.malloc.hugetlb=1)"}},
+        {"the user's hugetlb=0 stays", "glibc.malloc.hugetlb=0", nullptr, {"host memory in 4 kB pages"}},
+    };
+    for (const Case& c : cases) {
+        Env env;
+        env.set("OMP_NUM_THREADS", nullptr);
+        env.set("GLIBC_TUNABLES", c.tunables);
+        env.set("RTM_STARTED", c.mark);
+        const auto r = run_rtm(tiny_model("huge-pages"));
+        INFO(c.what << "\n" << r.output);
         REQUIRE(r.status == 0);
-        CHECK_THAT(r.output, Contains("host memory in huge pages where the kernel gives them (transparent huge pages: ") &&
-                                 Contains("), GLIBC_TUNABLES glibc.malloc.hugetlb=1)"));
-    }
-    SECTION("other tunables: kept, and huge pages added after them") {
-        env.set("GLIBC_TUNABLES", "glibc.malloc.arena_max=2");
-        const auto r = run_rtm(tiny_model("huge-other"));
-        INFO(r.output);
-        REQUIRE(r.status == 0);
-        CHECK_THAT(r.output, Contains("), GLIBC_TUNABLES glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1)"));
-    }
-    SECTION("a mark inherited from another rtm (RTM_STARTED) does not skip them") {
-        env.set("GLIBC_TUNABLES", nullptr);
-        env.set("RTM_STARTED", "1");
-        const auto r = run_rtm(tiny_model("huge-inherited"));
-        INFO(r.output);
-        REQUIRE(r.status == 0);
-        CHECK_THAT(r.output, Contains("GLIBC_TUNABLES glibc.malloc.hugetlb=1)"));
-    }
-    SECTION("the user's hugetlb=0 stays") {
-        env.set("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0");
-        const auto r = run_rtm(tiny_model("huge-off"));
-        INFO(r.output);
-        REQUIRE(r.status == 0);
-        CHECK_THAT(r.output, Contains("host memory in 4 kB pages"));
+        for (const std::string& s : c.said) CHECK_THAT(r.output, Contains(s));
     }
 }
 
