@@ -22,7 +22,7 @@ const char* storage_name(SourceStorage s) {
 }
 
 MemoryNeeds memory_needs(const Domain& d, int steps, int states, int every, int first, Precision precision,
-                         bool bf16_snapshots, bool two_snapshots, int members) {
+                         bool bf16_snapshots, ImagingCondition condition, int members) {
     MemoryNeeds n;
     n.members = members;
     n.window_points = double(d.window().size());
@@ -34,8 +34,7 @@ MemoryNeeds memory_needs(const Domain& d, int steps, int states, int every, int 
     n.first_state = first;
     n.value_bytes = precision == Precision::Double ? 8 : 4;
     n.bf16_snapshots = bf16_snapshots;
-    n.two_snapshots = two_snapshots;
-    set_physics(n, d.anisotropic(), d.anisotropic() && d.tti().tilted);
+    set_physics(n, condition, d.anisotropic(), d.anisotropic() && d.tti().tilted);
     const kernels::Box& b = d.box();
     for (int ax = 0; ax < 3; ++ax)
         if (d.options().boundary == Boundary::Cpml && (b.pml_lo[ax] || b.pml_hi[ax])) n.state_arrays += 2;
@@ -61,13 +60,11 @@ MemoryNeeds slab_share(const MemoryNeeds& whole, int window_nz, double window_pl
     return n;
 }
 
-void set_physics(MemoryNeeds& n, bool anisotropic, bool tilted) {
+void set_physics(MemoryNeeds& n, ImagingCondition condition, bool anisotropic, bool tilted) {
     n.fields = anisotropic ? 2 : 1;
     n.state_arrays = 2 * n.fields;
     n.parameter_arrays = anisotropic ? 4 + (tilted ? 9 : 0) : 2;
-}
-
-void set_imaging(MemoryNeeds& n, ImagingCondition condition, bool anisotropic, bool tilted) {
+    n.two_snapshots = condition == ImagingCondition::InverseScattering;
     n.window_scratch = condition == ImagingCondition::BornAdjoint && anisotropic ? (tilted ? 8 : 2) : 0;
 }
 

@@ -49,16 +49,16 @@ struct MemoryNeeds {
 // damping; VTI/TTI p and q (snapshots, bands and states hold both), with W's three
 // entries and the damping, and when tilted the axis (3) and the two-pass kernel's flux
 // scratch (6). The C-PML memory is counted apart (memory_needs; anisotropy never has it).
-void set_physics(MemoryNeeds& n, bool anisotropic, bool tilted);
-// The imaging scratch of `condition` (MemoryNeeds::window_scratch): the VTI/TTI born
-// adjoint's diag(H, V) of the source wavefield, and with a tilt its six fluxes
-// (device_wavefields.h, window_operator); nothing for the others.
-void set_imaging(MemoryNeeds& n, ImagingCondition condition, bool anisotropic, bool tilted);
+// And what imaging with `condition` adds: two snapshots a step for inverse scattering,
+// and the window scratch (MemoryNeeds::window_scratch) of the VTI/TTI born adjoint's
+// diag(H, V) of the source wavefield, with a tilt its six fluxes (device_wavefields.h,
+// window_operator); nothing for the others.
+void set_physics(MemoryNeeds& n, ImagingCondition condition, bool anisotropic, bool tilted);
 
 // A migration shot's needs on domain d: `states` imaging steps `every` time steps
 // apart from time step `first`, in `precision`; for a batch of `members` shots.
 MemoryNeeds memory_needs(const Domain& d, int steps, int states, int every, int first, Precision precision,
-                         bool bf16_snapshots, bool two_snapshots, int members = 1);
+                         bool bf16_snapshots, ImagingCondition condition, int members = 1);
 
 // What one rank of a shot group of `ranks` z-slabs (parallel.ranks-per-shot,
 // parallel/slab_layout.h) holds of a shot's needs `whole`: its slab's padded planes

@@ -174,8 +174,8 @@ struct BatchMigration {
     // In a shot group of z-slabs, what the rank with the largest share holds: every rank
     // plans for it, so that all choose alike.
     MemoryNeeds needs_of(int members) const {
-        MemoryNeeds whole = memory_needs(domain, N, M, k, e, opt.propagation.precision, opt.bf16_snapshots, is, members);
-        set_imaging(whole, opt.condition, domain.anisotropic(), domain.anisotropic() && domain.tti().tilted);
+        const MemoryNeeds whole =
+            memory_needs(domain, N, M, k, e, opt.propagation.precision, opt.bf16_snapshots, opt.condition, members);
         const kernels::Box& b = domain.box();
         const Grid& w = domain.window();
         return slab_share(whole, w.nz, double(w.nx) * w.ny, b.pml_lo[2], b.pml_hi[2], b.free_surface,

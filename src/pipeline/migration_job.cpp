@@ -11,7 +11,6 @@
 #include <fstream>
 #include <atomic>
 #include <future>
-#include <optional>
 #include <regex>
 
 #include <nlohmann/json.hpp>

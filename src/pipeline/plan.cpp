@@ -244,12 +244,10 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         needs.steps = ta.nt;
         needs.states = int(std::ceil(double(ta.nt) / k) - shift);
         needs.state_every = k;
-        needs.two_snapshots = mo.condition == ImagingCondition::InverseScattering;
-        needs.first_state = needs.two_snapshots ? 1 : 0;  // as migrate_shot's e
         needs.value_bytes = mo.propagation.precision == Precision::Double ? 8 : 4;
         needs.bf16_snapshots = mo.bf16_snapshots;
-        set_physics(needs, !model.extra.empty(), tilted(model));
-        set_imaging(needs, mo.condition, !model.extra.empty(), tilted(model));
+        set_physics(needs, mo.condition, !model.extra.empty(), tilted(model));
+        needs.first_state = needs.two_snapshots ? 1 : 0;  // as migrate_shot's e
         // A rank of a shot group of z-slabs (parallel.ranks-per-shot) holds its slab's
         // share, as the shots plan it (migration.cpp); `ranks` of them for the GPUs a
         // shot would need when it does not fit.

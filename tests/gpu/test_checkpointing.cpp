@@ -37,7 +37,7 @@ void check_gpu_checkpointing(int ndim, bool host) {
     const TimeAxis ta = time_axis(m, d, w, p);
     const ShotWindow win = shot_window(m, d, opt.aperture);
     const Domain dom(win.grid, win.vp, domain_options(p, ta.dt, w));
-    const MemoryNeeds n = memory_needs(dom, ta.nt, 1, 1, 0, p.precision, false, false);
+    const MemoryNeeds n = memory_needs(dom, ta.nt, 1, 1, 0, p.precision, false, ImagingCondition::CrossCorrelation);
     const double state = n.padded_points * n.value_bytes * n.state_arrays;
     {
         auto prop = make_cuda_propagator(dom, p.precision);

@@ -41,7 +41,7 @@ double state_bytes(const Model& m, const ShotGather& d, const Wavelet& w, const 
     const TimeAxis ta = time_axis(m, d, w, p);
     const ShotWindow win = shot_window(m, d, opt.aperture);
     const Domain dom(win.grid, win.vp, domain_options(p, ta.dt, w));
-    const MemoryNeeds n = memory_needs(dom, ta.nt, 1, 1, 0, p.precision, false, false);
+    const MemoryNeeds n = memory_needs(dom, ta.nt, 1, 1, 0, p.precision, false, ImagingCondition::CrossCorrelation);
     const double bytes = n.padded_points * n.value_bytes * n.state_arrays;
     CHECK(make_cpu_propagator(dom, p.precision)->state_bytes() == std::size_t(bytes));
     return bytes;

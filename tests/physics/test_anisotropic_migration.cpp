@@ -415,7 +415,7 @@ TEST_CASE("TTI migration: checkpoints give the snapshots' image bit for bit (cro
     const TimeAxis ta = time_axis(m, d, w, damped);
     const ShotWindow win = shot_window(m, d, opt.aperture);
     const Domain dom(win.grid, win.vp, domain_options(damped, ta.dt, w), win.extra);
-    const MemoryNeeds needs = memory_needs(dom, ta.nt, 1, 1, 0, damped.precision, false, false);
+    const MemoryNeeds needs = memory_needs(dom, ta.nt, 1, 1, 0, damped.precision, false, ImagingCondition::CrossCorrelation);
     CHECK(needs.state_arrays == 4);
     const double state = needs.padded_points * needs.value_bytes * needs.state_arrays;
     CHECK(make_cpu_propagator(dom, damped.precision)->state_bytes() == std::size_t(state));
