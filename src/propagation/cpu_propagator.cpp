@@ -29,7 +29,7 @@ public:
     CpuPropagator(const Domain& d, int batch) : StoredPropagator<HostWavefields<T>>(d, 1, batch), d_(d), box_(d.box()) {
         flush_denormals_to_zero();  // (core/threads.h) set by main already; here for other callers
         const std::size_t n = box_.padded_size() * std::size_t(batch);
-        vdt2_.assign(d.vdt2().begin(), d.vdt2().end());
+        vdt2_ = converted<T>(d.vdt2());
         d.inverse_spacings(args_.inv_h2, args_.inv_h);
         for (int ax = 0; ax < 3; ++ax) {
             if (d.cpml(ax)) {
@@ -42,7 +42,7 @@ public:
             }
         }
         if (!d.damping().empty()) {
-            damp_.assign(d.damping().begin(), d.damping().end());
+            damp_ = converted<T>(d.damping());
             args_.damp = damp_.data();
         }
         args_.box = box_;
@@ -135,7 +135,8 @@ private:
     const Domain& d_;
     kernels::Box box_;
     kernels::StepArgs<T> args_;
-    std::vector<T> vdt2_, damp_, a_[3], b_[3], psi_[3], zeta_[3];
+    UninitVector<T> vdt2_, damp_;  // (converted on every core)
+    std::vector<T> a_[3], b_[3], psi_[3], zeta_[3];
     std::vector<PointStencil> rec_;
     kernels::Injection inj_;
     std::vector<double> rec_traces_;

@@ -122,12 +122,12 @@ public:
         if (const char* v = std::getenv("RTM_CUDA_SPLIT")) cfg_.split = std::string(v) != "0";
         if (const char* v = std::getenv("RTM_CUDA_OVERLAP")) cfg_.overlap = std::atoi(v);
         f_.allocate();
-        vdt2_.upload(std::vector<T>(d.vdt2().begin(), d.vdt2().end()));
+        vdt2_.upload(converted<T>(d.vdt2()));
         d.inverse_spacings(args_.inv_h2, args_.inv_h);
         for (int ax = 0; ax < 3; ++ax) {
             if (d.cpml(ax)) {  // (Domain::cpml: a z-slab's own layers follow the whole box's)
-                a_[ax].upload(std::vector<T>(d.profile(ax).a.begin(), d.profile(ax).a.end()));
-                b_[ax].upload(std::vector<T>(d.profile(ax).b.begin(), d.profile(ax).b.end()));
+                a_[ax].upload(converted<T>(d.profile(ax).a));
+                b_[ax].upload(converted<T>(d.profile(ax).b));
                 psi_[ax].resize(n);
                 zeta_[ax].resize(n);
                 psi_[ax].zero(stream_);
@@ -137,7 +137,7 @@ public:
             }
         }
         if (!d.damping().empty()) {
-            damp_.upload(std::vector<T>(d.damping().begin(), d.damping().end()));
+            damp_.upload(converted<T>(d.damping()));
             args_.damp = damp_.data();
         }
         args_.box = box_;

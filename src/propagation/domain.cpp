@@ -12,6 +12,24 @@ namespace rtm {
 
 using stencil::R;
 
+template <class Set, class Clear>
+void Domain::each_stored(Set set, Clear clear) const {
+    const long planes = held_z1_ - held_z0_ + 2 * R, rows = box_.sz() / box_.sy(), sy = box_.sy();
+    const int hy = box_.halo_y();
+#pragma omp parallel for collapse(2)
+    for (long k = 0; k < planes; ++k)
+        for (long r = 0; r < rows; ++r) {
+            const int iz = held_z0_ - R + int(k), iy = int(r) - hy;
+            const long row = (k * rows + r) * sy;
+            const bool inside = iz >= 0 && iz < box_.nz && iy >= 0 && iy < box_.ny;
+            for (long j = 0; j < sy; ++j) {
+                const int ix = int(j) - R;
+                if (inside && ix >= 0 && ix < box_.nx) set(row + j, ix, iy, iz);
+                else clear(row + j);
+            }
+        }
+}
+
 Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOptions& opt,
                const AnisotropyFields& extra)
     : window_(window), opt_(opt) {
@@ -49,19 +67,17 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
     v2_.resize(std::size_t(w1 - w0) * plane);
 #pragma omp parallel for
     for (std::size_t i = 0; i < v2_.size(); ++i) v2_[i] = double(vp[first + i]) * vp[first + i];
-    const std::size_t stored_size = std::size_t(held_z1_ - held_z0_ + 2 * R) * std::size_t(box_.sz());
-    vdt2_.assign(stored_size, 0.0);
+    vdt2_.resize(stored_size());
     const double dt2 = opt.dt * opt.dt;
-#pragma omp parallel for collapse(2)
-    for (int iz = fill_z0(); iz < fill_z1(); ++iz)
-        for (int iy = 0; iy < box_.ny; ++iy)
-            for (int ix = 0; ix < box_.nx; ++ix) {
-                const int wx = std::clamp(ix - nb, 0, window.nx - 1);
-                const int wy = std::clamp(iy - pad_y, 0, window.ny - 1);
-                const int wz = std::clamp(iz - box_.pml_lo[2], 0, window.nz - 1);
-                const double v = vp[window.index(wx, wy, wz)];
-                vdt2_[stored(box_.at(ix, iy, iz))] = v * v * dt2;
-            }
+    each_stored(
+        [&](long p, int ix, int iy, int iz) {
+            const int wx = std::clamp(ix - nb, 0, window.nx - 1);
+            const int wy = std::clamp(iy - pad_y, 0, window.ny - 1);
+            const int wz = std::clamp(iz - box_.pml_lo[2], 0, window.nz - 1);
+            const double v = vp[window.index(wx, wy, wz)];
+            vdt2_[std::size_t(p)] = v * v * dt2;
+        },
+        [&](long p) { vdt2_[std::size_t(p)] = 0; });
 
     if (!extra.empty()) set_anisotropy(extra, vp.size());
 
@@ -100,27 +116,25 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
     // Damping: eta = eta0 (s/L)^2 with s the depth into the layer; a wave crossing the
     // layer and back at speed v loses exp(-eta0 v L / 3), set to Rc = 1e-3:
     // eta0 = 3 ln(1/Rc) / (v L), so k = eta v^2 dt / 2 = 1.5 ln(1/Rc) v dt (s/L)^2 / L.
-    damp_.assign(stored_size, 0.0);
-    if (nb == 0) return;
+    damp_.resize(stored_size());
     const double lnR = std::log(1e3);
-#pragma omp parallel for collapse(2)
-    for (int iz = fill_z0(); iz < fill_z1(); ++iz)
-        for (int iy = 0; iy < box_.ny; ++iy)
-            for (int ix = 0; ix < box_.nx; ++ix) {
-                const int c[3] = {ix, iy, iz};
-                double k = 0;
-                for (int ax = 0; ax < 3; ++ax) {
-                    const int lo = box_.pml_lo[ax], hi = box_.pml_hi[ax];
-                    double s = 0;
-                    if (c[ax] < lo) s = double(lo - c[ax]) / lo;
-                    else if (hi && c[ax] >= n[ax] - hi) s = double(c[ax] - (n[ax] - 1 - hi)) / hi;
-                    if (s > 0) {
-                        const double L = (c[ax] < lo ? lo : hi) * h[ax];
-                        k += 1.5 * lnR * std::sqrt(vdt2_[stored(box_.at(ix, iy, iz))]) * s * s / L;
-                    }
+    each_stored(
+        [&](long p, int ix, int iy, int iz) {
+            const int c[3] = {ix, iy, iz};
+            double k = 0;
+            for (int ax = 0; ax < 3; ++ax) {
+                const int lo = box_.pml_lo[ax], hi = box_.pml_hi[ax];
+                double s = 0;
+                if (c[ax] < lo) s = double(lo - c[ax]) / lo;
+                else if (hi && c[ax] >= n[ax] - hi) s = double(c[ax] - (n[ax] - 1 - hi)) / hi;
+                if (s > 0) {
+                    const double L = (c[ax] < lo ? lo : hi) * h[ax];
+                    k += 1.5 * lnR * std::sqrt(vdt2_[std::size_t(p)]) * s * s / L;
                 }
-                damp_[stored(box_.at(ix, iy, iz))] = k;
             }
+            damp_[std::size_t(p)] = k;
+        },
+        [&](long p) { damp_[std::size_t(p)] = 0; });
 }
 
 void Domain::set_anisotropy(const AnisotropyFields& extra, std::size_t nodes) {
@@ -143,26 +157,30 @@ void Domain::set_anisotropy(const AnisotropyFields& extra, std::size_t nodes) {
     const std::vector<float>* const fields[4] = {volume("epsilon"), volume("delta"), volume("theta"), volume("phi")};
     const auto value = [&](int f, std::size_t k) { return fields[f] ? double((*fields[f])[k]) : 0.0; };
     const std::size_t np = vdt2_.size();
-    tti_.cpp.assign(np, 0.0);
-    tti_.cpq.assign(np, 0.0);
+    tti_.cpp.resize(np);
+    tti_.cpq.resize(np);
     if (tti_.tilted)
-        for (auto& a : tti_.axis) a.assign(np, 0.0);
+        for (auto& a : tti_.axis) a.resize(np);
     const int nb = opt_.pml_cells, pad_y = box_.ndim == 3 ? nb : 0;
-#pragma omp parallel for collapse(2)
-    for (int iz = fill_z0(); iz < fill_z1(); ++iz)
-        for (int iy = 0; iy < box_.ny; ++iy)
-            for (int ix = 0; ix < box_.nx; ++ix) {
-                const int wx = std::clamp(ix - nb, 0, window_.nx - 1);
-                const int wy = std::clamp(iy - pad_y, 0, window_.ny - 1);
-                const int wz = std::clamp(iz - box_.pml_lo[2], 0, window_.nz - 1);
-                const std::size_t k = window_.index(wx, wy, wz);
-                const TtiPoint t = tti_point(value(0, k), value(1, k), value(2, k), value(3, k));
-                const long p = stored(box_.at(ix, iy, iz));
-                tti_.cpp[p] = vdt2_[p] * t.a;
-                tti_.cpq[p] = vdt2_[p] * t.b;
-                if (tti_.tilted)
-                    for (int ax = 0; ax < 3; ++ax) tti_.axis[ax][p] = t.n[ax];
-            }
+    each_stored(
+        [&](long p, int ix, int iy, int iz) {
+            const int wx = std::clamp(ix - nb, 0, window_.nx - 1);
+            const int wy = std::clamp(iy - pad_y, 0, window_.ny - 1);
+            const int wz = std::clamp(iz - box_.pml_lo[2], 0, window_.nz - 1);
+            const std::size_t k = window_.index(wx, wy, wz);
+            const TtiPoint t = tti_point(value(0, k), value(1, k), value(2, k), value(3, k));
+            const std::size_t i = std::size_t(p);
+            tti_.cpp[i] = vdt2_[i] * t.a;
+            tti_.cpq[i] = vdt2_[i] * t.b;
+            if (tti_.tilted)
+                for (int ax = 0; ax < 3; ++ax) tti_.axis[ax][i] = t.n[ax];
+        },
+        [&](long p) {
+            const std::size_t i = std::size_t(p);
+            tti_.cpp[i] = tti_.cpq[i] = 0;
+            if (tti_.tilted)
+                for (auto& a : tti_.axis) a[i] = 0;
+        });
 }
 
 std::pair<int, int> Domain::window_planes(int z0, int z1) const {
@@ -215,10 +233,10 @@ Domain Domain::slab(int z0, int z1) const {
     // Rows and planes have this box's strides (nx, ny unchanged): padded plane k of the
     // slab is padded plane z0 + k of the whole box.
     const long sz = box_.sz(), shift = long(z0) * sz;
-    const auto sliced = [&](const std::vector<double>& a) {
+    const auto sliced = [&](const UninitVector<double>& a) {
         if (a.empty()) return a;
         const auto from = a.begin() + stored(shift);
-        return std::vector<double>(from, from + long(d.box_.padded_size()));
+        return UninitVector<double>(from, from + long(d.box_.padded_size()));
     };
     d.vdt2_ = sliced(vdt2_);
     d.damp_ = sliced(damp_);

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/default_init.h"
 #include "core/grid.h"
 #include "kernels/step_args.h"
 #include "physics/anisotropy.h"
@@ -47,9 +48,9 @@ struct PointStencil {
 // read (physics/anisotropy.h: W = (v dt)^2 [[1 + 2 eps, b], [b, 1]], n the symmetry axis).
 // Absorbing layers take the values of the nearest window point, as vdt2.
 struct TtiCoefficients {
-    bool tilted = false;             // TTI (rotated operator) or VTI (compact operator)
-    std::vector<double> cpp, cpq;    // (v dt)^2 (1 + 2 eps), (v dt)^2 b; W_qq is vdt2()
-    std::vector<double> axis[3];     // n_x, n_y, n_z (TTI only)
+    bool tilted = false;              // TTI (rotated operator) or VTI (compact operator)
+    UninitVector<double> cpp, cpq;    // (v dt)^2 (1 + 2 eps), (v dt)^2 b; W_qq is vdt2()
+    UninitVector<double> axis[3];     // n_x, n_y, n_z (TTI only)
 };
 
 class Domain {
@@ -75,9 +76,11 @@ public:
     void require_all(const char* who) const;
 
     // (v dt)^2 on the padded grid (layers take the velocity of the nearest window point).
-    const std::vector<double>& vdt2() const { return vdt2_; }
+    // (The arrays are UninitVector: each value is written once, by the thread that
+    // computes it; a 3D domain's arrays are half a GB each.)
+    const UninitVector<double>& vdt2() const { return vdt2_; }
     // v^2 on the window's nodes (x fastest), for the imaging conditions.
-    const std::vector<double>& v2() const { return v2_; }
+    const UninitVector<double>& v2() const { return v2_; }
     const CpmlProfile& profile(int axis) const { return prof_[axis]; }
     // 1/h^2 and 1/h per axis in the propagation's precision, as every step kernel reads
     // them (StepArgs, TtiArgs): 0 for y in 2D.
@@ -96,7 +99,7 @@ public:
     // path, and with it the rounding (fused multiply-adds), of the whole domain.
     bool cpml(int axis) const { return cpml_[axis]; }
     // Damping k = eta v^2 dt / 2 on the padded grid (empty for C-PML).
-    const std::vector<double>& damping() const { return damp_; }
+    const UninitVector<double>& damping() const { return damp_; }
     // What a unit source density adds to u[n+1] at padded point p: (v dt)^2, divided
     // by (1 + k) where the damping layer is (as the damped update divides everything),
     // which keeps injection the exact transpose of sampling.
@@ -135,21 +138,26 @@ private:
     // The reach of the update beyond a node: R, or 2 R for the rotated (TTI) operator,
     // a first derivative of first derivatives (docs/anisotropy.md).
     int band_reach() const { return tti_.tilted ? 2 * stencil::R : stencil::R; }
-    // The computed planes whose arrays are built: the held slab's and its halos' (the
-    // box's when all is held), and the array index of whole padded index p.
-    int fill_z0() const { return std::max(0, held_z0_ - stencil::R); }
-    int fill_z1() const { return std::min(box_.nz, held_z1_ + stencil::R); }
+    // The padded arrays hold the held planes and their halos (the box's when all is
+    // held): stored_size() entries, whole padded index p at stored(p).
+    std::size_t stored_size() const { return std::size_t(held_z1_ - held_z0_ + 2 * stencil::R) * std::size_t(box_.sz()); }
     long stored(long p) const { return p - long(held_z0_) * box_.sz(); }
+    // On every core, for every entry of a padded array of the held planes (stored index
+    // p): set(p, ix, iy, iz) at a box point, clear(p) at a padding one (beyond the box's
+    // rows, columns or planes). Every entry is visited once, by the thread that computes
+    // it: the arrays need no zeroing first.
+    template <class Set, class Clear>
+    void each_stored(Set set, Clear clear) const;
     // The window planes [w0, w1) that computed planes [z0, z1) hold.
     std::pair<int, int> window_planes(int z0, int z1) const;
 
     Grid window_;
     DomainOptions opt_;
     kernels::Box box_;
-    std::vector<double> vdt2_, v2_;
+    UninitVector<double> vdt2_, v2_;
     CpmlProfile prof_[3];
     bool cpml_[3] = {false, false, false};
-    std::vector<double> damp_;
+    UninitVector<double> damp_;
     std::vector<long> band_;
     TtiCoefficients tti_;
     int held_z0_ = 0, held_z1_ = 0;  // computed planes whose arrays this domain holds

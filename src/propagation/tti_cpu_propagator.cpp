@@ -27,11 +27,6 @@ namespace rtm {
 namespace {
 
 template <class T>
-std::vector<T> as(const std::vector<double>& v) {
-    return std::vector<T>(v.begin(), v.end());
-}
-
-template <class T>
 class TtiCpuPropagator final : public StoredPropagator<HostWavefields<T>> {
     using Base = StoredPropagator<HostWavefields<T>>;
     using Base::f_;  // (members of a dependent base are named)
@@ -43,10 +38,10 @@ public:
     TtiCpuPropagator(const Domain& d, int batch) : StoredPropagator<HostWavefields<T>>(d, 2, batch), d_(d), box_(d.box()) {
         if (!d.anisotropic()) fail("TTI propagator", "the domain is isotropic", "Use make_cpu_propagator");
         const TtiCoefficients& c = d.tti();
-        cpp_ = as<T>(c.cpp);
-        cpq_ = as<T>(c.cpq);
-        cqq_ = as<T>(d.vdt2());
-        damp_ = as<T>(d.damping());
+        cpp_ = converted<T>(c.cpp);
+        cpq_ = converted<T>(c.cpq);
+        cqq_ = converted<T>(d.vdt2());
+        damp_ = converted<T>(d.damping());
         args_.box = box_;
         d.inverse_spacings(args_.inv_h2, args_.inv_h);
         args_.cpp = cpp_.data();
@@ -55,7 +50,7 @@ public:
         args_.damp = damp_.empty() ? nullptr : damp_.data();
         if (c.tilted) {
             for (int ax = 0; ax < 3; ++ax) {
-                axis_[ax] = as<T>(c.axis[ax]);
+                axis_[ax] = converted<T>(c.axis[ax]);
                 args_.axis[ax] = axis_[ax].data();
             }
             for (int k = 0; k < 6; ++k) {
@@ -200,7 +195,8 @@ private:
     const Domain& d_;
     kernels::Box box_;
     kernels::TtiStepArgs<T> args_;
-    std::vector<T> cpp_, cpq_, cqq_, damp_, axis_[3], flux_[6];
+    UninitVector<T> cpp_, cpq_, cqq_, damp_, axis_[3];
+    std::vector<T> flux_[6];
     kernels::Injection inj_p_, inj_q_;
     std::vector<PointStencil> rec_;
     std::vector<double> rec_traces_;

@@ -35,8 +35,8 @@ namespace kc = kernels::cuda;
 namespace {
 
 template <class T>
-kc::DeviceBuffer<T> upload(const std::vector<double>& v) {
-    return kc::DeviceBuffer<T>(std::vector<T>(v.begin(), v.end()));
+kc::DeviceBuffer<T> upload(const UninitVector<double>& v) {
+    return kc::DeviceBuffer<T>(converted<T>(v));
 }
 
 template <class T>

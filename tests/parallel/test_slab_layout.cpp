@@ -1,6 +1,7 @@
 // One shot's grid in z-slabs (parallel/slab_layout.h) and a slab's domain (Domain::slab):
 // the rules that make G slabs propagate bit for bit as one box, the balance of work,
 // and the refusal that names the option and what would work.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -172,7 +173,7 @@ TEST_CASE("a slab's domain holds the whole domain's planes: box, layers, free su
 // 2D and 3D, C-PML and damping, a free surface or not, isotropic, VTI and TTI (the
 // tilted band reaches 2R). Its geometry stays the whole's, the backends refuse it.
 TEST_CASE("a rank's domain built for its slab gives the whole domain's slab bit for bit, and holds only its share") {
-    const auto same = [](const std::vector<double>& a, const std::vector<double>& b) { return a == b; };
+    const auto same = [](const auto& a, const auto& b) { return a == b; };
     for (const int ndim : {2, 3})
         for (const Boundary b : {Boundary::Cpml, Boundary::Damping})
             for (const bool fs : {false, true})
@@ -254,7 +255,7 @@ void check_parts(int ndim, Boundary boundary, bool free_surface) {
     Domain d(g, vp, o);
     const kernels::Box& box = d.box();
     const std::size_t n = box.padded_size();
-    const auto cast = [](const std::vector<double>& v) { return std::vector<T>(v.begin(), v.end()); };
+    const auto cast = [](const auto& v) { return std::vector<T>(v.begin(), v.end()); };
     std::vector<T> vdt2 = cast(d.vdt2()), damp = cast(d.damping()), a[3], b[3];
     // Random fields on the computed points (the halo zero as in a run).
     std::vector<T> u(n, T(0)), w(n, T(0));
@@ -373,4 +374,62 @@ TEST_CASE("the domain's band is every window node within its reach of an edge, i
                 CHECK(d.band() == expected);
                 CHECK(d.band_points() == expected.size());
             }
+}
+
+// The domain's padded arrays are filled point by point on every core with no zeroing
+// first (Domain::each_stored): every entry must be written, by its definition. A box
+// point (ix, iy, iz) takes the velocity of the nearest window node, (v dt)^2 = v^2 dt^2
+// (one product, as the domain computes it: exact equality), and a damping of 0 inside
+// the window and > 0 in the layers; every padding entry (halo columns, rows and planes,
+// a slab's neighbours' halo planes beyond the box) is exactly 0, as are the TTI arrays'.
+TEST_CASE("a domain's padded arrays hold their definition at every box point and 0 at every padding entry") {
+    for (int ndim : {2, 3})
+        for (int slabs : {1, 3}) {
+            const Grid g = grid_of(11, ndim == 3 ? 9 : 1, 25, 10);
+            std::vector<float> vp(g.size());
+            for (std::size_t i = 0; i < vp.size(); ++i) vp[i] = float(1500 + i % 89);
+            AnisotropyFields extra;
+            extra["epsilon"] = std::vector<float>(g.size(), 0.1f);
+            extra["theta"] = std::vector<float>(g.size(), 30.0f);
+            DomainOptions o;
+            o.boundary = Boundary::Damping;
+            o.pml_cells = 6;
+            o.dt = 1e-3;
+            o.slabs = slabs;
+            for (int s = 0; s < slabs; ++s) {
+                o.slab = s;
+                const Domain d(g, vp, o, extra);
+                const auto& b = d.box();
+                const auto layout = slab_layout(b.nz, b.pml_lo[2], b.pml_hi[2], b.free_surface, slabs);
+                const int z0 = layout[std::size_t(s)].z0, z1 = layout[std::size_t(s)].z1;
+                const long first = long(z0) * b.sz();  // stored index of whole padded index p: p - first
+                INFO(ndim << "D, slab " << s << " of " << slabs);
+                REQUIRE(d.vdt2().size() == std::size_t(z1 - z0 + 2 * R) * std::size_t(b.sz()));
+                bool ok = true;
+                std::size_t box_points = 0;
+                for (int iz = z0 - R; iz < z1 + R; ++iz)
+                    for (int iy = -b.halo_y(); iy < b.ny + b.halo_y(); ++iy)
+                        for (long j = 0; j < b.sy(); ++j) {
+                            const int ix = int(j) - R;
+                            const std::size_t p = std::size_t(b.at(0, iy, iz) - R + j - first);
+                            const bool in_box = ix >= 0 && ix < b.nx && iy >= 0 && iy < b.ny && iz >= 0 && iz < b.nz;
+                            if (!in_box) {
+                                ok = ok && d.vdt2()[p] == 0 && d.damping()[p] == 0 && d.tti().cpp[p] == 0 &&
+                                     d.tti().cpq[p] == 0 && d.tti().axis[2][p] == 0;
+                                continue;
+                            }
+                            ++box_points;
+                            const int wx = std::clamp(ix - b.pml_lo[0], 0, g.nx - 1);
+                            const int wy = std::clamp(iy - b.pml_lo[1], 0, g.ny - 1);
+                            const int wz = std::clamp(iz - b.pml_lo[2], 0, g.nz - 1);
+                            const double v = vp[g.index(wx, wy, wz)];
+                            const bool layer = ix < b.pml_lo[0] || ix >= b.nx - b.pml_hi[0] || iy < b.pml_lo[1] ||
+                                               iy >= b.ny - b.pml_hi[1] || iz < b.pml_lo[2] || iz >= b.nz - b.pml_hi[2];
+                            ok = ok && d.vdt2()[p] == v * v * (o.dt * o.dt) && (layer ? d.damping()[p] > 0 : d.damping()[p] == 0) &&
+                                 d.tti().cpp[p] > d.vdt2()[p] && d.tti().axis[2][p] != 0;
+                        }
+                CHECK(ok);
+                CHECK(box_points == std::size_t(std::min(z1 + R, b.nz) - std::max(z0 - R, 0)) * std::size_t(b.nx) * std::size_t(b.ny));
+            }
+        }
 }
