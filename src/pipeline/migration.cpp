@@ -128,7 +128,7 @@ struct BatchMigration {
     const MigrationOptions& opt;
     TimeAxis ta;
     int N;
-    ShotWindow window;
+    ShotWindow window;                          // its grid and place (no volumes: window_extent)
     WindowCache* kept;                          // the caller's, or none
     std::shared_ptr<const Domain> domain_kept;  // the window's, shared with `kept`
     const Domain& domain;
@@ -149,8 +149,8 @@ struct BatchMigration {
     BatchMigration(const Model& model, const ShotGather& first, const Wavelet& wavelet, const MigrationOptions& opt,
                    WindowCache* kept)
         : model(model), wavelet(wavelet), opt(opt), ta(time_axis(model, first, wavelet, opt.propagation)), N(ta.nt),
-          window(shot_window(model, first, opt.aperture)), kept(kept),
-          domain_kept(domain_of(batch_key(model, first, opt))),
+          window(window_extent(model, first, opt.aperture)), kept(kept),
+          domain_kept(domain_of(first)),
           domain(*domain_kept),
           to_record(ta, first.nt, first.dt, opt.propagation),
           born(opt.condition == ImagingCondition::BornAdjoint),
@@ -161,12 +161,16 @@ struct BatchMigration {
         M = int(source_times.size());
     }
 
-    std::shared_ptr<const Domain> domain_of(const BatchKey& key) const {
+    // The window's velocities (and anisotropy) are cut from the model only when its
+    // domain is built: a kept one needs none (a 3D window is the model's 48 M nodes,
+    // cut before every shot and copied into its result: most of the 0.2 s before each
+    // 3D shot's steps on the H200 host, 2026-11-23).
+    std::shared_ptr<const Domain> domain_of(const ShotGather& first) const {
         const auto make = [&] {
-            return std::make_shared<const Domain>(window.grid, window.vp, damping_domain(opt, ta.dt, wavelet),
-                                                 window.extra);
+            const ShotWindow w = shot_window(model, first, opt.aperture);
+            return std::make_shared<const Domain>(w.grid, w.vp, damping_domain(opt, ta.dt, wavelet), w.extra);
         };
-        return kept ? kept->domain(key, make) : make();
+        return kept ? kept->domain(batch_key(model, first, opt), make) : make();
     }
 
     // How to keep the source wavefield (memory_plan.h) for `members` shots; the budget

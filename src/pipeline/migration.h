@@ -71,7 +71,7 @@ struct MigrationOptions {
 // Per shot; a shot migrated in a batch gets its share (1 / members) of the batch's
 // memory and times.
 struct ShotMigration {
-    ShotWindow window;
+    ShotWindow window;  // where the image lies in the model (grid and place; no volumes)
     std::vector<double> image, illumination;   // on the window
     SourceStorage storage = SourceStorage::Auto;  // the one used
     double bytes_kept = 0;                        // memory it took
