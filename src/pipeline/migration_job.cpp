@@ -201,11 +201,17 @@ std::vector<std::string> write_products(const fs::path& folder, const imaging::S
     std::vector<std::string> out = {(folder / "image.sgy").string(), (folder / "illumination.sgy").string()};
     // The illumination beside the image: two files, each its own segyio handle.
     auto illumination = run_beside(true, 1.0, [&] {
+        const PhaseTimer t("write the illumination");
         io::write_volume(out[1], imaging::illumination_volume(stack), "rtm migrate: source illumination (sum of u^2)");
     });
     try {
+        PhaseTimer filtering("final image (normalise, filter)");
         const Volume image = imaging::final_image(stack, post);
+        filtering.stop();
+        PhaseTimer writing("write the image");
         io::write_volume(out[0], image, "rtm migrate: stacked RTM image");
+        writing.stop();
+        const PhaseTimer drawing("image previews");
         for (auto& p : write_image_previews(folder.string(), image, opt, done, total)) out.push_back(p);
     } catch (...) {
         illumination.wait();
@@ -713,7 +719,6 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
                 rep.failed_now.push_back({names[i], f[1]});
             }
         }
-        const PhaseTimer finishing("commit, image and previews");
         imaging::Stack& job = resuming ? stack : mine;
         if (resuming) stack.add(mine);
         int done = 0;
@@ -727,6 +732,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             // records the job complete (the commit point), then the stacks and parts go.
             // A run killed before that point resumes from the last commit.
             rep.outputs = write_products(st.folder, job, opt, done, rep.total);
+            const PhaseTimer t("sync the products, record the job complete");
             for (const auto& p : rep.outputs) sync_file(p);
             sync_folder(st.folder);
             st.j["complete"] = true;
@@ -739,6 +745,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         // copy (with fsync), and neither waits for the other.
         auto products = run_beside(true, 1.0, [&] { return write_products(st.folder, job, opt, done, rep.total); });
         try {
+            const PhaseTimer t("commit");
             commit(st, job);
         } catch (...) {
             products.wait();
