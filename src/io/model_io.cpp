@@ -62,7 +62,7 @@ std::string upper(std::string s) {
 
 Volume read_volume(const std::string& path, const GridReadOptions& opt) {
     check_options(opt);
-    const detail::SegyReader file(path);
+    const detail::SegyReader file(path, true);  // (mapped: a volume is read at once)
     const auto headers = file.headers();
     const detail::GridPlacement place = detail::place_traces(detail::read_spots(headers, opt), opt, path);
 
@@ -92,21 +92,33 @@ Volume read_volume(const std::string& path, const GridReadOptions& opt) {
     grid.z0 = headers.front().get(SEGY_TR_DELAY_REC_TIME) * 1000.0 * opt.depth_unit;
 
     Volume v(grid);
-    std::vector<float> trace(grid.nz);
+    // A block of traces read in turn, then put in place depth by depth on every core: a
+    // trace is a column of the volume, a sample per plane (written a trace at a time,
+    // a cache miss a sample).
+    const int nz = grid.nz, block = std::max(1, (1 << 20) / nz);
+    std::vector<float> traces(std::size_t(block) * nz);
     const std::size_t plane = std::size_t(grid.nx) * grid.ny;
-    for (int i = 0; i < file.traces(); ++i) {
-        file.read(i, trace.data());
-        // A NaN or infinity would spread through every wavefield it touches.
-        const auto bad = std::find_if(trace.begin(), trace.end(), [](float x) { return !std::isfinite(x); });
-        if (bad != trace.end()) {
-            const long iz = long(bad - trace.begin());
-            fail(path, "trace " + std::to_string(i + 1) + " (node ix " + std::to_string(place.node[i] % grid.nx) +
-                           ", iy " + std::to_string(place.node[i] / grid.nx) + ") sample " + std::to_string(iz + 1) +
-                           " (depth " + num(grid.z0 + iz * grid.dz) + " m) is " + num(*bad),
-                 "Every sample of a model volume must be finite: fix the file where it was made");
+    for (int i0 = 0; i0 < file.traces(); i0 += block) {
+        const int count = std::min(block, file.traces() - i0);
+        for (int k = 0; k < count; ++k) {
+            const int i = i0 + k;
+            float* trace = traces.data() + std::size_t(k) * nz;
+            file.read(i, trace);
+            // A NaN or infinity would spread through every wavefield it touches.
+            const float* bad = std::find_if(trace, trace + nz, [](float x) { return !std::isfinite(x); });
+            if (bad != trace + nz) {
+                const long iz = long(bad - trace);
+                fail(path, "trace " + std::to_string(i + 1) + " (node ix " + std::to_string(place.node[i] % grid.nx) +
+                               ", iy " + std::to_string(place.node[i] / grid.nx) + ") sample " + std::to_string(iz + 1) +
+                               " (depth " + num(grid.z0 + iz * grid.dz) + " m) is " + num(*bad),
+                     "Every sample of a model volume must be finite: fix the file where it was made");
+            }
         }
-        float* out = v.data.data() + place.node[i];
-        for (int iz = 0; iz < grid.nz; ++iz) out[iz * plane] = trace[iz];
+#pragma omp parallel for schedule(static)
+        for (int iz = 0; iz < nz; ++iz) {
+            float* out = v.data.data() + std::size_t(iz) * plane;
+            for (int k = 0; k < count; ++k) out[place.node[std::size_t(i0 + k)]] = traces[std::size_t(k) * nz + iz];
+        }
     }
     return v;
 }
@@ -235,7 +247,7 @@ void write_volume(const std::string& path, const Volume& v, const std::string& d
     bin.set(SEGY_BIN_MEASUREMENT_SYSTEM, 1, path);  // metres
     bin.set(SEGY_BIN_SEGY_REVISION, 0x0100, path);
     bin.set(SEGY_BIN_TRACE_FLAG, 1, path);  // fixed-length traces
-    detail::SegyWriter out(path, card, bin);
+    detail::SegyWriter out(path, card, bin, g.nx * g.ny);
 
     detail::TraceHeader h;
     h.set(SEGY_TR_TRACE_ID, 1, path);

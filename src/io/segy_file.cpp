@@ -1,5 +1,8 @@
 #include "io/segy_file.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -165,7 +168,7 @@ void SegyCloser::operator()(segy_file* fp) const {
 
 // ---------------------------------------------------------------- reading
 
-SegyReader::SegyReader(const std::string& path) : path_(path) {
+SegyReader::SegyReader(const std::string& path, bool mapped) : path_(path) {
     std::error_code ec;
     if (!fs::exists(path, ec))
         fail(path, "no such file", "Check the path (relative paths start at " + fs::current_path(ec).string() + ")");
@@ -247,6 +250,7 @@ SegyReader::SegyReader(const std::string& path) : path_(path) {
              "The file is truncated (an interrupted copy or write?) or its sample count is wrong: copy or export it again");
     }
     raw_.resize(std::size_t(trace_bytes_) + 8);
+    if (mapped) segy_mmap(fp_.get());  // (no map: stdio, as without)
 }
 
 std::string SegyReader::text_header() const {
@@ -314,7 +318,7 @@ int SegyReader::interval(const TraceHeader& first, int* from_byte) const {
 
 // ---------------------------------------------------------------- writing
 
-SegyWriter::SegyWriter(const std::string& path, const std::vector<std::string>& text, BinaryHeader bin)
+SegyWriter::SegyWriter(const std::string& path, const std::vector<std::string>& text, BinaryHeader bin, int traces)
     : path_(path), tmp_(path + ".tmp") {
     samples_ = bin.get(SEGY_BIN_SAMPLES);
     if (samples_ <= 0) fail(path, "cannot write traces of " + std::to_string(samples_) + " samples", "Give at least one sample");
@@ -327,6 +331,14 @@ SegyWriter::SegyWriter(const std::string& path, const std::vector<std::string>& 
         fail(path, "unable to write the textual header to " + tmp_ + " (" + segyio_error(err) + ")", "Check the disk");
     if (const int err = segy_write_binheader(fp_.get(), bin.bytes()); err != SEGY_OK)
         fail(path, "unable to write the binary header to " + tmp_ + " (" + segyio_error(err) + ")", "Check the disk");
+    if (traces > 0 && segy_flush(fp_.get(), false) == SEGY_OK) {
+        // The headers are on the file (stdio flushed) before the map covers them.
+        const off_t bytes = off_t(trace0_) + off_t(traces) * (SEGY_TRACE_HEADER_SIZE + trace_bytes_);
+        const int fd = ::open(tmp_.c_str(), O_WRONLY);
+        const bool reserved = fd >= 0 && posix_fallocate(fd, 0, bytes) == 0;
+        if (fd >= 0) ::close(fd);
+        if (reserved) segy_mmap(fp_.get());
+    }
 }
 
 SegyWriter::SegyWriter(const std::string& path, int samples)

@@ -86,7 +86,12 @@ struct SegyCloser {
 // size say 75), and the file size settles it.
 class SegyReader {
 public:
-    explicit SegyReader(const std::string& path);
+    // mapped: read through a memory map (segyio's segy_mmap), where a trace is a copy
+    // instead of a seek and two reads (a 3D model's 160 000 traces took 0.5 s through
+    // stdio on the H200 host, 2026-11-23). For a file read at once (a model), not one
+    // read from for hours (a shot file): a file truncated under a map ends the process
+    // instead of failing a read. Without a map where the system gives none.
+    explicit SegyReader(const std::string& path, bool mapped = false);
 
     const std::string& path() const { return path_; }
     int format() const { return format_; }
@@ -124,7 +129,14 @@ class SegyWriter {
 public:
     // `text` is up to 40 lines of at most 80 characters (written as EBCDIC by segyio);
     // `bin` must carry the sample count (3221); the format field is set to 5 here.
-    SegyWriter(const std::string& path, const std::vector<std::string>& text, BinaryHeader bin);
+    // traces > 0: the file's size is known: it is reserved on disk at once and written
+    // through a memory map (segyio's segy_mmap), where a trace is two copies instead of
+    // two seeks that each flush stdio's buffer (a 3D image's 160 000 traces took 0.7 s
+    // through stdio on the H200 host, 2026-11-23). Through stdio where the space cannot
+    // be reserved (a full disk is then reported at the trace it stops) or no map is
+    // given. For a file one process writes: a joined writer (another rank, perhaps on
+    // another node of a shared file system) writes through stdio.
+    SegyWriter(const std::string& path, const std::vector<std::string>& text, BinaryHeader bin, int traces = 0);
     // Joins PATH.tmp made by a creating writer (another process) to write traces into it:
     // every process writes its own traces; the creator commits once all have closed.
     SegyWriter(const std::string& path, int samples);
