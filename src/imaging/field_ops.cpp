@@ -31,7 +31,7 @@ void for_nodes(const Grid& g, Fn fn) {
 }
 
 // The stencils at node p whose index along the axis is c (of n), taps outside the grid zero.
-double d2(const std::vector<double>& f, std::size_t p, int c, long s, double h, int n) {
+double d2(const double* f, std::size_t p, int c, long s, double h, int n) {
     double sum = stencil::c2(0) * f[p];
     for (int k = 1; k <= R; ++k) {
         if (c + k < n) sum += stencil::c2(k) * f[p + k * s];
@@ -40,7 +40,7 @@ double d2(const std::vector<double>& f, std::size_t p, int c, long s, double h, 
     return sum / (h * h);
 }
 
-double d1(const std::vector<double>& f, std::size_t p, int c, long s, double h, int n) {
+double d1(const double* f, std::size_t p, int c, long s, double h, int n) {
     double sum = 0;
     for (int k = 1; k <= R; ++k) {
         if (c + k < n) sum += stencil::d1(k) * f[p + k * s];
@@ -51,11 +51,17 @@ double d1(const std::vector<double>& f, std::size_t p, int c, long s, double h, 
 
 }  // namespace
 
-std::vector<double> laplacian(const std::vector<double>& f, const Grid& g) {
-    std::vector<double> out(f.size(), 0.0);
+void laplacian(const double* f, const Grid& g, double* out) {
     for_nodes(g, [&](std::size_t p, const int* c) {
-        for_axes(g, [&](int axis, long s, double h, int n) { out[p] += d2(f, p, c[axis], s, h, n); });
+        double sum = 0;
+        for_axes(g, [&](int axis, long s, double h, int n) { sum += d2(f, p, c[axis], s, h, n); });
+        out[p] = sum;
     });
+}
+
+std::vector<double> laplacian(const std::vector<double>& f, const Grid& g) {
+    std::vector<double> out(f.size());
+    laplacian(f.data(), g, out.data());
     return out;
 }
 
@@ -63,7 +69,7 @@ std::vector<double> grad_dot(const std::vector<double>& a, const std::vector<dou
     std::vector<double> out(a.size(), 0.0);
     for_nodes(g, [&](std::size_t p, const int* c) {
         for_axes(g, [&](int axis, long s, double h, int n) {
-            out[p] += d1(a, p, c[axis], s, h, n) * d1(b, p, c[axis], s, h, n);
+            out[p] += d1(a.data(), p, c[axis], s, h, n) * d1(b.data(), p, c[axis], s, h, n);
         });
     });
     return out;
@@ -76,8 +82,8 @@ std::pair<std::vector<double>, std::vector<double>> anisotropic_operator(
     if (axis[0].empty()) {  // VTI: the compact second derivatives, across (x, y) and along (z) the axis
         for_nodes(g, [&](std::size_t i, const int* c) {
             for_axes(g, [&](int a, long s, double h, int n) {
-                if (a == 2) vq[i] += d2(q, i, c[a], s, h, n);
-                else hp[i] += d2(p, i, c[a], s, h, n);
+                if (a == 2) vq[i] += d2(q.data(), i, c[a], s, h, n);
+                else hp[i] += d2(p.data(), i, c[a], s, h, n);
             });
         });
         return {hp, vq};
@@ -92,8 +98,8 @@ std::pair<std::vector<double>, std::vector<double>> anisotropic_operator(
     for_nodes(g, [&](std::size_t i, const int* c) {
         double gp[3] = {0, 0, 0}, gq[3] = {0, 0, 0};
         for_axes(g, [&](int a, long s, double h, int n) {
-            gp[a] = d1(p, i, c[a], s, h, n);
-            gq[a] = d1(q, i, c[a], s, h, n);
+            gp[a] = d1(p.data(), i, c[a], s, h, n);
+            gq[a] = d1(q.data(), i, c[a], s, h, n);
         });
         const double n[3] = {axis[0][i], axis[1][i], axis[2][i]};
         const double np = n[0] * gp[0] + n[1] * gp[1] + n[2] * gp[2];
@@ -105,8 +111,8 @@ std::pair<std::vector<double>, std::vector<double>> anisotropic_operator(
     });
     for_nodes(g, [&](std::size_t i, const int* c) {
         for_axes(g, [&](int a, long s, double h, int n) {
-            hp[i] += d2(p, i, c[a], s, h, n) - d1(fp[a], i, c[a], s, h, n);
-            vq[i] += d2(q, i, c[a], s, h, n) - d1(fq[a], i, c[a], s, h, n);
+            hp[i] += d2(p.data(), i, c[a], s, h, n) - d1(fp[a].data(), i, c[a], s, h, n);
+            vq[i] += d2(q.data(), i, c[a], s, h, n) - d1(fq[a].data(), i, c[a], s, h, n);
         });
     });
     return {hp, vq};

@@ -13,6 +13,8 @@ namespace rtm::imaging {
 
 // Lap f with the 8th-order second-derivative stencil along each axis.
 std::vector<double> laplacian(const std::vector<double>& f, const Grid& g);
+// The same into out[0 .. g.size()), each node written once on every core (no zeroing).
+void laplacian(const double* f, const Grid& g, double* out);
 
 // grad a . grad b with the 8th-order first-derivative stencil.
 std::vector<double> grad_dot(const std::vector<double>& a, const std::vector<double>& b, const Grid& g);

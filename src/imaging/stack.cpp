@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/default_init.h"
 #include "core/error.h"
 #include "imaging/field_ops.h"
 
@@ -47,42 +48,43 @@ void Stack::add(const Stack& o) {
     }
 }
 
-namespace {
-std::vector<double> values(const ZeroedArray<ExactSum>& sums) {
-    std::vector<double> out(sums.size());
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < sums.size(); ++i) out[i] = sums[i].value();
-    return out;
-}
-}  // namespace
-
-std::vector<double> Stack::image_values() const { return values(image); }
-std::vector<double> Stack::illumination_values() const { return values(illumination); }
-
+// In passes over the nodes on every core, each array written once (no zeroing first):
+// the normalised stack, its Laplacian, then the image with its sign and top mute (the
+// end of a 3D job waits for it: 48 M nodes).
 Volume final_image(const Stack& s, const PostProcessing& pp) {
-    std::vector<double> f = s.image_values();
+    const long n = long(s.image.size());
+    double eps = 0;
     if (pp.normalise) {
-        const std::vector<double> ill = s.illumination_values();
-        const double smax = *std::max_element(ill.begin(), ill.end());
-        const double eps = pp.epsilon * (smax > 0 ? smax : 1.0);
+        double smax = 0;
+#pragma omp parallel for schedule(static) reduction(max : smax)
+        for (long i = 0; i < n; ++i) smax = std::max(smax, s.illumination[std::size_t(i)].value());
+        eps = pp.epsilon * (smax > 0 ? smax : 1.0);
+    }
+    UninitVector<double> f(s.image.size()), lap(pp.laplacian ? s.image.size() : 0);
 #pragma omp parallel for schedule(static)
-        for (std::size_t i = 0; i < f.size(); ++i) f[i] /= ill[i] + eps;
+    for (long i = 0; i < n; ++i) {
+        const std::size_t k = std::size_t(i);
+        f[k] = pp.normalise ? s.image[k].value() / (s.illumination[k].value() + eps) : s.image[k].value();
     }
-    if (pp.laplacian) {
-        f = laplacian(f, s.grid);
-    }
+    if (pp.laplacian) laplacian(f.data(), s.grid, lap.data());
     // The final image is -Lap of the normalised stack (the sign makes reflectors of
-    // positive impedance contrast positive).
+    // positive impedance contrast positive); the top mute zeroes it above depth
+    // top_mute and tapers it in over top_taper (a weight per plane).
     const double sign = pp.laplacian ? -1 : 1;
-    Volume out(s.grid);
+    const double* from = pp.laplacian ? lap.data() : f.data();
+    const Grid& g = s.grid;
+    const std::size_t layer = std::size_t(g.nx) * g.ny;
+    Volume out(g);
 #pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < f.size(); ++i) out.data[i] = float(sign * f[i]);
-    if (pp.top_mute > 0) {
-        const std::size_t layer = std::size_t(s.grid.nx) * s.grid.ny;
-        for (int iz = 0; iz < s.grid.nz; ++iz) {
-            const double z = s.grid.z0 + iz * s.grid.dz - pp.top_mute;
-            const double w = z < 0 ? 0 : z >= pp.top_taper ? 1 : 0.5 - 0.5 * std::cos(M_PI * z / pp.top_taper);
-            for (std::size_t i = iz * layer; i < (iz + 1) * layer; ++i) out.data[i] = float(out.data[i] * w);
+    for (int iz = 0; iz < g.nz; ++iz) {
+        double w = 1;
+        if (pp.top_mute > 0) {
+            const double z = g.z0 + iz * g.dz - pp.top_mute;
+            w = z < 0 ? 0 : z >= pp.top_taper ? 1 : 0.5 - 0.5 * std::cos(M_PI * z / pp.top_taper);
+        }
+        for (std::size_t i = std::size_t(iz) * layer; i < std::size_t(iz + 1) * layer; ++i) {
+            const float v = float(sign * from[i]);
+            out.data[i] = pp.top_mute > 0 ? float(v * w) : v;
         }
     }
     return out;

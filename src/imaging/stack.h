@@ -27,8 +27,6 @@ struct Stack {
              const std::vector<double>& shot_illumination);
     // Adds another partial stack of the same grid.
     void add(const Stack& other);
-    std::vector<double> image_values() const;
-    std::vector<double> illumination_values() const;
 };
 
 struct PostProcessing {
