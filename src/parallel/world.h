@@ -77,7 +77,8 @@ private:
     int comm_ = 0;  // which communicator (world.cpp's table; 0: every rank)
 };
 
-// Starts MPI for the life of main (when built with it), and ends it.
+// Starts MPI for the life of main (when built with it, and started as a rank by mpirun
+// or srun: a process started alone is one rank without MPI), and ends it.
 class Session {
 public:
     Session(int& argc, char**& argv);
