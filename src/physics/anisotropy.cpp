@@ -58,7 +58,7 @@ double anisotropic_max_stable_dt(const Model& model) {
 }
 
 double cfl_velocity(const Model& model) {
-    if (model.extra.empty()) return *std::max_element(model.vp.data.begin(), model.vp.data.end());
+    if (model.extra.empty()) return value_range(model.vp.data).max;
     const Grid& g = model.grid();
     const double inv_h2 = 1 / (g.dx * g.dx) + 1 / (g.dz * g.dz) + (g.ndim() == 3 ? 1 / (g.dy * g.dy) : 0);
     return 2 / (anisotropic_max_stable_dt(model) * std::sqrt(stencil::second_derivative_symbol_max() * inv_h2));

@@ -143,11 +143,11 @@ int modelling_batch(const PropagationOptions& opt, long shots, double points, do
 
 TimeAxis time_axis(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
                    const PropagationOptions& opt) {
-    const auto vmin = std::min_element(model.vp.data.begin(), model.vp.data.end());
+    const float vmin = value_range(model.vp.data).min;
     TimeAxis t;
     // cfl_velocity: max vp, or for an anisotropic model the velocity whose isotropic
     // limit equals the anisotropic scheme's (physics/anisotropy.h).
-    t.dt = choose_time_step(model.grid(), *vmin, cfl_velocity(model), shot.dt, wavelet.f_max, opt);
+    t.dt = choose_time_step(model.grid(), vmin, cfl_velocity(model), shot.dt, wavelet.f_max, opt);
     t.nt = int(std::ceil((shot.nt - 1) * shot.dt / t.dt - 1e-9)) + 1;
     // Past the record's end by the inverse time-dispersion transform's margin, so that
     // the end of the stepped traces is not the end of the record.

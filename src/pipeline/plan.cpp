@@ -120,14 +120,14 @@ int record_samples(double length, double dt, const std::string& where) {
 
 void check_velocities(const Model& model, const std::string& where) {
     const auto& v = model.vp.data;
-    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    if (*lo >= kMinVelocity && *hi <= kMaxVelocity) return;
-    if (*lo >= kMinVelocity / 1000 && *hi <= kMaxVelocity / 1000)
+    const auto [lo, hi] = value_range(v);
+    if (lo >= kMinVelocity && hi <= kMaxVelocity) return;
+    if (lo >= kMinVelocity / 1000 && hi <= kMaxVelocity / 1000)
         fail(where,
-             "velocities from " + fmt(*lo) + " to " + fmt(*hi) + " look like km/s; rtm reads m/s (" +
+             "velocities from " + fmt(lo) + " to " + fmt(hi) + " look like km/s; rtm reads m/s (" +
                  fmt(kMinVelocity) + " to " + fmt(kMaxVelocity) + ")",
              "Multiply the model by 1000");
-    const auto bad = *hi > kMaxVelocity ? hi : lo;
+    const auto bad = std::find(v.begin(), v.end(), hi > kMaxVelocity ? hi : lo);  // (its first node)
     const Grid& g = model.grid();
     const std::size_t k = std::size_t(bad - v.begin());
     const std::size_t ix = k % g.nx, iy = (k / g.nx) % g.ny, iz = k / (std::size_t(g.nx) * g.ny);
@@ -174,14 +174,14 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
 
     // The time step, as the job will choose it (time_axis: the CFL velocity, which
     // anisotropy raises), and the steps it makes.
-    const auto [vmin, vmax] = std::minmax_element(model.vp.data.begin(), model.vp.data.end());
+    const auto [vmin, vmax] = value_range(model.vp.data);
     const double v_cfl = cfl_velocity(model);
-    const double dt = choose_time_step(g, *vmin, v_cfl, rec.dt, wavelet.f_max, prop);
+    const double dt = choose_time_step(g, vmin, v_cfl, rec.dt, wavelet.f_max, prop);
     const double dt_cfl = max_stable_dt(v_cfl, g.dx, g.ndim() == 3 ? g.dy : 0, g.dz);
     const double raw_steps = std::ceil(record / dt - 1e-9) + 1;
     if (!(raw_steps <= kMaxSteps))
         fail(prop.dt > 0 ? "option propagation.dt" : model_where,
-             fmt(raw_steps) + " time steps of " + fmt(dt) + " s for the " + fmt(record) + " s record (v_max " + fmt(*vmax) +
+             fmt(raw_steps) + " time steps of " + fmt(dt) + " s for the " + fmt(record) + " s record (v_max " + fmt(vmax) +
                  " m/s): more than " + fmt(kMaxSteps) + " steps cannot run",
              prop.dt > 0 ? "Give propagation.dt 0 (the largest stable step) or a larger step"
                          : "Check the model's largest velocity and the record's length and sample interval");
@@ -360,7 +360,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     std::vector<std::string> out;
     out.push_back("plan: " + std::to_string(g.ndim()) + "D model " + std::to_string(g.nx) + " x " + std::to_string(g.ny) +
                   " x " + std::to_string(g.nz) + " nodes (" + fmt(g.dx) + " x " + fmt(g.dy) + " x " + fmt(g.dz) +
-                  " m), vp " + fmt(*vmin, 6) + " to " + fmt(*vmax, 6) + " m/s");
+                  " m), vp " + fmt(vmin, 6) + " to " + fmt(vmax, 6) + " m/s");
     out.push_back("plan: " + std::string(migration ? "largest shot window " : "grid ") + std::to_string(window.nx) + " x " +
                   std::to_string(window.ny) + " x " + std::to_string(window.nz) + " + " + std::to_string(p) + " " +
                   // (Migration, and every anisotropic model, propagate with damping layers.)
@@ -371,7 +371,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
                   (prop.dt > 0 ? "propagation.dt" : "the largest divisor of the " + fmt(rec.dt * 1e3) +
                                                         " ms record interval within " + fmt(100 * prop.courant_safety) +
                                                         "% of the stability limit") +
-                  " " + fmt(dt_cfl * 1e3) + " ms at v_max " + fmt(*vmax, 6) + " m/s), " + std::to_string(ta.nt) +
+                  " " + fmt(dt_cfl * 1e3) + " ms at v_max " + fmt(vmax, 6) + " m/s), " + std::to_string(ta.nt) +
                   " steps for the " + fmt(record) + " s record");
     out.push_back("plan: " + std::to_string(shots.count) + " shot" + (shots.count == 1 ? "" : "s") + ", up to " +
                   std::to_string(most_receivers) + " receivers each; every source and receiver lies in the model");

@@ -55,7 +55,7 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
         held_z1_ = s[std::size_t(opt.slab)].z1;
     }
 
-    const double vmax = *std::max_element(vp.begin(), vp.end());  // sets the C-PML damping
+    const double vmax = value_range(vp).max;  // sets the C-PML damping
 
     // The volume loops below run on every core: a 3D shot's domain is tens of millions
     // of points built before each shot (first touch of the pages included), and on one
