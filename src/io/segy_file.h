@@ -88,9 +88,11 @@ class SegyReader {
 public:
     // mapped: read through a memory map (segyio's segy_mmap), where a trace is a copy
     // instead of a seek and two reads (a 3D model's 160 000 traces took 0.5 s through
-    // stdio on the H200 host, 2026-11-23). For a file read at once (a model), not one
-    // read from for hours (a shot file): a file truncated under a map ends the process
-    // instead of failing a read. Without a map where the system gives none.
+    // stdio on the H200 host, 2026-11-23). For a file read whole at once (a model), not
+    // one read from for hours (a shot file): a file truncated under a map ends the
+    // process instead of failing a read, and the pages read count in the process's
+    // resident memory (docs/memory.md's bound on a shot file's reader would not hold).
+    // Without a map where the system gives none.
     explicit SegyReader(const std::string& path, bool mapped = false);
 
     const std::string& path() const { return path_; }
