@@ -279,9 +279,10 @@ int cmd_migrate(int argc, char** argv) {
             spdlog::info("rank {} on {}: {} shots, migrating {} ({:.0f}%, propagation steps {}), waiting for work {}",
                          r.rank, r.node, r.shots, format_duration(r.busy), 100 * r.busy / std::max(1e-9, rep.seconds),
                          format_duration(r.propagation), format_duration(r.waiting + rep.seconds - r.wall));
+    const double seconds = seconds_since_start();  // the whole command's wall time
     spdlog::info("migrated {} shots in this run on {} rank(s) ({:.0f} shots/hour): {}", rep.done_now, ranks,
-                 rep.done_now / std::max(1e-9, rep.seconds) * 3600,
-                 throughput_summary(rep.seconds, rep.busy_seconds, rep.point_updates,
+                 rep.done_now / std::max(1e-9, seconds) * 3600,
+                 throughput_summary(seconds, rep.busy_seconds, rep.point_updates,
                                     job.migration.propagation.backend.gpu, ranks));
     spdlog::info("time by phase on rank 0: {}", phase_summary());
     if (const std::string t = write_timeline(parallel::World::get().rank()); !t.empty()) spdlog::info("wrote the timeline {}", t);

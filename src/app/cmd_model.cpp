@@ -1,6 +1,5 @@
 // rtm model: velocity model + acquisition + wavelet -> synthetic shot gathers.
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <numeric>
 #include <sstream>
@@ -248,7 +247,6 @@ int cmd_model(int argc, char** argv) {
         writer->write(k, gather);
         if (k == middle) preview = std::move(gather);
     };
-    const auto t0 = std::chrono::steady_clock::now();
     ModellingStats stats;
     if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) born(vm, model, geometry, wavelet, prop, write, stats);
     else model_shots(model, geometry, wavelet, prop, write, &stats);
@@ -264,7 +262,7 @@ int cmd_model(int argc, char** argv) {
                                      std::to_string(stats.busy_seconds));
     world.on_root([&] { writer->commit(false); });
     finishing.stop();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double seconds = seconds_since_start();  // the whole command's wall time
     double updates = 0, busy = 0;
     for (std::size_t r = 0; r < counts.size(); ++r) {
         long shots = 0;

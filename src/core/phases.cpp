@@ -63,9 +63,11 @@ void add_phase_span(const char* name, std::chrono::steady_clock::time_point star
     phases().emplace_back(name, seconds);
 }
 
+double seconds_since_start() { return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start).count(); }
+
 std::string phase_summary() {
     const std::lock_guard<std::mutex> lock(g_mutex);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start).count();
+    const double wall = seconds_since_start();
     std::string out;
     double sum = 0;
     for (const auto& [n, s] : phases()) {

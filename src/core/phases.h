@@ -20,6 +20,9 @@ void add_phase_span(const char* name, std::chrono::steady_clock::time_point star
 // "read 1.2 s, set-up 5.1 s, ..., other 0.3 s (of 7.0 s since start)": the phases so far
 // (those under 5 ms left out) and the rest of the process's wall time.
 std::string phase_summary();
+// The process's wall time so far, from its start (as phase_summary counts it): what a
+// command's summary divides by (issue 12: GPU busy = kernel time / the whole command).
+double seconds_since_start();
 
 // With RTM_TIMELINE=FILE in the environment, every span is also kept with its thread,
 // and write_timeline writes them as Chrome trace events (JSON: open the file in
