@@ -56,6 +56,11 @@ std::string write_rgb(std::FILE* fp, const unsigned char* rgb, int width, int he
         return "libpng failed while writing (disk full?)";
     }
     png_init_io(png, fp);
+    // Fast compression with one row filter: a preview is written at the end of every
+    // job, which waits for it; a 2D image's preview took 0.107 s at libpng's defaults
+    // and 0.045 s so, for a file of 285 kB instead of 144 kB (1601 x 401, 2026-11-23).
+    png_set_compression_level(png, 1);
+    png_set_filter(png, 0, PNG_FILTER_SUB);
     png_set_IHDR(png, info, png_uint_32(width), png_uint_32(height), 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     std::vector<png_text> chunks(text.size());
