@@ -21,6 +21,7 @@
 #include "io/shot_index.h"
 #include "parallel/world.h"
 #include "pipeline/migration_job.h"
+#include "propagation/backend.h"
 
 namespace rtm::app {
 
@@ -202,6 +203,8 @@ int cmd_migrate(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_options(argc, argv, kUsage, desc, model_command_options(), vm)) return 0;
 
+    // The GPU's start goes on beside the reads (choose_backend waits for it).
+    start_device(parse_device(vm["propagation.device"].as<std::string>()), parallel::World::get().node_rank());
     PhaseTimer reading("read model");
     const Model model = load_model(vm);
     reading.stop();

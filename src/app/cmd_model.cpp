@@ -9,6 +9,7 @@
 
 #include "app/commands.h"
 #include "parallel/work_queue.h"
+#include "parallel/world.h"
 #include "app/config.h"
 #include "app/job_options.h"
 #include "app/preflight.h"
@@ -22,6 +23,7 @@
 #include "pipeline/migration.h"
 #include "pipeline/modelling.h"
 #include "pipeline/plan.h"
+#include "propagation/backend.h"
 #include "core/progress.h"
 #include "io/model_io.h"
 
@@ -212,6 +214,8 @@ int cmd_model(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_options(argc, argv, kUsage, desc, migrate_command_options(), vm)) return 0;
 
+    // The GPU's start goes on beside the reads (choose_backend waits for it).
+    start_device(parse_device(vm["propagation.device"].as<std::string>()), parallel::World::get().node_rank());
     PhaseTimer reading("read model");
     const Model model = load_model(vm);
     reading.stop();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 
 #include "core/error.h"
 #include "core/threads.h"
@@ -118,7 +119,21 @@ std::unique_ptr<Propagator> make_cuda_propagator(const Domain&, Precision, int) 
 }
 #endif
 
+namespace {
+std::future<void>& device_started() {
+    static std::future<void> started;
+    return started;
+}
+}  // namespace
+
+void start_device(DeviceChoice choice, int node_rank) {
+    if (choice == DeviceChoice::Cpu || device_started().valid()) return;
+    // (Its answer is choose_backend's to give: a failure here is met there again.)
+    device_started() = std::async(std::launch::async, [node_rank] { cuda_device_available(nullptr, node_rank); });
+}
+
 Backend choose_backend(DeviceChoice choice, int node_rank) {
+    if (device_started().valid()) device_started().get();
     Backend b;
     b.choice = choice;
     if (choice == DeviceChoice::Cpu) {

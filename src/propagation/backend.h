@@ -29,6 +29,10 @@ struct Backend {
 // Resolves Auto; throws when Gpu is asked for but none can be used. A GPU is chosen
 // for the process's node-local rank: GPU node_rank mod the GPUs it sees (one per rank).
 Backend choose_backend(DeviceChoice choice, int node_rank = 0);
+// Begins choose_backend's work on the GPU (the driver's and the device's context, about
+// 0.2 s) on a thread of its own, so that what comes first (reading the model and the
+// shots' headers) goes on beside it; choose_backend waits for it. Nothing for cpu.
+void start_device(DeviceChoice choice, int node_rank = 0);
 
 // The propagator of a shot on `backend`'s device and placement (over the ranks of
 // backend.group when there are several); batch: members propagated together (see Propagator).
