@@ -378,6 +378,10 @@ void SegyWriter::write(int trace, const TraceHeader& header, const float* sample
 
 void SegyWriter::close() {
     if (!fp_) return;
+    // Flushed first, its result checked: segy_close (segyio 1.8) drops a mapped file's
+    // msync result, and with it an I/O error.
+    if (const int err = segy_flush(fp_.get(), false); err != SEGY_OK)
+        fail(path_, "unable to write " + tmp_ + " to the disk (" + std::strerror(errno) + ")", "Check the disk and free space");
     if (const int err = segy_close(fp_.release()); err != SEGY_OK)
         fail(path_, "unable to finish writing " + tmp_ + " (" + segyio_error(err) + ")", "Check free disk space");
 }

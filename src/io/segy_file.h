@@ -136,7 +136,8 @@ public:
     // two seeks that each flush stdio's buffer (a 3D image's 160 000 traces took 0.7 s
     // through stdio on the H200 host, 2026-11-23). Through stdio where the space cannot
     // be reserved (a full disk is then reported at the trace it stops) or no map is
-    // given. For a file one process writes: a joined writer (another rank, perhaps on
+    // given. (On a copy-on-write file system, btrfs or ZFS, a full disk can still refuse
+    // a reserved page, which ends the process under a map instead of failing a write.) For a file one process writes: a joined writer (another rank, perhaps on
     // another node of a shared file system) writes through stdio.
     SegyWriter(const std::string& path, const std::vector<std::string>& text, BinaryHeader bin, int traces = 0);
     // Joins PATH.tmp made by a creating writer (another process) to write traces into it:

@@ -129,7 +129,7 @@ std::future<void>& device_started() {
 void start_device(DeviceChoice choice, int node_rank) {
     if (choice == DeviceChoice::Cpu || device_started().valid()) return;
     // (Its answer is choose_backend's to give: a failure here is met there again.)
-    device_started() = std::async(std::launch::async, [node_rank] { cuda_device_available(nullptr, node_rank); });
+    device_started() = run_beside(true, 0, [node_rank] { cuda_device_available(nullptr, node_rank); });
 }
 
 Backend choose_backend(DeviceChoice choice, int node_rank) {
