@@ -42,57 +42,61 @@ Staging& taken(std::unique_lock<std::mutex>& lock) {
         if (!c) RTM_CUDA_CHECK(cudaHostAlloc(&c, kChunk, cudaHostAllocPortable));
     return st;
 }
+
+// `bytes` from `from` to `to` (kind: which way), done on stream s when this returns: one
+// plain copy below kSmall, else pipeline(buffer, size_of, chunks) with the staging held,
+// buffer(i) the pinned chunk that carries piece i (kChunk bytes at i kChunk; the last is
+// size_of(i)).
+template <class Pipeline>
+void staged(const void* from, std::size_t bytes, void* to, cudaMemcpyKind kind, cudaStream_t s, Pipeline pipeline) {
+    if (bytes == 0) return;
+    if (bytes < kSmall) {
+        RTM_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, kind, s));
+        RTM_CUDA_CHECK(cudaStreamSynchronize(s));
+        return;
+    }
+    std::unique_lock<std::mutex> lock;
+    Staging& st = taken(lock);
+    const auto buffer = [&](std::size_t i) { return static_cast<char*>(st.chunk[i % 2]); };
+    const auto size_of = [&](std::size_t i) { return std::min(kChunk, bytes - i * kChunk); };
+    pipeline(buffer, size_of, (bytes + kChunk - 1) / kChunk);
+}
+
 }  // namespace
 
 void download_staged(const void* dev, std::size_t bytes, void* host, cudaStream_t s) {
-    if (bytes == 0) return;
-    if (bytes < kSmall) {
-        RTM_CUDA_CHECK(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s));
-        RTM_CUDA_CHECK(cudaStreamSynchronize(s));
-        return;
-    }
-    std::unique_lock<std::mutex> lock;
-    Staging& st = taken(lock);
     const char* d = static_cast<const char*>(dev);
     char* h = static_cast<char*>(host);
-    const std::size_t chunks = (bytes + kChunk - 1) / kChunk;
-    auto size_of = [&](std::size_t i) { return std::min(kChunk, bytes - i * kChunk); };
-    auto start = [&](std::size_t i) {
-        RTM_CUDA_CHECK(cudaMemcpyAsync(st.chunk[i % 2], d + i * kChunk, size_of(i), cudaMemcpyDeviceToHost, s));
-    };
-    // Chunk i + 1 crosses the bus while chunk i is copied out; the wait after the copy-out
-    // is for chunk i + 1, whose buffer held chunk i - 1, already copied out.
-    start(0);
-    RTM_CUDA_CHECK(cudaStreamSynchronize(s));
-    for (std::size_t i = 0; i < chunks; ++i) {
-        if (i + 1 < chunks) start(i + 1);
-        copy_parallel(static_cast<const char*>(st.chunk[i % 2]), h + i * kChunk, size_of(i));
+    staged(dev, bytes, host, cudaMemcpyDeviceToHost, s, [&](auto buffer, auto size_of, std::size_t chunks) {
+        auto start = [&](std::size_t i) {
+            RTM_CUDA_CHECK(cudaMemcpyAsync(buffer(i), d + i * kChunk, size_of(i), cudaMemcpyDeviceToHost, s));
+        };
+        // Chunk i + 1 crosses the bus while chunk i is copied out; the wait after the copy-out
+        // is for chunk i + 1, whose buffer held chunk i - 1, already copied out.
+        start(0);
         RTM_CUDA_CHECK(cudaStreamSynchronize(s));
-    }
+        for (std::size_t i = 0; i < chunks; ++i) {
+            if (i + 1 < chunks) start(i + 1);
+            copy_parallel(buffer(i), h + i * kChunk, size_of(i));
+            RTM_CUDA_CHECK(cudaStreamSynchronize(s));
+        }
+    });
 }
 
 void upload_staged(const void* host, std::size_t bytes, void* dev, cudaStream_t s) {
-    if (bytes == 0) return;
-    if (bytes < kSmall) {  // (a pageable source is staged by the driver before this returns)
-        RTM_CUDA_CHECK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s));
-        RTM_CUDA_CHECK(cudaStreamSynchronize(s));
-        return;
-    }
-    std::unique_lock<std::mutex> lock;
-    Staging& st = taken(lock);
     const char* h = static_cast<const char*>(host);
     char* d = static_cast<char*>(dev);
-    const std::size_t chunks = (bytes + kChunk - 1) / kChunk;
-    auto size_of = [&](std::size_t i) { return std::min(kChunk, bytes - i * kChunk); };
-    auto copy_in = [&](std::size_t i) { copy_parallel(h + i * kChunk, static_cast<char*>(st.chunk[i % 2]), size_of(i)); };
-    // Chunk i crosses the bus while chunk i + 1 is copied in; that buffer held chunk i - 1,
-    // whose crossing the wait at the end of the step before saw finish.
-    copy_in(0);
-    for (std::size_t i = 0; i < chunks; ++i) {
-        RTM_CUDA_CHECK(cudaMemcpyAsync(d + i * kChunk, st.chunk[i % 2], size_of(i), cudaMemcpyHostToDevice, s));
-        if (i + 1 < chunks) copy_in(i + 1);
-        RTM_CUDA_CHECK(cudaStreamSynchronize(s));
-    }
+    staged(host, bytes, dev, cudaMemcpyHostToDevice, s, [&](auto buffer, auto size_of, std::size_t chunks) {
+        auto copy_in = [&](std::size_t i) { copy_parallel(h + i * kChunk, buffer(i), size_of(i)); };
+        // Chunk i crosses the bus while chunk i + 1 is copied in; that buffer held chunk i - 1,
+        // whose crossing the wait at the end of the step before saw finish.
+        copy_in(0);
+        for (std::size_t i = 0; i < chunks; ++i) {
+            RTM_CUDA_CHECK(cudaMemcpyAsync(d + i * kChunk, buffer(i), size_of(i), cudaMemcpyHostToDevice, s));
+            if (i + 1 < chunks) copy_in(i + 1);
+            RTM_CUDA_CHECK(cudaStreamSynchronize(s));
+        }
+    });
 }
 
 }  // namespace rtm::kernels::cuda
