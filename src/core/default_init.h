@@ -44,5 +44,8 @@ template <class T, class A>
 UninitVector<T> converted(const std::vector<double, A>& from) {
     return converted<T>(from.data(), from.size());
 }
+// n copies of value, written the same way. T: double (default_init.cpp).
+template <class T>
+UninitVector<T> filled(std::size_t n, T value);
 
 }  // namespace rtm

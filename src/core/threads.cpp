@@ -120,20 +120,6 @@ int set_cpu_threads(int option, const std::string& option_name) {
     return c.threads;
 }
 
-std::vector<std::vector<double>> zeroed_in_parallel(int count, std::size_t n) {
-    std::vector<std::vector<double>> out(std::size_t(count > 0 ? count : 0));
-    std::exception_ptr error;  // (an exception must not leave the parallel region)
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < count; ++i) try {
-            out[std::size_t(i)].assign(n, 0.0);
-        } catch (...) {
-#pragma omp critical(zeroed_in_parallel)
-            error = std::current_exception();
-        }
-    if (error) std::rethrow_exception(error);  // out of memory: the caller's to handle, as before
-    return out;
-}
-
 int current_threads() { return omp_get_max_threads(); }
 void use_threads(int n) { omp_set_num_threads(n); }
 

@@ -65,10 +65,6 @@ int set_cpu_threads(int option, const std::string& option_name);
 int current_threads();
 void use_threads(int n);
 
-// count vectors of n zeros, each zeroed (its pages first touched) by its own thread:
-// one thread's page faults over a batch's images took 0.1 s and more (H200 host).
-std::vector<std::vector<double>> zeroed_in_parallel(int count, std::size_t n);
-
 // fn on a new thread with `share` of this thread's OpenMP threads (at least 1): a new
 // thread starts from the process's default, not this rank's count (several ranks on a
 // node would each take every core). Or, when !beside, deferred to the future's get(), on

@@ -9,20 +9,19 @@
 
 namespace rtm::imaging {
 
-void Stack::add(const Grid& w, int ix0, int iy0, const std::vector<double>& img,
-                const std::vector<double>& ill) {
+void Stack::add(const Grid& w, int ix0, int iy0, const double* img, const double* ill) {
     // The first value that is not finite, searched on every core (a 3D shot's image and
     // illumination are 768 MB, which one thread read before the adding began).
-    for (const auto* f : {&img, &ill}) {
-        const long n = long(f->size());
+    for (const double* f : {img, ill}) {
+        const long n = long(w.size());
         long first_bad = n;
 #pragma omp parallel for reduction(min : first_bad)
         for (long i = 0; i < n; ++i)
-            if (!std::isfinite((*f)[std::size_t(i)])) first_bad = std::min(first_bad, i);
+            if (!std::isfinite(f[i])) first_bad = std::min(first_bad, i);
         if (first_bad < n) {
             const std::size_t k = std::size_t(first_bad);
-            const double bad = (*f)[k];
-            fail(f == &img ? "shot image" : "shot illumination",
+            const double bad = f[k];
+            fail(f == img ? "shot image" : "shot illumination",
                  "window node (ix " + std::to_string(k % w.nx) + ", iy " + std::to_string((k / w.nx) % w.ny) + ", iz " +
                      std::to_string(k / (std::size_t(w.nx) * w.ny)) + ") is " + std::to_string(bad) +
                      ": not stacked",

@@ -20,11 +20,10 @@ struct Stack {
     ZeroedArray<ExactSum> illumination;  // sum of source illuminations (integral of u_s^2)
 
     explicit Stack(const Grid& model) : grid(model), image(model.size()), illumination(model.size()) {}
-    // Adds a shot's window (nodes ix0.., iy0.. of the model; full depth). A shot whose
-    // image or illumination holds a value that is not finite is refused (rtm::Error
-    // naming the window node) and nothing of it is added.
-    void add(const Grid& window, int ix0, int iy0, const std::vector<double>& shot_image,
-             const std::vector<double>& shot_illumination);
+    // Adds a shot's window (nodes ix0.., iy0.. of the model; full depth): window.size()
+    // values of each. A shot whose image or illumination holds a value that is not finite
+    // is refused (rtm::Error naming the window node) and nothing of it is added.
+    void add(const Grid& window, int ix0, int iy0, const double* shot_image, const double* shot_illumination);
     // Adds another partial stack of the same grid.
     void add(const Stack& other);
 };

@@ -72,7 +72,7 @@ struct MigrationOptions {
 // memory and times.
 struct ShotMigration {
     ShotWindow window;  // where the image lies in the model (grid and place; no volumes)
-    std::vector<double> image, illumination;   // on the window
+    UninitVector<double> image, illumination;  // on the window
     SourceStorage storage = SourceStorage::Auto;  // the one used
     double bytes_kept = 0;                        // memory it took
     int checkpoints = 0;                          // states held (checkpoints)

@@ -521,7 +521,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
                     if (beside && stacking_alone) use_threads(all);
                     const PhaseTimer stacking("stack");
                     if (leader)
-                        mine.add(s.m.window.grid, s.m.window.ix0, s.m.window.iy0, s.m.image, s.m.illumination);
+                        mine.add(s.m.window.grid, s.m.window.ix0, s.m.window.iy0, s.m.image.data(), s.m.illumination.data());
                 } catch (...) {
                     s.refused = std::current_exception();
                 }

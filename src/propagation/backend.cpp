@@ -34,16 +34,11 @@ PointStencil member_stencil(PointStencil s, const kernels::Box& box, int m) {
     return s;
 }
 
-std::vector<std::vector<double>> Propagator::member_correlations(bool illumination) const {
-    std::vector<double> all = correlation(illumination);
-    if (batch() == 1) {  // moved, not copied (a 3D shot's are 384 MB each)
-        std::vector<std::vector<double>> one(1);
-        one[0] = std::move(all);
-        return one;
-    }
+std::vector<UninitVector<double>> Propagator::member_correlations(bool illumination) const {
+    const std::vector<double> all = correlation(illumination);
     const std::size_t n = all.size() / std::size_t(batch());
-    auto out = zeroed_in_parallel(batch(), n);
-    for (int m = 0; m < batch(); ++m) std::copy(all.begin() + m * n, all.begin() + (m + 1) * n, out[std::size_t(m)].begin());
+    std::vector<UninitVector<double>> out;
+    for (int m = 0; m < batch(); ++m) out.push_back(converted<double>(all.data() + m * n, n));
     return out;
 }
 

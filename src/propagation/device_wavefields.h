@@ -56,6 +56,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/default_init.h"
 #include "core/error.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_buffer.h"
@@ -610,12 +611,14 @@ public:
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
         return f.download();
     }
-    std::size_t window_size() const { return d_.window().size(); }
-    // Member m's (window nodes) into out, which holds zeros: the stream's work done first.
-    void correlation_into(bool illumination, int m, double* out) const {
+    // Member m's (window nodes): the stream's work done first.
+    UninitVector<double> member_correlation(bool illumination, int m) const {
         const auto& f = illumination ? illum_ : image_;
         const std::size_t n = d_.window().size();
-        if (!f.empty()) kc::download_staged(f.data() + m * n, n * sizeof(double), out, stream_);
+        if (f.empty()) return filled(n, 0.0);
+        UninitVector<double> out(n);
+        kc::download_staged(f.data() + m * n, n * sizeof(double), out.data(), stream_);
+        return out;
     }
 
     // Where the kept snapshots are (for the bench and tests): slots on the device, on the host.

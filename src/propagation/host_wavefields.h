@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/bfloat16.h"
+#include "core/default_init.h"
 #include "core/error.h"
 #include "imaging/field_ops.h"
 #include "propagation/domain.h"
@@ -276,12 +277,11 @@ public:
         const auto& v = illumination ? illum_ : image_;
         return v.empty() ? std::vector<double>(d_.window().size() * batch_, 0.0) : v;
     }
-    std::size_t window_size() const { return d_.window().size(); }
-    // Member m's (window nodes) into out, which holds zeros.
-    void correlation_into(bool illumination, int m, double* out) const {
+    // Member m's (window nodes).
+    UninitVector<double> member_correlation(bool illumination, int m) const {
         const auto& v = illumination ? illum_ : image_;
         const std::size_t n = d_.window().size();
-        if (!v.empty()) std::copy(v.begin() + m * n, v.begin() + (m + 1) * n, out);
+        return v.empty() ? filled(n, 0.0) : converted<double>(v.data() + m * n, n);
     }
 
 private:

@@ -35,9 +35,9 @@ public:
     void recall(std::size_t slot, bool previous) override { f_.recall(slot, previous); }
     void clear_kept() override { f_.clear_kept(); }
     std::vector<double> correlation(bool illumination) const override { return f_.correlation(illumination); }
-    std::vector<std::vector<double>> member_correlations(bool illumination) const override {
-        auto out = zeroed_in_parallel(batch(), f_.window_size());
-        for (int m = 0; m < batch(); ++m) f_.correlation_into(illumination, m, out[std::size_t(m)].data());
+    std::vector<UninitVector<double>> member_correlations(bool illumination) const override {
+        std::vector<UninitVector<double>> out;
+        for (int m = 0; m < batch(); ++m) out.push_back(f_.member_correlation(illumination, m));
         return out;
     }
 

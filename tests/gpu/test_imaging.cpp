@@ -26,7 +26,11 @@ void with_source(Propagator* p, const Run& r, const Domain& d) {
     p->reset();
 }
 
-double rel(const std::vector<double>& a, const std::vector<double>& b) { return rel_l2(a.data(), b.data(), b.size()); }
+// (Either allocator: a migration's image is an UninitVector.)
+template <class A, class B>
+double rel(const std::vector<double, A>& a, const std::vector<double, B>& b) {
+    return rel_l2(a.data(), b.data(), b.size());
+}
 
 // Sets RTM_KEEP_HEADROOM_GB for the scope (1e9 GB: every snapshot goes to pinned host memory).
 struct Headroom {

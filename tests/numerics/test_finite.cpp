@@ -33,11 +33,11 @@ TEST_CASE("the stack refuses a shot image or illumination that is not finite and
     w.nx = 2;
     imaging::Stack stack(g);
     const std::vector<double> ones(w.size(), 1.0);
-    stack.add(w, 1, 0, ones, ones);
+    stack.add(w, 1, 0, ones.data(), ones.data());
     for (int which : {0, 1}) {
         std::vector<double> bad = ones;
         bad[w.index(1, 0, 2)] = which ? std::numeric_limits<double>::infinity() : kNaN;
-        const std::string msg = error_of([&] { which ? stack.add(w, 1, 0, ones, bad) : stack.add(w, 1, 0, bad, ones); });
+        const std::string msg = error_of([&] { which ? stack.add(w, 1, 0, ones.data(), bad.data()) : stack.add(w, 1, 0, bad.data(), ones.data()); });
         INFO(msg);
         CHECK(contains(msg, which ? "shot illumination" : "shot image"));
         CHECK(contains(msg, "window node (ix 1, iy 0, iz 2)"));

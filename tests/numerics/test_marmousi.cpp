@@ -62,7 +62,7 @@ TEST_CASE("Marmousi at 22.5 m and 4 Hz (no dispersion warning) migrated with a s
         ShotGather geo = shot_geometry(truth, xs, 0, 45, 3.0, 0.004);
         const auto d = model_shots(truth, {geo}, w, p).front();
         const auto m = migrate_shot(smooth, d, w, opt);
-        stack.add(m.window.grid, m.window.ix0, m.window.iy0, m.image, m.illumination);
+        stack.add(m.window.grid, m.window.ix0, m.window.iy0, m.image.data(), m.illumination.data());
     }
     const Volume img = imaging::final_image(stack, {});
 

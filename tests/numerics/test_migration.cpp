@@ -108,7 +108,7 @@ TEST_CASE("a flat reflector is imaged within one cell of its depth (2D)") {
     for (double xs : {400.0, 800.0}) {
         const auto d = reflections(truth, smooth, shot_geometry(truth, xs, 0, 10, 0.7, 0.002), w, p);
         const auto s = migrate_shot(smooth, d, w, opt);
-        stack.add(s.window.grid, s.window.ix0, s.window.iy0, s.image, s.illumination);
+        stack.add(s.window.grid, s.window.ix0, s.window.iy0, s.image.data(), s.illumination.data());
     }
     const Volume img = imaging::final_image(stack, {});
     // The discrete interface lies between the nodes at 395 and 400 m. Columns between
@@ -131,7 +131,7 @@ TEST_CASE("a flat reflector is imaged within one cell of its depth (3D)") {
     opt.aperture = -1;
     const auto s = migrate_shot(smooth, d, w, opt);
     imaging::Stack stack(truth.grid());
-    stack.add(s.window.grid, s.window.ix0, s.window.iy0, s.image, s.illumination);
+    stack.add(s.window.grid, s.window.ix0, s.window.iy0, s.image.data(), s.illumination.data());
     const Volume img = imaging::final_image(stack, {});
     // The discrete interface lies between the nodes at 380 and 400 m.
     for (int c : {15, 20, 25}) {
@@ -153,7 +153,7 @@ TEST_CASE("a point scatterer is focused within one cell of where it is") {
     for (double xs : {250.0, 500.0, 750.0}) {
         const auto d = born_shot(m, dm, shot_geometry(m, xs, 0, 10, 0.6, 0.002), w, opt);
         const auto s = migrate_shot(m, d, w, opt);
-        stack.add(s.window.grid, s.window.ix0, s.window.iy0, s.image, s.illumination);
+        stack.add(s.window.grid, s.window.ix0, s.window.iy0, s.image.data(), s.illumination.data());
     }
     const Volume img = imaging::final_image(stack, {});
     int bx = 0, bz = 0;
@@ -291,7 +291,8 @@ TEST_CASE("the top mute zeroes the image above its depth and rises as a half cos
     Grid g;
     g.nx = 3, g.nz = 20, g.dx = g.dz = 10;
     imaging::Stack stack(g);
-    stack.add(g, 0, 0, std::vector<double>(g.size(), 1.0), std::vector<double>(g.size(), 1.0));
+    const std::vector<double> ones(g.size(), 1.0);
+    stack.add(g, 0, 0, ones.data(), ones.data());
     imaging::PostProcessing pp;
     pp.normalise = pp.laplacian = false;
     pp.top_mute = 0;

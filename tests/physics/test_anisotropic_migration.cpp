@@ -24,7 +24,8 @@ using namespace rtm::test;
 namespace {
 
 
-double max_abs(const std::vector<double>& v) {
+template <class A>
+double max_abs(const std::vector<double, A>& v) {
     double m = 0;
     for (double x : v) m = std::max(m, std::abs(x));
     return m;
@@ -514,7 +515,7 @@ TEST_CASE("a flat reflector under a tilted elliptical medium: TTI migration imag
         const auto d = reflections(truth, smooth, shot_geometry(truth, xs, 0, 10, 0.7, 0.002), w, p);
         for (auto [stack, model] : {std::pair<imaging::Stack*, const Model*>{&tti, &smooth}, {&iso, &iso_smooth}}) {
             const auto s = migrate_shot(*model, d, w, opt);
-            stack->add(s.window.grid, s.window.ix0, s.window.iy0, s.image, s.illumination);
+            stack->add(s.window.grid, s.window.ix0, s.window.iy0, s.image.data(), s.illumination.data());
         }
     }
     // Normalised by the illumination, without the Laplacian filter: -Lap is an

@@ -56,8 +56,10 @@ inline std::string error_of(const std::function<void()>& f) {
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// ||a - ref|| / ||ref||: the relative L2 difference of two fields or trace sets of one size.
-inline double rel_l2(const std::vector<double>& a, const std::vector<double>& ref) {
+// ||a - ref|| / ||ref||: the relative L2 difference of two fields or trace sets of one size
+// (either allocator: a migration's image is an UninitVector).
+template <class A, class B>
+double rel_l2(const std::vector<double, A>& a, const std::vector<double, B>& ref) {
     double d = 0, n = 0;
     for (std::size_t i = 0; i < a.size(); ++i) {
         d += (a[i] - ref[i]) * (a[i] - ref[i]);
