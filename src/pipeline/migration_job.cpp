@@ -558,10 +558,13 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     // one after another on the H200 host, 2026-11-23); in a shot group, in turn, each read
     // agreed by the group.
     // A read that fails leaves its batch a shot short (the batch is not filled up again).
-    auto read_shots = [&](std::vector<Taken>& ts, std::size_t from) {
-        const PhaseTimer reading("read shots");  // (on this thread: the reads' wall time)
+    // load() reads and keeps each read's failure (it may run beside: no queue work);
+    // settle() fails those shots, on this thread.
+    auto load = [&](std::vector<Taken>& ts, std::size_t from) {
         std::vector<std::exception_ptr> error(ts.size());
         const long n = long(ts.size());
+        if (long(from) >= n) return error;
+        const PhaseTimer reading("read shots");  // (on this thread: the reads' wall time)
 #pragma omp parallel for schedule(dynamic) if (beside && n - long(from) > 1)
         for (long k = long(from); k < n; ++k) try {
                 Taken& t = ts[std::size_t(k)];
@@ -569,6 +572,9 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             } catch (...) {
                 error[std::size_t(k)] = std::current_exception();
             }
+        return error;
+    };
+    auto settle = [&](std::vector<Taken>& ts, const std::vector<std::exception_ptr>& error) {
         std::vector<Taken> kept_ones;
         for (std::size_t k = 0; k < ts.size(); ++k) {
             if (!error[k]) {
@@ -583,48 +589,79 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         }
         ts = std::move(kept_ones);
     };
+    auto read_shots = [&](std::vector<Taken>& ts, std::size_t from) { settle(ts, load(ts, from)); };
     int batch = 0;
-    WindowCache kept;  // consecutive batches of one window share its domain and propagators
-    for (;;) {
-        if (g_stop_signal) queue.stop();
-        std::vector<Taken> taken;  // claimed and loaded
+    // Claims `first` and, without waiting, more up to a batch (a retry goes alone) into ts;
+    // the first shot this rank claims is read here, to choose the batch. Returns the count
+    // claimed; ts[0 .. read) are read.
+    std::size_t read = 0;
+    auto claim_batch = [&](parallel::WorkQueue::Claim first, std::vector<Taken>& ts) {
         int claimed = 0;
-        // A shot being stacked is not finished yet, and the queue waits for unfinished
-        // shots (they may come back for a retry): finish it before waiting.
-        parallel::WorkQueue::Claim first = adding.empty() ? queue.next() : queue.next(false);
-        if (!first && !adding.empty()) {
-            finish_stacking();
-            first = queue.next();
-        }
-        std::size_t unread = 0;  // taken[unread ..]: claimed, not yet read
+        read = 0;
         for (parallel::WorkQueue::Claim c = first; c; c = queue.next(false)) {
             ++claimed;
             const std::size_t i = std::size_t(c.item);
-            taken.push_back({c, i, "shot " + std::to_string(names[i].id) + " from " + names[i].file, {}});
+            ts.push_back({c, i, "shot " + std::to_string(names[i].id) + " from " + names[i].file, {}});
             if (batch == 0) {  // the first shot this rank reads sets the batch
-                read_shots(taken, unread);
-                unread = taken.size();
-                if (!taken.empty()) try {
+                read_shots(ts, 0);
+                if (!ts.empty()) try {
                         // No more than this rank's share of the shots: a rank taking a batch
                         // must not leave the other ranks without work.
                         const long groups = parallel::ShotGroups::get().count();
                         const long share = (long(order.size()) + groups - 1) / groups;
-                        batch = migration_batch(model, taken.back().shot, wavelet, opt.migration, share);
+                        batch = migration_batch(model, ts.back().shot, wavelet, opt.migration, share);
                         if (queue.leader())
                             every_rank().info("migrating up to {} shot(s) of one window at a time (propagation.batch {}{})",
                                               batch, opt.migration.propagation.batch,
                                               opt.migration.propagation.batch ? "" : ": automatic");
                     } catch (const std::exception& e) {
-                        failed(taken.back(), e);
-                        taken.pop_back();
-                        unread = taken.size();
+                        failed(ts.back(), e);
+                        ts.pop_back();
                     }
+                read = ts.size();
             }
-            if (c.retry || int(taken.size()) >= std::max(1, batch)) break;
+            if (c.retry || int(ts.size()) >= std::max(1, batch)) break;
         }
-        read_shots(taken, unread);
+        return claimed;
+    };
+    // The next batch, claimed and read while this one propagates (a 3D shot's read took
+    // 0.09 s between two shots' steps, H200 host, 2026-11-24); with one rank per shot
+    // only (a shot group reads together, each read agreed). A rank holds at most one
+    // batch ahead: the ranks still share the last batches as they finish. On a stop it
+    // is left unmigrated (its shots stay to do).
+    std::vector<Taken> ahead;
+    int ahead_claimed = 0;
+    std::future<std::vector<std::exception_ptr>> ahead_read;
+    WindowCache kept;  // consecutive batches of one window share its domain and propagators
+    for (;;) {
+        if (g_stop_signal) queue.stop();
+        std::vector<Taken> taken;  // claimed and loaded
+        int claimed = 0;
+        if (ahead_read.valid()) {
+            const auto error = ahead_read.get();
+            if (queue.stopped()) break;
+            taken = std::move(ahead);
+            ahead.clear();
+            claimed = ahead_claimed;
+            settle(taken, error);
+        } else {
+            // A shot being stacked is not finished yet, and the queue waits for unfinished
+            // shots (they may come back for a retry): finish it before waiting.
+            parallel::WorkQueue::Claim first = adding.empty() ? queue.next() : queue.next(false);
+            if (!first && !adding.empty()) {
+                finish_stacking();
+                first = queue.next();
+            }
+            claimed = claim_batch(first, taken);
+            read_shots(taken, read);
+        }
         if (!claimed) break;
         me.shots += claimed;
+        if (beside && batch > 0) {
+            ahead_claimed = claim_batch(queue.next(false), ahead);
+            if (ahead_claimed)
+                ahead_read = run_beside(true, 0.25, [&ahead, &load] { return load(ahead, 0); });
+        }
         std::vector<std::pair<BatchKey, std::vector<const Taken*>>> groups;
         for (const Taken& t : taken) {
             try {

@@ -105,8 +105,9 @@ struct JobReport {
 };
 
 // Runs (or resumes) the job over the shots `names`, on every rank of the world (all
-// call it); load_shot(i) reads shot i of them when a rank takes it (one batch of gathers
-// in memory at a time per rank). A folder holding a job with
+// call it); load_shot(i) reads shot i of them when a rank takes it (two batches of
+// gathers in memory at a time per rank: the one migrating and the next, read beside it;
+// one in a shot group). A folder holding a job with
 // another fingerprint is refused, naming the input that changed.
 JobReport run_migration_job(const Model& model, const std::vector<JobShot>& names,
                             const std::function<ShotGather(std::size_t)>& load_shot, const Wavelet& wavelet,

@@ -325,6 +325,8 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     if (!migration && prop.backend.gpu)
         host.push_back({2 * (R * rec.nt * 4.0 + R * steps * 8), "two gathers' traces (one written while the next is modelled)",
                         receivers_cause});
+    else if (migration)  // (the next gather is read while one migrates: migration_job.cpp)
+        host.push_back({2 * R * rec.nt * 4.0 + R * steps * 8, "two gathers and one's traces", receivers_cause});
     else
         host.push_back({R * rec.nt * 4.0 + R * steps * 8, "one gather's traces", receivers_cause});
     // On the CPU the propagators live in host memory too.

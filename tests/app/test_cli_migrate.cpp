@@ -65,6 +65,32 @@ TEST_CASE("rtm migrate writes the image, the illumination and a PNG on the model
     CHECK(img.grid.nz == 151);
 }
 
+// The next shot is claimed and read while the one before it propagates
+// (pipeline/migration_job.cpp): on the timeline (core/phases.h), the second shot's read
+// starts before the first shot's source steps end, on another thread.
+TEST_CASE("rtm migrate reads the next shot while the one before it propagates") {
+    const auto dir = scratch("cli-migrate-ahead");
+    const auto file = dir / "timeline.json";
+    const auto r = run_rtm(migrate_cmd(dir / "job"), "RTM_TIMELINE=" + file.string() + " ");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    std::ifstream in(file);
+    const auto events = nlohmann::json::parse(in).at("traceEvents");
+    std::vector<nlohmann::json> reads, steps;
+    for (const auto& e : events) {
+        if (e.at("name") == "read shots") reads.push_back(e);
+        if (e.at("name") == "source steps") steps.push_back(e);
+    }
+    const auto by_start = [](const auto& a, const auto& b) { return a.at("ts").template get<double>() < b.at("ts").template get<double>(); };
+    std::sort(reads.begin(), reads.end(), by_start);
+    std::sort(steps.begin(), steps.end(), by_start);
+    REQUIRE(reads.size() >= 2);
+    REQUIRE(steps.size() == 4);
+    const double first_steps_end = steps[0].at("ts").get<double>() + steps[0].at("dur").get<double>();
+    CHECK(reads[1].at("ts").get<double>() < first_steps_end);
+    CHECK(reads[1].at("tid") != steps[0].at("tid"));
+}
+
 TEST_CASE("an interrupted migration job resumes to an image identical bit for bit to an uninterrupted one") {
     const auto dir = scratch("cli-migrate-resume");
     // Catch runs the case once per section: the uninterrupted job only once.
