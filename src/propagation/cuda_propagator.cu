@@ -42,6 +42,7 @@
 #include "core/error.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_buffer.h"
+#include "kernels/cuda/points_cuda.h"
 #include "kernels/cuda/step_cuda.h"
 #include "kernels/step_planes.h"
 #include "parallel/world.h"
@@ -49,8 +50,8 @@
 #include "propagation/cuda_slab_exchange.h"
 #include "propagation/device_taps.h"
 #include "propagation/device_wavefields.h"
-#include "propagation/stored_propagator.h"
 #include "propagation/injection.h"
+#include "propagation/stored_propagator.h"
 #include "propagation/tti_propagator.h"
 
 namespace rtm {

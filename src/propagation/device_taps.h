@@ -15,7 +15,7 @@
 
 #include "kernels/cpu/transpose_cpu.h"
 #include "kernels/cuda/device_buffer.h"
-#include "kernels/cuda/step_cuda.h"
+#include "kernels/cuda/points_cuda.h"
 #include "propagation/injection.h"
 
 namespace rtm {

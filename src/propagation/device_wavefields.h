@@ -60,7 +60,7 @@
 #include "core/error.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_buffer.h"
-#include "kernels/cuda/step_cuda.h"
+#include "kernels/cuda/field_ops_cuda.h"
 #include "kernels/cuda/tti_cuda.h"
 #include "kernels/cuda/tti_window_cuda.h"
 #include "propagation/domain.h"

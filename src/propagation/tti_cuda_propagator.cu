@@ -18,15 +18,16 @@
 #include "core/error.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_buffer.h"
+#include "kernels/cuda/points_cuda.h"
 #include "kernels/cuda/step_cuda.h"
 #include "kernels/cuda/tti_cuda.h"
+#include "physics/stencil.h"
 #include "propagation/backend.h"
 #include "propagation/device_taps.h"
 #include "propagation/device_wavefields.h"
-#include "propagation/stored_propagator.h"
 #include "propagation/injection.h"
+#include "propagation/stored_propagator.h"
 #include "propagation/tti_propagator.h"
-#include "physics/stencil.h"
 
 namespace rtm {
 

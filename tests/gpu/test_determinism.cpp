@@ -14,7 +14,7 @@
 #include "gpu_test.h"
 #include "kernels/cpu/inject_cpu.h"
 #include "kernels/cuda/device_buffer.h"
-#include "kernels/cuda/step_cuda.h"
+#include "kernels/cuda/points_cuda.h"
 #include "migration_fixture.h"
 #include "propagation/injection.h"
 

@@ -262,7 +262,7 @@ TEST_CASE("CUDA step matches step_cpu to rounding in fp64 after 100 steps", "[gp
     if (!gpu_or_skip()) return;
     unsigned seed = 2000;
     for (const auto& c : kCases)
-        for (const char* v : {"naive", "q32x16", "q64x4", "q32x8r4", "t32x16"}) {
+        for (const char* v : {"naive", "q32x16", "q32x8", "t32x16"}) {
             if (c.ndim == 2 && std::string(v) != "naive" && std::string(v) != "q32x16" && std::string(v) != "t32x16")
                 continue;
             check_step<double>(c, v, seed++);
@@ -275,7 +275,7 @@ TEST_CASE("CUDA step with layers in one launch (no interior split) matches step_
     unsigned seed = 4000;
     for (const auto& c : kCases) {
         if (!c.pml_lo && !c.pml_hi) continue;
-        for (const char* v : {"q32x16", "q32x8r4", "t32x8", "t32x16"}) {
+        for (const char* v : {"q32x16", "q32x8", "t32x8", "t32x16"}) {
             if (c.ndim == 2 && std::string(v) != "q32x16" && std::string(v) != "t32x8") continue;
             check_step<float>(c, v, seed++, 100, false);
         }
@@ -288,7 +288,7 @@ TEST_CASE("CUDA step with pass 1 / the shell on a second stream (overlap 1, 2) m
     for (int ov : {1, 2})
         for (const auto& c : kCases) {
             if (!c.pml_lo && !c.pml_hi) continue;
-            for (const char* v : {"q32x8", "q32x16", "q32x8r4", "t32x8"}) {
+            for (const char* v : {"q32x8", "q32x16", "t32x8"}) {
                 if (c.ndim == 2 && std::string(v) != "q32x16") continue;
                 check_step<float>(c, v, seed++, 100, true, 16, ov);
             }
@@ -307,11 +307,11 @@ TEST_CASE("CUDA step with pass 1 / the shell on a second stream (overlap 1, 2) m
 
 TEST_CASE("CUDA step with automatic z chunks matches step_cpu on a larger 3D box", "[gpu]") {
     if (!gpu_or_skip()) return;
-    check_step<float>({3, 131, 97, 150, 20, 20, false}, "q32x8r4", 3004, 20, true, 0);
+    check_step<float>({3, 131, 97, 150, 20, 20, false}, "q32x8", 3004, 20, true, 0);
     check_step<float>({3, 131, 97, 150, 20, 20, false, true}, "q32x8", 3005, 20, true, 0);
-    check_step<double>({3, 131, 97, 150, 20, 20, true, true}, "q32x4r4", 3006, 20, true, 0);
+    check_step<double>({3, 131, 97, 150, 20, 20, true, true}, "q32x16", 3006, 20, true, 0);
     check_step<float>({3, 131, 97, 150, 20, 20, false}, "q32x16", 3001, 20, true, 0);
-    check_step<float>({3, 131, 97, 150, 20, 20, true}, "q64x8", 3002, 20, true, 0);
+    check_step<float>({3, 131, 97, 150, 20, 20, true}, "q32x8", 3002, 20, true, 0);
     check_step<float>({3, 131, 97, 150, 20, 20, false}, "t32x16", 3007, 20, true, 0);
     check_step<float>({3, 131, 97, 150, 0, 0, true}, "t32x8s6", 3008, 20, true, 0);
     check_step<double>({3, 131, 97, 150, 20, 20, false, true}, "t32x8", 3009, 20, true, 0);

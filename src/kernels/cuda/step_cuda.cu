@@ -23,10 +23,9 @@
 #include <mutex>
 #include <utility>
 
-#include "core/bfloat16.h"
 #include "core/error.h"
 #include "kernels/cuda/cuda_check.h"
-#include "kernels/cuda/window_stencils.cuh"
+#include "kernels/cuda/sm_count.h"
 
 #include <cuda.h>  // CUtensorMap (the encoder is fetched through the runtime: no -lcuda)
 #include <cudaTypedefs.h>
@@ -137,30 +136,30 @@ __global__ void __launch_bounds__(256) naive_kernel(StepArgs<T> A, int, const in
 }
 
 // ---------------------------------------------------------------------------------
-// Register queue (Micikevicius 2009) with a double-buffered shared-memory plane tile.
+// Register queue (Micikevicius 2009) with a double-buffered shared-memory plane tile:
+// the variants before Hopper (q32x16, q32x8) and the tile geometry the TMA variants share.
 //
-// Block: BX x BY threads (BY = 1 in 2D); each thread computes RY outputs per plane, in
-// tile rows ty, ty + BY, ..., ty + (RY-1) BY (a BX x BY*RY tile). The block's tile and z
-// range come from the launch grid (blockIdx.z selects a chunk of `zchunk` planes) or,
-// for split launches, from map[blockIdx.x] = {tile x, tile y, z0, z1}. Each thread keeps
-// u of its columns at z-4..z+4 in registers (q[j][0..8]); plane z goes to shared memory
-// with its x (and y) halos, read by edge threads. Loads for plane z+PD (u at z+4+PD,
-// halos, w, vdt2) are issued before plane z's barrier and arithmetic, so a plane's
-// latency hides behind the last one's work. One barrier per plane (two tile buffers).
+// Block: BX x BY threads (BY = 1 in 2D), one output per thread and plane. The block's
+// tile and z range come from the launch grid (blockIdx.z selects a chunk of `zchunk`
+// planes) or, for split launches, from map[blockIdx.x] = {tile x, tile y, z0, z1}. Each
+// thread keeps u of its column at z-4..z+4 in registers (q[0..8]) and the next plane's
+// value loading (q[9]); plane z goes to shared memory with its x (and y) halos, read by
+// edge threads. Loads for plane z+1 (u at z+5, halos, w, vdt2) are issued before plane
+// z's barrier and arithmetic, so a plane's latency hides behind the last one's work.
+// One barrier per plane (two tile buffers).
 // DRAM bytes per point: the 16 B (full) / 8 B (stencil) minimum, plus halo re-reads that
-// mostly hit L2 ((BX+8)(BY RY+8)/(BX BY RY) - 1 of u: 0.88 for 32x16, 1.5 for 32x8,
-// 0.56 for 32x8 with RY = 4), plus 8/zchunk of u for the queue's start-up at each chunk.
-// Shared memory: 2 (BX+8)(BY RY+8) values. RY > 1 also puts RY times the loads in
-// flight per thread and shares the barrier among RY outputs.
-template <class T, int NDIM, int BX, int BY, int RY, int MODE, int PD, int MINB>
-__global__ void __launch_bounds__(BX * BY, MINB) queue_kernel(StepArgs<T> A, int zchunk, const int4* map) {
+// mostly hit L2 ((BX+8)(BY+8)/(BX BY) - 1 of u: 0.88 for 32x16, 1.5 for 32x8), plus
+// 8/zchunk of u for the queue's start-up at each chunk. Shared memory: 2 (BX+8)(BY+8)
+// values. Variants that lost to these (loads two planes ahead, full occupancy, several
+// y rows per thread, 64-wide tiles; session 1-2 tables in docs/performance.md) are gone
+// from the code.
+template <class T, int NDIM, int BX, int BY, int MODE>
+__global__ void __launch_bounds__(BX * BY) queue_kernel(StepArgs<T> A, int zchunk, const int4* map) {
     constexpr int HY = NDIM == 3 ? R : 0;
     constexpr int TW = BX + 2 * R;
-    constexpr int TY = BY * RY;
-    constexpr int QN = 2 * R + PD;  // q[j][k] = u(z - R + k); entries past 2R are loads in flight
-    static_assert(NDIM == 3 || RY == 1, "2D tiles are single rows");
+    constexpr int QN = 2 * R + 1;  // q[k] = u(z - R + k); q[2R] is the load in flight
     static_assert(NDIM == 2 || BY >= R, "the y-halo rows are loaded by R thread rows");
-    __shared__ T tile[2][TY + 2 * HY][TW];
+    __shared__ T tile[2][BY + 2 * HY][TW];
     const Box& B = A.box;
     const long sy = B.sy(), sz = B.sz();
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -175,131 +174,83 @@ __global__ void __launch_bounds__(BX * BY, MINB) queue_kernel(StepArgs<T> A, int
         A = A.member(blockIdx.z / chunks);
     }
     const int ix = bx * BX + tx;
-    const int iy0 = NDIM == 3 ? by * TY + ty : 0;
-    bool active[RY], own[RY], hxl[RY], hxr[RY];
-#pragma unroll
-    for (int j = 0; j < RY; ++j) {
-        const int iy = iy0 + j * BY;
-        active[j] = ix < B.nx && iy < B.ny;
-        // Own column inside the padded array: provides the tile value (halo of the active).
-        own[j] = ix < B.nx + R && (NDIM == 2 || iy < B.ny + R);
-        hxl[j] = tx < R && iy < B.ny;
-        hxr[j] = tx >= BX - R && ix < B.nx && iy < B.ny;
-    }
+    const int iy = NDIM == 3 ? by * BY + ty : 0;
+    const bool active = ix < B.nx && iy < B.ny;
+    // Own column inside the padded array: provides the tile value (halo of the active).
+    const bool own = ix < B.nx + R && (NDIM == 2 || iy < B.ny + R);
+    const bool hxl = tx < R && iy < B.ny;
+    const bool hxr = tx >= BX - R && ix < B.nx && iy < B.ny;
     const bool hyt = NDIM == 3 && ty < R && ix < B.nx;
-    const bool hyb = NDIM == 3 && ty >= BY - R && ix < B.nx && iy0 + (RY - 1) * BY < B.ny;
+    const bool hyb = NDIM == 3 && ty >= BY - R && ix < B.nx && iy < B.ny;
     constexpr bool kW = MODE != kStencil;
-    const long jst = long(BY) * sy;  // row j's offset: j * jst
 
     const T* __restrict__ u = A.u;
     const T* __restrict__ v = A.vdt2;
     T* __restrict__ w = A.w;
-    long p = own[0] ? B.at(ix, iy0, z0) : 0;
+    long p = own ? B.at(ix, iy, z0) : 0;
 
-    // Prologue: the queues and PD planes of halos, w and vdt2.
-    T q[RY][QN];
+    // Prologue: the queue and the first plane's halos, w and vdt2.
+    T q[QN];
 #pragma unroll
-    for (int j = 0; j < RY; ++j)
-#pragma unroll
-        for (int k = 0; k < QN; ++k)
-            q[j][k] = (own[j] && z0 - R + k <= B.nz - 1 + R) ? __ldg(u + p + j * jst + (k - R) * sz) : T(0);
-    T cxl[RY][PD], cxr[RY][PD], cw[RY][PD], cv[RY][PD], cyt[PD], cyb[PD];
-#pragma unroll
-    for (int d = 0; d < PD; ++d) {
-        const bool in = z0 + d < z1;
-        const long pd = p + d * sz;
-#pragma unroll
-        for (int j = 0; j < RY; ++j) {
-            const long pj = pd + j * jst;
-            cxl[j][d] = (in && hxl[j]) ? __ldg(u + pj - R) : T(0);
-            cxr[j][d] = (in && hxr[j]) ? __ldg(u + pj + R) : T(0);
-            cw[j][d] = (kW && in && active[j]) ? w[pj] : T(0);
-            cv[j][d] = (kW && in && active[j]) ? __ldg(v + pj) : T(0);
-        }
-        cyt[d] = (in && hyt) ? __ldg(u + pd - R * sy) : T(0);
-        cyb[d] = (in && hyb) ? __ldg(u + pd + (RY - 1) * jst + R * sy) : T(0);
-    }
+    for (int k = 0; k < QN; ++k) q[k] = (own && z0 - R + k <= B.nz - 1 + R) ? __ldg(u + p + (k - R) * sz) : T(0);
+    const bool in = z0 < z1;
+    T cxl = (in && hxl) ? __ldg(u + p - R) : T(0);
+    T cxr = (in && hxr) ? __ldg(u + p + R) : T(0);
+    T cw = (kW && in && active) ? w[p] : T(0);
+    T cv = (kW && in && active) ? __ldg(v + p) : T(0);
+    T cyt = (in && hyt) ? __ldg(u + p - R * sy) : T(0);
+    T cyb = (in && hyb) ? __ldg(u + p + R * sy) : T(0);
 
     const T hx = A.inv_h2[0], hy = A.inv_h2[1], hz = A.inv_h2[2];
     const T c0s = T(stencil::c2(0)) * (hx + hy + hz);
     const bool zx = MODE == kPml && axis_zone<T, NDIM>(B, 0, ix);
-    const bool lx = MODE == kDamp && in_layer(ix, B.nx, B.pml_lo[0], B.pml_hi[0]);
+    const bool zy = MODE == kPml && NDIM == 3 && axis_zone<T, NDIM>(B, 1, iy);
+    const bool lxy = MODE == kDamp && (in_layer(ix, B.nx, B.pml_lo[0], B.pml_hi[0]) ||
+                                       (NDIM == 3 && in_layer(iy, B.ny, B.pml_lo[1], B.pml_hi[1])));
 
 #pragma unroll 1
     for (int z = z0; z < z1; ++z) {
         const int buf = (z - z0) & 1;
-#pragma unroll
-        for (int j = 0; j < RY; ++j) {
-            tile[buf][ty + j * BY + HY][tx + R] = q[j][R];
-            if (hxl[j]) tile[buf][ty + j * BY + HY][tx] = cxl[j][0];
-            if (hxr[j]) tile[buf][ty + j * BY + HY][tx + 2 * R] = cxr[j][0];
-        }
+        tile[buf][ty + HY][tx + R] = q[R];
+        if (hxl) tile[buf][ty + HY][tx] = cxl;
+        if (hxr) tile[buf][ty + HY][tx + 2 * R] = cxr;
         if (NDIM == 3) {
-            if (hyt) tile[buf][ty][tx + R] = cyt[0];
-            if (hyb) tile[buf][ty + (RY - 1) * BY + 2 * HY][tx + R] = cyb[0];
+            if (hyt) tile[buf][ty][tx + R] = cyt;
+            if (hyb) tile[buf][ty + 2 * HY][tx + R] = cyb;
         }
-        // Issue the loads of plane z + PD now; they complete behind the next planes' work.
-        const bool more = z + PD < z1;
-        const long pn = p + PD * sz;
-        T nq[RY], nxl[RY], nxr[RY], nw[RY], nv[RY];
-#pragma unroll
-        for (int j = 0; j < RY; ++j) {
-            const long pj = pn + j * jst;
-            nq[j] = (more && own[j]) ? __ldg(u + pj + R * sz) : T(0);
-            nxl[j] = (more && hxl[j]) ? __ldg(u + pj - R) : T(0);
-            nxr[j] = (more && hxr[j]) ? __ldg(u + pj + R) : T(0);
-            nw[j] = (kW && more && active[j]) ? w[pj] : T(0);
-            nv[j] = (kW && more && active[j]) ? __ldg(v + pj) : T(0);
-        }
+        // Issue the loads of plane z + 1 now; they complete behind this plane's work.
+        const bool more = z + 1 < z1;
+        const long pn = p + sz;
+        const T nq = (more && own) ? __ldg(u + pn + R * sz) : T(0);
+        const T nxl = (more && hxl) ? __ldg(u + pn - R) : T(0);
+        const T nxr = (more && hxr) ? __ldg(u + pn + R) : T(0);
+        const T nw = (kW && more && active) ? w[pn] : T(0);
+        const T nv = (kW && more && active) ? __ldg(v + pn) : T(0);
         const T nyt = (more && hyt) ? __ldg(u + pn - R * sy) : T(0);
-        const T nyb = (more && hyb) ? __ldg(u + pn + (RY - 1) * jst + R * sy) : T(0);
+        const T nyb = (more && hyb) ? __ldg(u + pn + R * sy) : T(0);
         __syncthreads();
-        const bool zz = MODE == kPml && axis_zone<T, NDIM>(B, 2, z);
-        const bool lz = MODE == kDamp && in_layer(z, B.nz, B.pml_lo[2], B.pml_hi[2]);
-#pragma unroll
-        for (int j = 0; j < RY; ++j) {
-            if (!active[j]) continue;
-            const int iy = iy0 + j * BY;
-            const long pj = p + j * jst;
-            const T* row = &tile[buf][ty + j * BY + HY][tx + R];
-            const T c = q[j][R];
+        if (active) {
+            const T* row = &tile[buf][ty + HY][tx + R];
+            const T c = q[R];
             const T wx = stencil::d2_wings(row, 1);
             const T wy = NDIM == 3 ? stencil::d2_wings(row, TW) : T(0);
-            const T wz = T(stencil::c2(1)) * (q[j][R + 1] + q[j][R - 1]) +
-                         T(stencil::c2(2)) * (q[j][R + 2] + q[j][R - 2]) +
-                         T(stencil::c2(3)) * (q[j][R + 3] + q[j][R - 3]) +
-                         T(stencil::c2(4)) * (q[j][R + 4] + q[j][R - 4]);
+            const T wz = T(stencil::c2(1)) * (q[R + 1] + q[R - 1]) + T(stencil::c2(2)) * (q[R + 2] + q[R - 2]) +
+                         T(stencil::c2(3)) * (q[R + 3] + q[R - 3]) + T(stencil::c2(4)) * (q[R + 4] + q[R - 4]);
+            const bool zz = MODE == kPml && axis_zone<T, NDIM>(B, 2, z);
             T lap;
-            if (MODE == kPml) {
-                const bool zy = NDIM == 3 && axis_zone<T, NDIM>(B, 1, iy);
-                if (zx || zy || zz) lap = zone_lap<T, NDIM>(A, pj, ix, iy, z, c, wx, wy, wz, zx, zy, zz);
-                else lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
-            } else {
-                lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
-            }
+            if (MODE == kPml && (zx || zy || zz)) lap = zone_lap<T, NDIM>(A, p, ix, iy, z, c, wx, wy, wz, zx, zy, zz);
+            else lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
             if (MODE == kStencil) {
-                w[pj] = lap;
+                w[p] = lap;
             } else {
-                const bool layer = MODE == kDamp && (lx || lz || (NDIM == 3 && in_layer(iy, B.ny, B.pml_lo[1], B.pml_hi[1])));
-                w[pj] = updated<T, MODE>(A, pj, layer, c, cw[j][0], cv[j][0], lap);
+                const bool layer = MODE == kDamp && (lxy || in_layer(z, B.nz, B.pml_lo[2], B.pml_hi[2]));
+                w[p] = updated<T, MODE>(A, p, layer, c, cw, cv, lap);
             }
         }
 #pragma unroll
-        for (int j = 0; j < RY; ++j) {
-#pragma unroll
-            for (int k = 0; k < QN - 1; ++k) q[j][k] = q[j][k + 1];
-            q[j][QN - 1] = nq[j];
-#pragma unroll
-            for (int d = 0; d < PD - 1; ++d) {
-                cxl[j][d] = cxl[j][d + 1]; cxr[j][d] = cxr[j][d + 1];
-                cw[j][d] = cw[j][d + 1]; cv[j][d] = cv[j][d + 1];
-            }
-            cxl[j][PD - 1] = nxl[j]; cxr[j][PD - 1] = nxr[j];
-            cw[j][PD - 1] = nw[j]; cv[j][PD - 1] = nv[j];
-        }
-#pragma unroll
-        for (int d = 0; d < PD - 1; ++d) { cyt[d] = cyt[d + 1]; cyb[d] = cyb[d + 1]; }
-        cyt[PD - 1] = nyt; cyb[PD - 1] = nyb;
+        for (int k = 0; k < QN - 1; ++k) q[k] = q[k + 1];
+        q[QN - 1] = nq;
+        cxl = nxl; cxr = nxr; cw = nw; cv = nv; cyt = nyt; cyb = nyb;
         p += sz;
     }
 }
@@ -527,185 +478,8 @@ __global__ void free_surface_kernel(Box B, T* f) {
     for (int k = 1; k <= R; ++k) f[B.at(ix, iy, -k)] = -f[B.at(ix, iy, k)];
 }
 
-template <class T>
-__global__ void sample_kernel(const T* __restrict__ u, int nrec, const int* __restrict__ off,
-                              const long* __restrict__ idx, const double* __restrict__ wgt, T* traces) {
-    const int r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= nrec) return;
-    double s = 0;
-    for (int k = off[r]; k < off[r + 1]; ++k) s = __dadd_rn(s, __dmul_rn(wgt[k], double(u[idx[k]])));
-    traces[r] = T(s);
-}
-
-// Sums rounded once, not fused with the product before them (the CPU twin's rounding).
-__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
-
-// One thread per target point, its taps in order (see inject_cuda in step_cuda.h).
-template <class T>
-__global__ void inject_kernel(T* w, int ntargets, const long* __restrict__ target, const int* __restrict__ offset,
-                              const int* __restrict__ src, const double* __restrict__ coef,
-                              const double* __restrict__ traces, int nt, double inv_vol, int n) {
-    const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= ntargets) return;
-    T acc = w[target[t]];
-    for (int k = offset[t]; k < offset[t + 1]; ++k) {
-        const double a = traces[long(src[k]) * nt + n];
-        if (a != 0) acc = add_rn(acc, T(__dmul_rn(__dmul_rn(coef[k], a), inv_vol)));
-    }
-    w[target[t]] = acc;
-}
-
-// Non-finite: every exponent bit set (infinity or NaN); a bit test, whatever the math flags.
-__device__ __forceinline__ bool nonfinite(float x) { return (__float_as_uint(x) & 0x7f800000u) == 0x7f800000u; }
-__device__ __forceinline__ bool nonfinite(double x) {
-    return (__double_as_longlong(x) & 0x7ff0000000000000LL) == 0x7ff0000000000000LL;
-}
-
-// Rows (iy, iz, member) spread over the blocks, x over the threads; any thread that
-// finds a non-finite computed point writes 1 (every writer writes the same value).
-template <class T>
-__global__ void nonfinite_kernel(Box B, const T* __restrict__ f, long rows, int* flag) {
-    bool bad = false;
-    for (long r = blockIdx.x; r < rows; r += gridDim.x) {
-        const int iy = int(r % B.ny);
-        const long zm = r / B.ny;
-        const int iz = int(zm % B.nz);
-        const T* row = f + long(B.padded_size()) * (zm / B.nz) + B.at(0, iy, iz);
-        for (int ix = threadIdx.x; ix < B.nx; ix += blockDim.x) bad |= nonfinite(row[ix]);
-    }
-    if (bad) *flag = 1;
-}
-
-template <class T>
-__global__ void add_window_kernel(Box B, Index3 o, int nx, int ny, int nz, const T* __restrict__ coef,
-                                  const T* __restrict__ f, T* u) {
-    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int m = blockIdx.y / ny, iy = blockIdx.y % ny, iz = blockIdx.z;
-    if (ix >= nx) return;
-    const long i = (long(iz) * ny + iy) * nx + ix;
-    const long p = B.at(o.x + ix, o.y + iy, o.z + iz) + m * long(B.padded_size());
-    u[p] += T(double(coef[i]) * double(f[i + m * long(nx) * ny * nz]));
-}
-
-template <class T>
-__global__ void gather_kernel(const T* __restrict__ f, const long* __restrict__ idx, std::size_t n, float* dst) {
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += std::size_t(gridDim.x) * blockDim.x)
-        dst[i] = float(f[idx[i]]);
-}
-
-template <class T>
-__global__ void scatter_kernel(const float* __restrict__ src, const long* __restrict__ idx, std::size_t n, T* f) {
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += std::size_t(gridDim.x) * blockDim.x)
-        f[idx[i]] = T(src[i]);
-}
-
-template <class T>
-__global__ void pack_window_kernel(Box B, Index3 o, int nx, int ny, const T* __restrict__ u, void* dst, bool bf16) {
-    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int m = blockIdx.y / ny, iy = blockIdx.y % ny, iz = blockIdx.z;
-    if (ix >= nx) return;
-    const long i = (long(iz) * ny + iy) * nx + ix + m * long(nx) * ny * gridDim.z;
-    const T v = u[B.at(o.x + ix, o.y + iy, o.z + iz) + m * long(B.padded_size())];
-    if (bf16) static_cast<std::uint16_t*>(dst)[i] = to_bf16(float(v));
-    else static_cast<T*>(dst)[i] = v;
-}
-
-template <class T>
-__global__ void unpack_window_kernel(Box B, Index3 o, int nx, int ny, const void* src, bool bf16, T* u) {
-    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int m = blockIdx.y / ny, iy = blockIdx.y % ny, iz = blockIdx.z;
-    if (ix >= nx) return;
-    const long i = (long(iz) * ny + iy) * nx + ix + m * long(nx) * ny * gridDim.z;
-    u[B.at(o.x + ix, o.y + iy, o.z + iz) + m * long(B.padded_size())] =
-        bf16 ? T(from_bf16(static_cast<const std::uint16_t*>(src)[i])) : static_cast<const T*>(src)[i];
-}
-
-template <class T>
-__global__ void correlate_window_kernel(Box B, Index3 o, int nx, int ny, const T* __restrict__ us,
-                                        const T* __restrict__ u, double w, double* __restrict__ image,
-                                        double* __restrict__ illum) {
-    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int m = blockIdx.y / ny, iy = blockIdx.y % ny, iz = blockIdx.z;
-    if (ix >= nx) return;
-    const long i = (long(iz) * ny + iy) * nx + ix + m * long(nx) * ny * gridDim.z;
-    const long p = B.at(o.x + ix, o.y + iy, o.z + iz) + m * long(B.padded_size());
-    const double s = double(us[p]), ws = __dmul_rn(w, s);
-    image[i] = __dadd_rn(image[i], __dmul_rn(ws, double(u[p])));
-    illum[i] = __dadd_rn(illum[i], __dmul_rn(ws, s));
-}
-
-template <class T>
-__global__ void image_window_kernel(Box B, WindowImaging wi, const T* __restrict__ us, const T* __restrict__ usp,
-                                    const T* __restrict__ u, const T* __restrict__ up, const double* __restrict__ v2,
-                                    double* __restrict__ image, double* __restrict__ illum) {
-    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int m = blockIdx.y / wi.ny, iy = blockIdx.y % wi.ny, iz = blockIdx.z;
-    if (ix >= wi.nx) return;
-    const long i = (long(iz) * wi.ny + iy) * wi.nx + ix;             // v2's node (shared)
-    const long im = i + m * long(wi.nx) * wi.ny * wi.nz;              // the member's image node
-    const long p = B.at(wi.origin.x + ix, wi.origin.y + iy, wi.origin.z + iz) + m * long(B.padded_size());
-    const long st[3] = {1, B.sy(), B.sz()};
-    // Nodes read along each axis: the window's, and along z the planes it continues into.
-    const int c[3] = {ix, iy, iz}, lo[3] = {0, 0, -wi.z_before}, hi[3] = {wi.nx, wi.ny, wi.nz + wi.z_after};
-    const double s = double(us[p]);
-    double term = 0;
-    if (wi.born) {
-        double lap = 0;
-        for (int ax = 0; ax < 3; ++ax)
-            if (ax != 1 || wi.ny > 1) lap += window_d2(us + p, st[ax], c[ax], lo[ax], hi[ax], wi.h[ax]);
-        term = -(v2[i] * lap * double(u[p]));
-    } else {
-        double gg = 0;
-        for (int ax = 0; ax < 3; ++ax)
-            if (ax != 1 || wi.ny > 1)
-                gg += window_d1(us + p, st[ax], c[ax], lo[ax], hi[ax], wi.h[ax]) *
-                      window_d1(u + p, st[ax], c[ax], lo[ax], hi[ax], wi.h[ax]);
-        const double srate = (s - double(usp[p])) / wi.dt, lrate = (double(u[p]) - double(up[p])) / wi.dt;
-        term = srate * lrate / v2[i] - gg;
-    }
-    image[im] += wi.w * term;
-    illum[im] += wi.w * s * s;
-}
-
-__global__ void copy_kernel(const float4* __restrict__ src, float4* __restrict__ dst, std::size_t n4) {
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    for (; i + 3 * stride < n4; i += 4 * stride) {
-        const float4 a = __ldcs(src + i), b = __ldcs(src + i + stride), c = __ldcs(src + i + 2 * stride),
-                     d = __ldcs(src + i + 3 * stride);
-        __stcs(dst + i, a);
-        __stcs(dst + i + stride, b);
-        __stcs(dst + i + 2 * stride, c);
-        __stcs(dst + i + 3 * stride, d);
-    }
-    for (; i < n4; i += stride) __stcs(dst + i, __ldcs(src + i));
-}
-
-__global__ void update_stream_kernel(const float4* __restrict__ a, const float4* __restrict__ b,
-                                     float4* __restrict__ d, std::size_t n4) {
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += stride) {
-        const float4 x = __ldcs(a + i), y = __ldcs(b + i), o = d[i];
-        __stcs(d + i, make_float4(2 * x.x - o.x + y.x * x.x, 2 * x.y - o.y + y.y * x.y,
-                                  2 * x.z - o.z + y.z * x.z, 2 * x.w - o.w + y.w * x.w));
-    }
-}
-
 // ---------------------------------------------------------------------------------
 // Host side.
-
-int sm_count() {
-    static int n = [] {
-        int dev = 0, v = 0;
-        RTM_CUDA_CHECK(cudaGetDevice(&dev));
-        RTM_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
-        return v;
-    }();
-    return n;
-}
 
 // smem: the kernel's dynamic shared memory (the TMA kernels'), allowed once per kernel.
 int blocks_per_sm(const void* kernel, int threads, int smem = 0) {
@@ -836,15 +610,15 @@ unsigned grid_z(long n) {
     return unsigned(n);
 }
 
-template <class T, int NDIM, int BX, int BY, int MODE, int PD = 1, int MINB = 0, int RY = 1>
+template <class T, int NDIM, int BX, int BY, int MODE>
 Launch<T, NDIM, MODE> queue_launch(const Box& B, int zchunk, int batch) {
     Launch<T, NDIM, MODE> L;
-    L.kernel = reinterpret_cast<const void*>(&queue_kernel<T, NDIM, BX, BY, RY, MODE, PD, MINB>);
+    L.kernel = reinterpret_cast<const void*>(&queue_kernel<T, NDIM, BX, BY, MODE>);
     if constexpr (MODE == kPml || MODE == kDamp)
-        L.interior = reinterpret_cast<const void*>(&queue_kernel<T, NDIM, BX, BY, RY, kFull, PD, MINB>);
+        L.interior = reinterpret_cast<const void*>(&queue_kernel<T, NDIM, BX, BY, kFull>);
     L.block = dim3(BX, BY, 1);
     L.tile_x = BX;
-    L.tile_y = NDIM == 3 ? BY * RY : 1;
+    L.tile_y = NDIM == 3 ? BY : 1;
     const long gx = (B.nx + BX - 1) / BX, gy = NDIM == 3 ? (B.ny + L.tile_y - 1) / L.tile_y : 1;
     if (zchunk <= 0) zchunk = choose_zchunk(gx * gy * batch, B.nz, sm_count() * blocks_per_sm(L.kernel, BX * BY));
     zchunk = std::min(zchunk, B.nz);
@@ -899,14 +673,6 @@ Launch<T, NDIM, MODE> make_launch(const Box& B, const LaunchConfig& cfg, int bat
             case Variant::T32x8: return tma_launch<T, NDIM, 32, 8, MODE, 4>(B, cfg.zchunk, batch);
             case Variant::T32x8s6: return tma_launch<T, NDIM, 32, 8, MODE, 6>(B, cfg.zchunk, batch);
             case Variant::Q32x8: return queue_launch<T, NDIM, 32, 8, MODE>(B, cfg.zchunk, batch);
-            case Variant::Q64x8: return queue_launch<T, NDIM, 64, 8, MODE>(B, cfg.zchunk, batch);
-            case Variant::Q64x4: return queue_launch<T, NDIM, 64, 4, MODE>(B, cfg.zchunk, batch);
-            case Variant::Q32x16d2: return queue_launch<T, NDIM, 32, 16, MODE, 2>(B, cfg.zchunk, batch);
-            case Variant::Q32x8d2: return queue_launch<T, NDIM, 32, 8, MODE, 2>(B, cfg.zchunk, batch);
-            case Variant::Q32x16o: return queue_launch<T, NDIM, 32, 16, MODE, 1, sizeof(T) == 4 ? 4 : 2>(B, cfg.zchunk, batch);
-            case Variant::Q32x8r2: return queue_launch<T, NDIM, 32, 8, MODE, 1, 0, 2>(B, cfg.zchunk, batch);
-            case Variant::Q32x8r4: return queue_launch<T, NDIM, 32, 8, MODE, 1, 0, 4>(B, cfg.zchunk, batch);
-            case Variant::Q32x4r4: return queue_launch<T, NDIM, 32, 4, MODE, 1, 0, 4>(B, cfg.zchunk, batch);
             default: return queue_launch<T, NDIM, 32, 16, MODE>(B, cfg.zchunk, batch);
         }
     }
@@ -1106,10 +872,7 @@ void step_dim(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
 }  // namespace
 
 const std::vector<std::string>& variant_names() {
-    static const std::vector<std::string> names = {"naive",    "q32x16",   "q32x8",  "q64x8",
-                                                         "q64x4",    "q32x16d2", "q32x8d2", "q32x16o",
-                                                         "q32x8r2",  "q32x8r4",  "q32x4r4",
-                                                         "t32x16",   "t32x8",    "t32x8s6"};
+    static const std::vector<std::string> names = {"naive", "q32x16", "q32x8", "t32x16", "t32x8", "t32x8s6"};
     return names;
 }
 
@@ -1156,131 +919,6 @@ void free_surface_cuda(const Box& box, T* f, cudaStream_t stream, int batch) {
 }
 
 template <class T>
-void sample_cuda(const T* u, int nrec, const int* offset, const long* index, const double* weight, T* traces,
-                 int n, cudaStream_t stream) {
-    if (nrec <= 0) return;
-    sample_kernel<T><<<(nrec + 255) / 256, 256, 0, stream>>>(u, nrec, offset, index, weight,
-                                                             traces + long(n) * nrec);
-    RTM_CUDA_CHECK_LAUNCH("sample_kernel");
-}
-
-template <class T>
-void inject_cuda(T* w, int ntargets, const long* target, const int* offset, const int* source, const double* coef,
-                 const double* traces, int nt, double inv_vol, int n, cudaStream_t stream) {
-    if (ntargets <= 0 || n < 0 || n >= nt) return;
-    inject_kernel<T><<<(ntargets + 255) / 256, 256, 0, stream>>>(w, ntargets, target, offset, source, coef, traces,
-                                                                 nt, inv_vol, n);
-    RTM_CUDA_CHECK_LAUNCH("inject_kernel");
-}
-
-template <class T>
-void nonfinite_cuda(const Box& box, const T* f, int batch, int* flag, cudaStream_t stream) {
-    const long rows = long(box.ny) * box.nz * batch;
-    if (rows <= 0) return;
-    const unsigned blocks = unsigned(std::min<long>(rows, long(sm_count()) * 16));
-    nonfinite_kernel<T><<<blocks, 128, 0, stream>>>(box, f, rows, flag);
-    RTM_CUDA_CHECK_LAUNCH("nonfinite_kernel");
-}
-
-// Launches launch(m0, members, grid) for groups of batch members whose window rows
-// (ny per member, the grid's y dimension) fit its 65535 blocks: the window kernels read
-// the member from blockIdx.y / ny.
-template <class L>
-void window_members(int nx, int ny, int nz, int batch, L launch) {
-    if (nx <= 0 || ny <= 0 || nz <= 0) return;
-    const int per = std::max(1, 65535 / ny);
-    for (int m0 = 0; m0 < batch; m0 += per) {
-        const int members = std::min(per, batch - m0);
-        launch(m0, dim3((nx + 127) / 128, unsigned(ny * members), unsigned(nz)));
-    }
-}
-
-template <class T>
-void add_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* coef, const T* f, T* u,
-                     cudaStream_t stream, int batch) {
-    const long ws = long(nx) * ny * nz, ps = long(box.padded_size());
-    window_members(nx, ny, nz, batch, [&](int m0, dim3 grid) {
-        add_window_kernel<T><<<grid, 128, 0, stream>>>(box, origin, nx, ny, nz, coef, f + m0 * ws, u + m0 * ps);
-        RTM_CUDA_CHECK_LAUNCH("add_window_kernel");
-    });
-}
-
-template <class T>
-void gather_cuda(const T* f, const long* index, std::size_t n, float* dst, cudaStream_t stream) {
-    if (!n) return;
-    const unsigned blocks = unsigned(std::min<std::size_t>((n + 255) / 256, std::size_t(sm_count()) * 16));
-    gather_kernel<T><<<blocks, 256, 0, stream>>>(f, index, n, dst);
-    RTM_CUDA_CHECK_LAUNCH("gather_kernel");
-}
-
-template <class T>
-void scatter_cuda(const float* src, const long* index, std::size_t n, T* f, cudaStream_t stream) {
-    if (!n) return;
-    const unsigned blocks = unsigned(std::min<std::size_t>((n + 255) / 256, std::size_t(sm_count()) * 16));
-    scatter_kernel<T><<<blocks, 256, 0, stream>>>(src, index, n, f);
-    RTM_CUDA_CHECK_LAUNCH("scatter_kernel");
-}
-
-template <class T>
-void pack_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* u, void* dst, bool bf16,
-                      cudaStream_t stream, int batch) {
-    const long ws = long(nx) * ny * nz, ps = long(box.padded_size());
-    const std::size_t bytes = bf16 ? 2 : sizeof(T);
-    window_members(nx, ny, nz, batch, [&](int m0, dim3 grid) {
-        pack_window_kernel<T><<<grid, 128, 0, stream>>>(box, origin, nx, ny, u + m0 * ps,
-                                                        static_cast<std::uint8_t*>(dst) + m0 * ws * bytes, bf16);
-        RTM_CUDA_CHECK_LAUNCH("pack_window_kernel");
-    });
-}
-
-template <class T>
-void unpack_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const void* src, bool bf16, T* u,
-                        cudaStream_t stream, int batch) {
-    const long ws = long(nx) * ny * nz, ps = long(box.padded_size());
-    const std::size_t bytes = bf16 ? 2 : sizeof(T);
-    window_members(nx, ny, nz, batch, [&](int m0, dim3 grid) {
-        unpack_window_kernel<T><<<grid, 128, 0, stream>>>(
-            box, origin, nx, ny, static_cast<const std::uint8_t*>(src) + m0 * ws * bytes, bf16, u + m0 * ps);
-        RTM_CUDA_CHECK_LAUNCH("unpack_window_kernel");
-    });
-}
-
-template <class T>
-void correlate_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* us, const T* u,
-                           double w, double* image, double* illum, cudaStream_t stream, int batch) {
-    const long ws = long(nx) * ny * nz, ps = long(box.padded_size());
-    window_members(nx, ny, nz, batch, [&](int m0, dim3 grid) {
-        correlate_window_kernel<T><<<grid, 128, 0, stream>>>(box, origin, nx, ny, us + m0 * ps, u + m0 * ps, w,
-                                                             image + m0 * ws, illum + m0 * ws);
-        RTM_CUDA_CHECK_LAUNCH("correlate_window_kernel");
-    });
-}
-
-template <class T>
-void image_window_cuda(const Box& box, const WindowImaging& wi, const T* us, const T* usp, const T* u, const T* up,
-                       const double* v2, double* image, double* illum, cudaStream_t stream, int batch) {
-    const long ws = long(wi.nx) * wi.ny * wi.nz, ps = long(box.padded_size());
-    window_members(wi.nx, wi.ny, wi.nz, batch, [&](int m0, dim3 grid) {
-        image_window_kernel<T><<<grid, 128, 0, stream>>>(box, wi, us + m0 * ps, usp + m0 * ps, u + m0 * ps,
-                                                         up + m0 * ps, v2, image + m0 * ws, illum + m0 * ws);
-        RTM_CUDA_CHECK_LAUNCH("image_window_kernel");
-    });
-}
-
-void copy_cuda(const float* src, float* dst, std::size_t n, cudaStream_t stream) {
-    const std::size_t n4 = n / 4;
-    copy_kernel<<<sm_count() * 8, 256, 0, stream>>>(reinterpret_cast<const float4*>(src),
-                                                    reinterpret_cast<float4*>(dst), n4);
-    RTM_CUDA_CHECK_LAUNCH("copy_kernel");
-}
-
-void update_stream_cuda(const float* a, const float* b, float* d, std::size_t n, cudaStream_t stream) {
-    update_stream_kernel<<<sm_count() * 8, 256, 0, stream>>>(
-        reinterpret_cast<const float4*>(a), reinterpret_cast<const float4*>(b), reinterpret_cast<float4*>(d), n / 4);
-    RTM_CUDA_CHECK_LAUNCH("update_stream_kernel");
-}
-
-template <class T>
 KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_only, int batch) {
     batch = std::min(batch, members_per_launch(box.nz));  // one group's launch (member_groups)
     auto fill = [&](auto L) {
@@ -1309,21 +947,7 @@ KernelInfo describe_step(const Box& box, const LaunchConfig& cfg, bool stencil_o
     template void step_cuda<T>(const StepArgs<T>&, const LaunchConfig&, cudaStream_t);                       \
     template void stencil_cuda<T>(const Box&, const T[3], const T*, T*, const LaunchConfig&, cudaStream_t);  \
     template void free_surface_cuda<T>(const Box&, T*, cudaStream_t, int);                                        \
-    template void sample_cuda<T>(const T*, int, const int*, const long*, const double*, T*, int,             \
-                                 cudaStream_t);                                                              \
-    template void inject_cuda<T>(T*, int, const long*, const int*, const int*, const double*, const double*,   \
-                                 int, double, int, cudaStream_t);                                            \
-    template void nonfinite_cuda<T>(const Box&, const T*, int, int*, cudaStream_t);                          \
-    template KernelInfo describe_step<T>(const Box&, const LaunchConfig&, bool, int);                              \
-    template void add_window_cuda<T>(const Box&, Index3, int, int, int, const T*, const T*, T*, cudaStream_t, int); \
-    template void gather_cuda<T>(const T*, const long*, std::size_t, float*, cudaStream_t);                   \
-    template void scatter_cuda<T>(const float*, const long*, std::size_t, T*, cudaStream_t); \
-    template void pack_window_cuda<T>(const Box&, Index3, int, int, int, const T*, void*, bool, cudaStream_t, int); \
-    template void unpack_window_cuda<T>(const Box&, Index3, int, int, int, const void*, bool, T*, cudaStream_t, int); \
-    template void correlate_window_cuda<T>(const Box&, Index3, int, int, int, const T*, const T*, double,       \
-                                           double*, double*, cudaStream_t, int);                               \
-    template void image_window_cuda<T>(const Box&, const WindowImaging&, const T*, const T*, const T*, const T*, \
-                                       const double*, double*, double*, cudaStream_t, int);
+    template KernelInfo describe_step<T>(const Box&, const LaunchConfig&, bool, int);
 RTM_INSTANTIATE(float)
 RTM_INSTANTIATE(double)
 

@@ -8,7 +8,7 @@
 // and its adjoint are one fixed linear map, as on the CPU.
 #include <cuda_runtime_api.h>
 
-#include "kernels/cuda/step_cuda.h"
+#include "kernels/cuda/field_ops_cuda.h"
 
 namespace rtm::kernels::cuda {
 
