@@ -325,8 +325,22 @@ public:
     bool finite() const override { return f_.finite(); }
 
     // u += injection * f on the window's nodes, after the step just queued.
-    void add_field(const std::vector<double>& f) override {
-        f_.add_field(f, [&](int, long p) { return d_.injection(p); });
+    void add_field(const std::vector<double>& f) override { f_.add_field(f, InjectionWeight{d_}); }
+
+    // Born modelling: the source -dm v^2 Lap u0 formed on the device from the background's
+    // field, with add_field's weights (DeviceWavefields::add_scalar_born_source).
+    void set_born_perturbation(const Grid& window, std::vector<double> dm_v2) override {
+        RTM_CUDA_CHECK(cudaSetDevice(device_));
+        require_domain_window(d_, window);
+        Propagator::set_born_perturbation(window, std::move(dm_v2));  // checks the size
+        f_.set_born_perturbation(this->born_perturbation());
+    }
+    void add_born_source(const Propagator& background) override {
+        const auto* u0 = dynamic_cast<const CudaPropagator<T>*>(&background);
+        if (!u0) unsupported("Born modelling with a background propagator of another backend or precision");
+        require_same_batch(background);
+        this->born_perturbation();  // throws when none was set
+        f_.add_scalar_born_source(u0->f_, InjectionWeight{d_});
     }
 
     void reserve_bands(std::size_t count) override { f_.reserve_bands(count); }
@@ -345,6 +359,12 @@ public:
     std::string name() const override { return sizeof(T) == 4 ? "cuda (fp32)" : "cuda (fp64)"; }
 
 private:
+    // The weight of a unit source density at padded point p (the one field's): the
+    // window's volume sources (add_field) and the Born source.
+    struct InjectionWeight {
+        const Domain& d;
+        double operator()(int, long p) const { return d.injection(p); }
+    };
     // Whether padded point p lies on an edge plane (the R planes beside an inner face).
     bool on_edge(long p) const {
         const long iz = (p % long(box_.padded_size())) / box_.sz() - stencil::R;

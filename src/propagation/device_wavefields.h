@@ -194,10 +194,8 @@ public:
             fail("add_field", "the field has " + std::to_string(f.size()) + " values but the window " +
                                   std::to_string(g.size()) + " nodes" +
                                   (batch_ > 1 ? " for each of " + std::to_string(batch_) + " members" : ""));
-        if (inj_.empty()) {  // coefficient per field and window node, once
-            window_table(inj_, fields_, coef);
-            field_.resize(f.size());
-        }
+        if (inj_.empty()) window_table(inj_, fields_, coef);  // coefficient per field and window node, once
+        if (field_.size() != f.size()) field_.resize(f.size());
         field_host_.resize(f.size());
         for (std::size_t i = 0; i < f.size(); ++i) field_host_[i] = T(f[i]);
         // Pageable source: the copy is staged before it returns, so field_host_ may change after.
@@ -455,6 +453,21 @@ public:
     void set_born_perturbation(const std::vector<double>& dm_v2) {
         require_device_memory<T>(box_, dm_v2.size() * sizeof(double), "Born perturbation");
         born_dm_v2_.upload(dm_v2, stream_);
+    }
+    // One field (isotropic): cur += coef(0, p) g on the window, g = -dm_v2 Lap u0 of the
+    // background's current field, formed on the device (born_source_window_cuda: the
+    // host path of Propagator::add_born_source downloaded u0 and uploaded g every step).
+    // coef(field, p): add_field's weight of a unit source density, taken once.
+    template <class Coef>
+    void add_scalar_born_source(const DeviceWavefields& background, const Coef& coef) {
+        const Grid& g = d_.window();
+        if (inj_.empty()) window_table(inj_, fields_, coef);
+        after(background, [&] {
+            const double h[3] = {g.dx, g.dy, g.dz};
+            kc::born_source_window_cuda(box_, window_origin(), g.nx, g.ny, g.nz, h, born_dm_v2_.data(),
+                                        background.field(background.cur, 0), inj_.data(), field(cur, 0), stream_,
+                                        batch_);
+        });
     }
     // cur += W g on the window, g = -dm_v2 diag(H, V) (p0, q0) of the background's current
     // fields; coef(k, j, p): W_kj / (1 + k) at padded point p, taken once (in double).

@@ -327,4 +327,14 @@ PointStencil Domain::point(double x, double y, double z, const std::string& what
     return s;
 }
 
+void require_domain_window(const Domain& d, const Grid& window) {
+    const Grid& w = d.window();
+    if (window.nx != w.nx || window.ny != w.ny || window.nz != w.nz)
+        fail("set_born_perturbation",
+             "the perturbation's window is " + std::to_string(window.nx) + " x " + std::to_string(window.ny) + " x " +
+                 std::to_string(window.nz) + " nodes, the domain's " + std::to_string(w.nx) + " x " +
+                 std::to_string(w.ny) + " x " + std::to_string(w.nz),
+             "Give the domain's window");
+}
+
 }  // namespace rtm

@@ -163,4 +163,8 @@ private:
     int held_z0_ = 0, held_z1_ = 0;  // computed planes whose arrays this domain holds
 };
 
+// Throws unless `window` has the domain's window's nodes (a device propagator's
+// set_born_perturbation: its Born source is formed on the domain's window).
+void require_domain_window(const Domain& d, const Grid& window);
+
 }  // namespace rtm

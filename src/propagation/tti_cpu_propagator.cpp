@@ -211,16 +211,6 @@ double tti_injection_weight(const Domain& d, int field, long i) {
     return 0.5 * (field == 0 ? c.cpp[i] + c.cpq[i] : c.cpq[i] + d.vdt2()[i]) / damp;
 }
 
-void require_domain_window(const Domain& d, const Grid& window) {
-    const Grid& w = d.window();
-    if (window.nx != w.nx || window.ny != w.ny || window.nz != w.nz)
-        fail("set_born_perturbation",
-             "the perturbation's window is " + std::to_string(window.nx) + " x " + std::to_string(window.ny) + " x " +
-                 std::to_string(window.nz) + " nodes, the domain's " + std::to_string(w.nx) + " x " +
-                 std::to_string(w.ny) + " x " + std::to_string(w.nz),
-             "Give the domain's window");
-}
-
 double tti_w(const Domain& d, int k, int j, long i) {
     const auto& c = d.tti();
     const double damp = d.damping().empty() ? 1.0 : 1 + d.damping()[i];

@@ -27,9 +27,6 @@ double tti_injection_weight(const Domain& d, int field, long i);
 // Born source, Propagator::add_born_source).
 double tti_w(const Domain& d, int k, int j, long i);
 
-// Throws unless `window` has the domain's window's nodes (set_born_perturbation).
-void require_domain_window(const Domain& d, const Grid& window);
-
 // Both backends' TTI propagators hold p and q in one array per time level (p of every
 // member, then q): the isotropic propagators' storage for migration (band, states,
 // snapshots, image) then moves both fields as it moves the members of a batch, and

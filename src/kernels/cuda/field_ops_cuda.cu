@@ -94,6 +94,23 @@ __global__ void correlate_window_kernel(Box B, Index3 o, int nx, int ny, const T
 }
 
 template <class T>
+__global__ void born_source_window_kernel(Box B, Index3 o, int nx, int ny, int nz, double hx, double hy, double hz,
+                                          const double* __restrict__ dm_v2, const T* __restrict__ u0,
+                                          const T* __restrict__ coef, T* u) {
+    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
+    const int m = blockIdx.y / ny, iy = blockIdx.y % ny, iz = blockIdx.z;
+    if (ix >= nx) return;
+    const long i = (long(iz) * ny + iy) * nx + ix;
+    const long p = B.at(o.x + ix, o.y + iy, o.z + iz) + m * long(B.padded_size());
+    double lap = 0;
+    lap += window_d2(u0 + p, 1, ix, 0, nx, hx);
+    if (ny > 1) lap += window_d2(u0 + p, B.sy(), iy, 0, ny, hy);
+    lap += window_d2(u0 + p, B.sz(), iz, 0, nz, hz);
+    const T g = T(-dm_v2[i + m * long(nx) * ny * nz] * lap);
+    u[p] += T(double(coef[i]) * double(g));
+}
+
+template <class T>
 __global__ void image_window_kernel(Box B, WindowImaging wi, const T* __restrict__ us, const T* __restrict__ usp,
                                     const T* __restrict__ u, const T* __restrict__ up, const double* __restrict__ v2,
                                     double* __restrict__ image, double* __restrict__ illum) {
@@ -212,6 +229,17 @@ void correlate_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz
 }
 
 template <class T>
+void born_source_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const double h[3],
+                             const double* dm_v2, const T* u0, const T* coef, T* u, cudaStream_t stream, int batch) {
+    const long ws = long(nx) * ny * nz, ps = long(box.padded_size());
+    window_members(nx, ny, nz, batch, [&](int m0, dim3 grid) {
+        born_source_window_kernel<T><<<grid, 128, 0, stream>>>(box, origin, nx, ny, nz, h[0], h[1], h[2],
+                                                               dm_v2 + m0 * ws, u0 + m0 * ps, coef, u + m0 * ps);
+        RTM_CUDA_CHECK_LAUNCH("born_source_window_kernel");
+    });
+}
+
+template <class T>
 void image_window_cuda(const Box& box, const WindowImaging& wi, const T* us, const T* usp, const T* u, const T* up,
                        const double* v2, double* image, double* illum, cudaStream_t stream, int batch) {
     const long ws = long(wi.nx) * wi.ny * wi.nz, ps = long(box.padded_size());
@@ -231,6 +259,8 @@ void image_window_cuda(const Box& box, const WindowImaging& wi, const T* us, con
     template void unpack_window_cuda<T>(const Box&, Index3, int, int, int, const void*, bool, T*, cudaStream_t, int); \
     template void correlate_window_cuda<T>(const Box&, Index3, int, int, int, const T*, const T*, double,       \
                                            double*, double*, cudaStream_t, int);                               \
+    template void born_source_window_cuda<T>(const Box&, Index3, int, int, int, const double[3], const double*, \
+                                             const T*, const T*, T*, cudaStream_t, int);                     \
     template void image_window_cuda<T>(const Box&, const WindowImaging&, const T*, const T*, const T*, const T*, \
                                        const double*, double*, double*, cudaStream_t, int);
 RTM_INSTANTIATE(float)

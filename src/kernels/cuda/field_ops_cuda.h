@@ -54,6 +54,17 @@ template <class T>
 void correlate_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const T* us, const T* u,
                            double w, double* image, double* illum, cudaStream_t stream = nullptr, int batch = 1);
 
+// The isotropic Born source on a window (the twin of Propagator::add_born_source, whose
+// host path forms it in double and uploads it as T through add_field):
+//   u[node] += T(double(coef[i]) * double(T(-dm_v2[i] Lap u0[node])))
+// at window node i, Lap with imaging::field_ops' 8th-order stencils and the nodes outside
+// the window taken as zero (axes x, y, z summed in that order). dm_v2: window nodes, member
+// after member; coef: window nodes, shared; u0, u: padded fields.
+template <class T>
+void born_source_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, const double h[3],
+                             const double* dm_v2, const T* u0, const T* coef, T* u, cudaStream_t stream = nullptr,
+                             int batch = 1);
+
 // The inverse-scattering and Born-adjoint imaging terms on a window (twins of
 // CpuPropagator::correlate; derivatives with imaging::field_ops' 8th-order stencils,
 // values outside the window taken as zero), in double:
