@@ -242,12 +242,12 @@ int cmd_migrate(int argc, char** argv) {
     const std::vector<io::ShotIndex> indexes = indexed.get();
     std::vector<JobShot> names;
     std::vector<std::pair<std::size_t, std::size_t>> where;  // index and gather of each job shot
-    for (const auto& index : indexes) {
-        const std::string& f = index.path();
-        spdlog::info("shots {}: {} gathers", f, index.size());
+    for (std::size_t file = 0; file < indexes.size(); ++file) {
+        const io::ShotIndex& index = indexes[file];
+        spdlog::info("shots {}: {} gathers", index.path(), index.size());
         for (std::size_t k = 0; k < index.size(); ++k) {
-            names.push_back({f, index.geometry(k).id});
-            where.emplace_back(indexes.size() - 1, k);
+            names.push_back({index.path(), index.geometry(k).id});
+            where.emplace_back(file, k);
         }
     }
     if (names.empty()) fail(files.front(), "holds no shot gathers", "Check the data.shots files");
