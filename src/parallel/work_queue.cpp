@@ -1,5 +1,6 @@
 #include "parallel/work_queue.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -104,5 +105,9 @@ void WorkQueue::stop() {
 }
 bool WorkQueue::stopped() { return c_ && c_->load(kStop) != 0; }
 long WorkQueue::finished_ok() { return c_ ? long(c_->load(kDone)) : 0; }
+long WorkQueue::unclaimed() {
+    // (kNext also counts the takes that found the order spent.)
+    return c_ ? std::max(0L, long(order_.size()) - long(c_->load(kNext))) : 0;
+}
 
 }  // namespace rtm::parallel

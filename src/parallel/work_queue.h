@@ -46,6 +46,7 @@ public:
     void stop();
     bool stopped();
     long finished_ok();           // items done, job-wide (on group leaders; 0 on other members)
+    long unclaimed();             // items of the order not handed out yet (retries aside; leaders)
     double waiting_seconds() const { return waiting_; }  // this rank's time in next() without work
     // Whether every member of this rank's group had its claim's work succeed (`mine`
     // here); a member that does not come ends the job (World::agree). One rank: mine.

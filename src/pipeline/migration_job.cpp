@@ -627,8 +627,10 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     // The next batch, claimed and read while this one propagates (a 3D shot's read took
     // 0.09 s between two shots' steps, H200 host, 2026-11-24); with one rank per shot
     // only (a shot group reads together, each read agreed). A rank holds at most one
-    // batch ahead: the ranks still share the last batches as they finish. On a stop it
-    // is left unmigrated (its shots stay to do).
+    // batch ahead, and only while the order holds a batch for every rank besides: the
+    // last batches still go to the ranks as they finish, largest first (a rank taking
+    // two at once could leave another without work). On a stop it is left unmigrated
+    // (its shots stay to do).
     std::vector<Taken> ahead;
     int ahead_claimed = 0;
     std::future<std::vector<std::exception_ptr>> ahead_read;
@@ -657,7 +659,8 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         }
         if (!claimed) break;
         me.shots += claimed;
-        if (beside && batch > 0) {
+        const long ranks = parallel::ShotGroups::get().count();
+        if (beside && batch > 0 && (ranks == 1 || queue.unclaimed() >= ranks * batch)) {
             ahead_claimed = claim_batch(queue.next(false), ahead);
             if (ahead_claimed)
                 ahead_read = run_beside(true, 0.25, [&ahead, &load] { return load(ahead, 0); });
