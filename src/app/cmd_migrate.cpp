@@ -1,4 +1,5 @@
 // rtm migrate: velocity model + recorded shots -> stacked depth image.
+#include <atomic>
 #include <charconv>
 #include <cstdlib>
 #include <cmath>
@@ -230,12 +231,20 @@ int cmd_migrate(int argc, char** argv) {
         for (const auto& f : files) indexes.emplace_back(f);
         return indexes;
     });
-    auto hashed = run_beside(parallel::World::get().root() && !vm["dry-run"].as<bool>(), 0, [inputs = fingerprint_inputs(vm, files)] {
-        const PhaseTimer hashing("fingerprint inputs");
-        std::vector<std::pair<std::string, std::string>> hashes;
-        for (const auto& f : inputs) hashes.emplace_back(f, io::content_hash(f));
-        return hashes;
-    });
+    // An error before the fingerprint is used stops the hashing (stop_hashing, set as the
+    // scope ends) rather than waiting for it.
+    std::atomic<bool> stop_hashing{false};
+    auto hashed = run_beside(parallel::World::get().root() && !vm["dry-run"].as<bool>(), 0,
+                             [inputs = fingerprint_inputs(vm, files), &stop_hashing] {
+                                 const PhaseTimer hashing("fingerprint inputs");
+                                 std::vector<std::pair<std::string, std::string>> hashes;
+                                 for (const auto& f : inputs) hashes.emplace_back(f, io::content_hash(f, &stop_hashing));
+                                 return hashes;
+                             });
+    const struct StopHashing {
+        std::atomic<bool>& stop;
+        ~StopHashing() { stop = true; }
+    } stop_hashing_at_exit{stop_hashing};
     PhaseTimer reading("read model");
     const Model model = load_model(vm);
     reading.stop();

@@ -11,13 +11,14 @@
 
 namespace rtm::io {
 
-std::string content_hash(const std::string& path) {
+std::string content_hash(const std::string& path, const std::atomic<bool>* stop) {
     std::ifstream in(path, std::ios::binary);
     if (!in) fail(path, "cannot be opened to fingerprint its content", "Check that the file exists and is readable");
     const std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(), &XXH3_freeState);
     if (!state || XXH3_64bits_reset(state.get()) == XXH_ERROR) fail(path, "cannot start a content hash (out of memory?)");
     std::vector<char> buf(std::size_t(1) << 20);
     while (in) {
+        if (stop && *stop) return "";
         in.read(buf.data(), std::streamsize(buf.size()));
         if (in.gcount() > 0) XXH3_64bits_update(state.get(), buf.data(), std::size_t(in.gcount()));
     }
