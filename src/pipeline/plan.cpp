@@ -318,9 +318,17 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     // (VTI/TTI add W_pp, W_pq, and with a tilt the axis, in double.)
     const double domain_bytes = (migration ? 24 : 16) + (aniso ? 16 + (tilt ? 24 : 0) : 0);
     host.push_back({(domain_bytes * P + 8 * W) * share * (group_ranks > 1 ? 2 : 1) + 4 * W, "domain", layers_cause});
-    // Born modelling's source on the host, each step: the background's window and L of it
-    // (p, q, H p, V q and the six fluxes for VTI/TTI) and the source, in double.
-    if (born) host.push_back({8 * W * (aniso ? 12 : 3), "Born source scratch", layers_cause});
+    // Born modelling's source. Where the host forms it each step (the CPU, z-slabs): the
+    // background's window and L of it (p, q, H p, V q and the six fluxes for VTI/TTI) and
+    // the source, in double. One GPU forms it on the device: the host keeps dm v^2, the
+    // device dm v^2 and the source's weights (isotropic: add_field's; VTI/TTI: W's three
+    // entries and diag(H, V)'s scratch, with a tilt the six fluxes too).
+    if (born) {
+        const bool on_device = prop.backend.gpu && group_ranks == 1;
+        host.push_back({8 * W * (on_device ? 1 : aniso ? 12 : 3), "Born source scratch", layers_cause});
+        if (on_device)
+            device.push_back({8 * W * (aniso ? 4 + (tilt ? 8 : 2) : 2), "Born perturbation and source weights", layers_cause});
+    }
     // Modelling on a GPU writes a gather while the next one propagates (model_shots).
     if (!migration && prop.backend.gpu)
         host.push_back({2 * (R * rec.nt * 4.0 + R * steps * 8), "two gathers' traces (one written while the next is modelled)",

@@ -34,14 +34,6 @@ PointStencil member_stencil(PointStencil s, const kernels::Box& box, int m) {
     return s;
 }
 
-std::vector<UninitVector<double>> Propagator::member_correlations(bool illumination) const {
-    const std::vector<double> all = correlation(illumination);
-    const std::size_t n = all.size() / std::size_t(batch());
-    std::vector<UninitVector<double>> out;
-    for (int m = 0; m < batch(); ++m) out.push_back(converted<double>(all.data() + m * n, n));
-    return out;
-}
-
 void Propagator::unsupported(const char* what) const {
     fail("backend " + name(), std::string("does not implement ") + what + ", which this run needs",
          "Use --propagation.device cpu");

@@ -195,7 +195,9 @@ public:
     // first touched) by the copy that fills them, on every core: a 3D shot's image and
     // illumination, zeroed by one thread first, took 0.14 s of the host between its steps
     // and the next shot's (768 MB; H200 host, 2026-11-24).
-    virtual std::vector<UninitVector<double>> member_correlations(bool illumination) const;
+    virtual std::vector<UninitVector<double>> member_correlations(bool illumination) const {
+        unsupported("member_correlations");
+    }
 
 protected:
     explicit Propagator(int batch = 1);

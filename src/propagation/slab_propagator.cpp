@@ -158,6 +158,10 @@ public:
         // conditions): batches of one only.
         return own.empty() ? assemble(inner_->correlation(illumination), batch()) : assemble(own, 1);
     }
+    std::vector<UninitVector<double>> member_correlations(bool illumination) const override {
+        const auto& own = illumination ? illum_ : image_;
+        return own.empty() ? members_of(inner_->correlation(illumination), batch()) : members_of(own, 1);
+    }
 
 private:
     // The slabs, once per process and box depth (every shot makes its propagators).
@@ -245,16 +249,23 @@ private:
              "Set parallel.ranks-per-shot = 1 for it (cross-correlation and inverse scattering run over slabs)");
     }
 
-    // Every slab's part, the members in turn (each member: the slabs top to bottom).
-    std::vector<double> assemble(const std::vector<double>& mine, int members) const {
+    // Each member's whole window from every slab's part of it (mine: this slab's, member
+    // after member; each member's: the slabs top to bottom), and all of them in one
+    // array, member after member (assemble).
+    std::vector<UninitVector<double>> members_of(const std::vector<double>& mine, int members) const {
         const auto parts = group_.allgather(mine.data(), mine.size() * sizeof(double));
-        std::vector<double> out;
+        std::vector<UninitVector<double>> out(std::size_t(members > 0 ? members : 0));
         for (int m = 0; m < members; ++m)
             for (const auto& part : parts) {
                 const std::size_t n = part.size() / sizeof(double) / std::size_t(members);
                 const double* p = reinterpret_cast<const double*>(part.data()) + m * n;
-                out.insert(out.end(), p, p + n);
+                out[std::size_t(m)].insert(out[std::size_t(m)].end(), p, p + n);
             }
+        return out;
+    }
+    std::vector<double> assemble(const std::vector<double>& mine, int members) const {
+        std::vector<double> out;
+        for (const auto& member : members_of(mine, members)) out.insert(out.end(), member.begin(), member.end());
         return out;
     }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Derivatives on a window's nodes with neighbours outside the window as zero: the device
 // twins of imaging::field_ops' d1 and d2 (in double, whatever the field's type), read by
-// the imaging conditions (step_cuda.cu) and the VTI/TTI window operator (tti_window_cuda.cu).
+// the imaging conditions and the isotropic Born source (field_ops_cuda.cu) and the VTI/TTI
+// window operator (tti_window_cuda.cu).
 #include "physics/stencil.h"
 
 namespace rtm::kernels::cuda {
