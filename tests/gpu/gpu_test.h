@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/grid.h"
 #include "kernels/step_args.h"
 #include "propagation/backend.h"
 #include "support/catch.hpp"
@@ -40,6 +41,19 @@ namespace rtm::test {
 // at N = 100.
 inline double twin_bound(int steps, Precision prec) {
     return std::sqrt(180.0 * steps) * std::ldexp(1.0, prec == Precision::Single ? -24 : -53);
+}
+
+// A Born perturbation on grid g: a Gaussian blob of slowness squared (2e-8 s^2/m^2 at
+// its centre), 60 m wide, at 200 m depth below the grid's middle.
+inline Volume blob_perturbation(const Grid& g) {
+    Volume dm(g);
+    for (int iz = 0; iz < g.nz; ++iz)
+        for (int iy = 0; iy < g.ny; ++iy)
+            for (int ix = 0; ix < g.nx; ++ix) {
+                const double dx = (ix - g.nx / 2) * g.dx, dy = (iy - g.ny / 2) * g.dy, dz = iz * g.dz - 200;
+                dm.at(ix, iy, iz) = float(2e-8 * std::exp(-(dx * dx + dy * dy + dz * dz) / (2 * 60.0 * 60.0)));
+            }
+    return dm;
 }
 
 // Sets RTM_KEEP_HEADROOM_GB for the scope (e.g. 1e9 GB: a CUDA propagator's snapshots,

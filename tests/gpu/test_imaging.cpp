@@ -250,13 +250,7 @@ TEST_CASE("isotropic Born modelling on the GPU matches the CPU (born_shot, fp32 
     for (int ndim : {2, 3}) {
         const Case c = make_case(ndim);
         const Grid& g = c.smooth.grid();
-        Volume dm(g);  // a Gaussian blob of slowness squared, 60 m wide, at 200 m depth
-        for (int iz = 0; iz < g.nz; ++iz)
-            for (int iy = 0; iy < g.ny; ++iy)
-                for (int ix = 0; ix < g.nx; ++ix) {
-                    const double dx = (ix - g.nx / 2) * g.dx, dy = (iy - g.ny / 2) * g.dy, dz = iz * g.dz - 200;
-                    dm.at(ix, iy, iz) = float(2e-8 * std::exp(-(dx * dx + dy * dy + dz * dz) / (2 * 60.0 * 60.0)));
-                }
+        const Volume dm = blob_perturbation(g);
         for (Precision prec : {Precision::Single, Precision::Double}) {
             MigrationOptions opt;
             opt.aperture = -1;

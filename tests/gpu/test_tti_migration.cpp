@@ -271,13 +271,7 @@ TEST_CASE("VTI and TTI Born modelling on the GPU matches the CPU (born_shot, fp3
             const AnisoModels models = aniso_models(ndim, tilted);
             const Model& m = models.smooth;
             const Grid& g = m.grid();
-            Volume dm(g);  // a Gaussian blob of slowness squared, 60 m wide, at 200 m depth
-            for (int iz = 0; iz < g.nz; ++iz)
-                for (int iy = 0; iy < g.ny; ++iy)
-                    for (int ix = 0; ix < g.nx; ++ix) {
-                        const double dx = (ix - g.nx / 2) * g.dx, dy = (iy - g.ny / 2) * g.dy, dz = iz * g.dz - 200;
-                        dm.at(ix, iy, iz) = float(2e-8 * std::exp(-(dx * dx + dy * dy + dz * dz) / (2 * 60.0 * 60.0)));
-                    }
+            const Volume dm = blob_perturbation(g);
             const Wavelet w = ricker_wavelet(15);
             const double xs = (g.nx - 1) * 5 + 3.7, ys = ndim == 3 ? (g.ny - 1) * 5 + 1.3 : 0;
             const ShotGather geo = shot_geometry(m, xs, ys, 20, 0.35, 0.002);
