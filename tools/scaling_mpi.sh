@@ -5,6 +5,8 @@
 # with rtm and make_models staged in .device (tools/gpu_stage.sh) and the Marmousi model
 # at .device/data/marmousi.segy (../shared/data/models/marmousi_vp_nx1601_nz401_d7.5m_ms.segy).
 #   tools/scaling_mpi.sh N [2d|3d|both]
+# SHOTS2D (default 64) and SHOTS3D (default 8, even: two lines of sources) set the
+# surveys' sizes: fixed start and end costs weigh less in larger ones.
 # Prints a table; exits non-zero when a run fails or the images differ.
 set -uo pipefail
 N=${1:?usage: tools/scaling_mpi.sh N [2d|3d|both]}
@@ -50,19 +52,24 @@ print('%-4s %5d shots | model %6.1f s | 1 GPU %7.1f s (%6.0f shots/h) | $N GPUs 
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader
 date -u
 if [ "$WHAT" != 3d ]; then
-    # Marmousi 1601 x 401 at 7.5 m; 64 shots every 187.5 m, 401 receivers every 30 m over
-    # the whole line, 3 s records at 2 ms, 15 Hz.
+    # Marmousi 1601 x 401 at 7.5 m; SHOTS2D shots over 0-11 812.5 m (64: every 187.5 m),
+    # 401 receivers every 30 m over the whole line, 3 s records at 2 ms, 15 Hz.
+    n2=${SHOTS2D:-64}
     survey 2d "$D/data/marmousi.segy" \
-        --acquisition.source-x0 0 --acquisition.source-dx 187.5 --acquisition.source-nx 64 --acquisition.source-depth 10 \
+        --acquisition.source-x0 0 --acquisition.source-dx "$(awk -v n="$n2" 'BEGIN { print (n > 1 ? 11812.5 / (n - 1) : 0) }')" \
+        --acquisition.source-nx "$n2" --acquisition.source-depth 10 \
         --acquisition.receiver-x0 0 --acquisition.receiver-dx 30 --acquisition.receiver-nx 401 --acquisition.receiver-depth 10 \
         --acquisition.record-length 3 --acquisition.record-dt 0.002 --wavelet.ricker-f0 15 -- \
         --wavelet.ricker-f0 15
 fi
 if [ "$WHAT" != 2d ]; then
-    # Dome 400 x 400 x 300 at 10 m; 8 shots (4 x 2), 100 x 100 receivers every 40 m, 2 s records.
+    # Dome 400 x 400 x 300 at 10 m; SHOTS3D shots in two lines (8: 4 x 2, x from 800 to
+    # 3200 m), 100 x 100 receivers every 40 m, 2 s records.
+    n3=$(( ${SHOTS3D:-8} / 2 ))
     "$D/make_models" --dome 400 400 300 10 "$W/dome.segy" || rc=1
     survey 3d "$W/dome.segy" \
-        --acquisition.source-x0 800 --acquisition.source-dx 800 --acquisition.source-nx 4 \
+        --acquisition.source-x0 800 --acquisition.source-dx "$(awk -v n="$n3" 'BEGIN { print (n > 1 ? 2400 / (n - 1) : 0) }')" \
+        --acquisition.source-nx "$n3" \
         --acquisition.source-y0 1300 --acquisition.source-dy 1400 --acquisition.source-ny 2 --acquisition.source-depth 10 \
         --acquisition.receiver-x0 0 --acquisition.receiver-dx 40 --acquisition.receiver-nx 100 \
         --acquisition.receiver-y0 0 --acquisition.receiver-dy 40 --acquisition.receiver-ny 100 --acquisition.receiver-depth 10 \
