@@ -50,20 +50,23 @@ void Stack::add(const Stack& o) {
 // In passes over the nodes on every core, each array written once (no zeroing first):
 // the normalised stack, its Laplacian, then the image with its sign and top mute (the
 // end of a 3D job waits for it: 48 M nodes).
-Volume final_image(const Stack& s, const PostProcessing& pp) {
+Volume final_image(const Stack& s, const PostProcessing& pp, const UninitVector<double>& illumination) {
     const long n = long(s.image.size());
+    if (pp.normalise && illumination.size() != s.image.size())
+        fail("final_image", "the illumination has " + std::to_string(illumination.size()) + " values for " +
+                                std::to_string(n) + " nodes", "Internal error: pass illumination_values(stack)");
     double eps = 0;
     if (pp.normalise) {
         double smax = 0;
 #pragma omp parallel for schedule(static) reduction(max : smax)
-        for (long i = 0; i < n; ++i) smax = std::max(smax, s.illumination[std::size_t(i)].value());
+        for (long i = 0; i < n; ++i) smax = std::max(smax, illumination[std::size_t(i)]);
         eps = pp.epsilon * (smax > 0 ? smax : 1.0);
     }
     UninitVector<double> f(s.image.size()), lap(pp.laplacian ? s.image.size() : 0);
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < n; ++i) {
         const std::size_t k = std::size_t(i);
-        f[k] = pp.normalise ? s.image[k].value() / (s.illumination[k].value() + eps) : s.image[k].value();
+        f[k] = pp.normalise ? s.image[k].value() / (illumination[k] + eps) : s.image[k].value();
     }
     if (pp.laplacian) laplacian(f.data(), s.grid, lap.data());
     // The final image is -Lap of the normalised stack (the sign makes reflectors of
@@ -89,10 +92,22 @@ Volume final_image(const Stack& s, const PostProcessing& pp) {
     return out;
 }
 
-Volume illumination_volume(const Stack& s) {
-    Volume out(s.grid);
+Volume final_image(const Stack& s, const PostProcessing& pp) {
+    return final_image(s, pp, pp.normalise ? illumination_values(s) : UninitVector<double>());
+}
+
+UninitVector<double> illumination_values(const Stack& s) {
+    UninitVector<double> out(s.illumination.size());
+    const long n = long(out.size());
 #pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < out.data.size(); ++i) out.data[i] = float(s.illumination[i].value());
+    for (long i = 0; i < n; ++i) out[std::size_t(i)] = s.illumination[std::size_t(i)].value();
+    return out;
+}
+
+Volume illumination_volume(const Grid& g, const UninitVector<double>& illumination) {
+    Volume out(g);
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < out.data.size(); ++i) out.data[i] = float(illumination[i]);
     return out;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/default_init.h"
 #include "core/grid.h"
 #include "core/zeroed_array.h"
 #include "imaging/exact_sum.h"
@@ -39,9 +40,15 @@ struct PostProcessing {
     double top_mute = 0, top_taper = 0;
 };
 
-// The image users look at, from a raw stack.
+// The illumination's sums rounded to double, on every core: what final_image normalises
+// by and what is written beside the image, formed once for both (each pass over the
+// exact sums reads 1.5 GB for a 3D model of 48 M nodes).
+UninitVector<double> illumination_values(const Stack& s);
+// The image users look at, from a raw stack and its illumination_values (read only
+// to normalise); the second form forms them itself.
+Volume final_image(const Stack& s, const PostProcessing& pp, const UninitVector<double>& illumination);
 Volume final_image(const Stack& s, const PostProcessing& pp);
-// The illumination as a float volume (for writing).
-Volume illumination_volume(const Stack& s);
+// The illumination as a float volume on grid g (for writing).
+Volume illumination_volume(const Grid& g, const UninitVector<double>& illumination);
 
 }  // namespace rtm::imaging

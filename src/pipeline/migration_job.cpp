@@ -199,14 +199,20 @@ std::vector<std::string> write_products(const fs::path& folder, const imaging::S
                                         const MigrationJobOptions& opt, int done, int total) {
     const imaging::PostProcessing& post = opt.post;
     std::vector<std::string> out = {(folder / "image.sgy").string(), (folder / "illumination.sgy").string()};
-    // The illumination beside the image: two files, each its own segyio handle.
+    // The illumination's values, formed once: the image is normalised by them and they are
+    // written beside it (two files, each its own segyio handle).
+    const UninitVector<double> illumination_values = [&] {
+        const PhaseTimer t("final image (normalise, filter)");
+        return imaging::illumination_values(stack);
+    }();
     auto illumination = run_beside(true, 1.0, [&] {
         const PhaseTimer t("write the illumination");
-        io::write_volume(out[1], imaging::illumination_volume(stack), "rtm migrate: source illumination (sum of u^2)");
+        io::write_volume(out[1], imaging::illumination_volume(stack.grid, illumination_values),
+                         "rtm migrate: source illumination (sum of u^2)");
     });
     try {
         PhaseTimer filtering("final image (normalise, filter)");
-        const Volume image = imaging::final_image(stack, post);
+        const Volume image = imaging::final_image(stack, post, illumination_values);
         filtering.stop();
         PhaseTimer writing("write the image");
         io::write_volume(out[0], image, "rtm migrate: stacked RTM image");
