@@ -102,11 +102,10 @@ __global__ void born_source_window_kernel(Box B, Index3 o, int nx, int ny, int n
     if (ix >= nx) return;
     const long i = (long(iz) * ny + iy) * nx + ix;
     const long p = B.at(o.x + ix, o.y + iy, o.z + iz) + m * long(B.padded_size());
-    double lap = 0;
-    lap += window_d2(u0 + p, 1, ix, 0, nx, hx);
-    if (ny > 1) lap += window_d2(u0 + p, B.sy(), iy, 0, ny, hy);
-    lap += window_d2(u0 + p, B.sz(), iz, 0, nz, hz);
-    const T g = T(-dm_v2[i + m * long(nx) * ny * nz] * lap);
+    const long st[3] = {1, B.sy(), B.sz()};
+    const int c[3] = {ix, iy, iz}, lo[3] = {0, 0, 0}, hi[3] = {nx, ny, nz};
+    const double h[3] = {hx, hy, hz};
+    const T g = T(-dm_v2[i + m * long(nx) * ny * nz] * window_laplacian(u0 + p, st, c, lo, hi, h, ny > 1));
     u[p] += T(double(coef[i]) * double(g));
 }
 
@@ -126,10 +125,7 @@ __global__ void image_window_kernel(Box B, WindowImaging wi, const T* __restrict
     const double s = double(us[p]);
     double term = 0;
     if (wi.born) {
-        double lap = 0;
-        for (int ax = 0; ax < 3; ++ax)
-            if (ax != 1 || wi.ny > 1) lap += window_d2(us + p, st[ax], c[ax], lo[ax], hi[ax], wi.h[ax]);
-        term = -(v2[i] * lap * double(u[p]));
+        term = -(v2[i] * window_laplacian(us + p, st, c, lo, hi, wi.h, wi.ny > 1) * double(u[p]));
     } else {
         double gg = 0;
         for (int ax = 0; ax < 3; ++ax)

@@ -30,5 +30,16 @@ __device__ __forceinline__ double window_d2(const T* f, long s, int c, int lo, i
     }
     return sum / (h * h);
 }
+// The Laplacian at window node c = (x, y, z): the axes' window_d2 summed x, y (where the
+// window has y: with_y), z, as imaging::laplacian sums them; st, lo, hi and h per axis.
+template <class T>
+__device__ __forceinline__ double window_laplacian(const T* f, const long st[3], const int c[3], const int lo[3],
+                                                   const int hi[3], const double h[3], bool with_y) {
+    double sum = 0;
+#pragma unroll
+    for (int ax = 0; ax < 3; ++ax)
+        if (ax != 1 || with_y) sum += window_d2(f, st[ax], c[ax], lo[ax], hi[ax], h[ax]);
+    return sum;
+}
 
 }  // namespace rtm::kernels::cuda
