@@ -52,10 +52,7 @@ StepArgs<T> step_planes(const StepArgs<T>& a, int z0, int z1) {
     p.w += shift;
     p.vdt2 += shift;
     if (p.damp) p.damp += shift;
-    for (int ax = 0; ax < 3; ++ax) {
-        if (p.psi[ax]) p.psi[ax] += shift;
-        if (p.zeta[ax]) p.zeta[ax] += shift;
-    }
+    p.mem.z0 += z0;  // (the memory variables keep the whole box's index: StepArgs::mem_at)
     if (p.a[2]) p.a[2] += z0;  // the z profile is indexed by computed plane
     if (p.b[2]) p.b[2] += z0;
     return p;

@@ -35,9 +35,8 @@ MemoryNeeds memory_needs(const Domain& d, int steps, int states, int every, int 
     n.value_bytes = precision == Precision::Double ? 8 : 4;
     n.bf16_snapshots = bf16_snapshots;
     set_physics(n, condition, d.anisotropic(), d.anisotropic() && d.tti().tilted);
-    const kernels::Box& b = d.box();
-    for (int ax = 0; ax < 3; ++ax)
-        if (d.options().boundary == Boundary::Cpml && (b.pml_lo[ax] || b.pml_hi[ax])) n.state_arrays += 2;
+    if (d.options().boundary == Boundary::Cpml)  // psi and zeta of every axis with layers
+        n.state_arrays += 2.0 * double(kernels::cpml_memory(d.box()).values()) / n.padded_points;
     return n;
 }
 

@@ -37,7 +37,8 @@ struct MemoryNeeds {
     bool bf16_snapshots = false;
     bool two_snapshots = false;  // inverse scattering keeps u[s] and u[s+1]
     int fields = 1;              // wavefields per time level: u, or p and q (VTI/TTI)
-    int state_arrays = 2;        // padded arrays in one state: both time levels of every field (+2 per C-PML axis)
+    double state_arrays = 2;     // padded arrays in one state: both time levels of every field, and the
+                                 // C-PML memory (kept near the layers: a fraction of an array per axis)
     int parameter_arrays = 2;    // padded parameter arrays of a propagator, shared by its members
     int members = 1;             // shots of the batch
     int window_scratch = 0;      // more window arrays in double for imaging (the VTI/TTI born

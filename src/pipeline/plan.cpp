@@ -12,6 +12,7 @@
 #include <omp.h>
 
 #include "core/error.h"
+#include "kernels/step_args.h"
 #include "parallel/slab_layout.h"
 #include "parallel/world.h"
 #include "physics/anisotropy.h"
@@ -220,7 +221,17 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     // the damping, with a tilt the axis and the six fluxes (memory_plan.cpp set_physics).
     const bool aniso = !model.extra.empty(), tilt = aniso && tilted(model);
     if (!migration) {
-        const double arrays = aniso ? 8 + (tilt ? 9 : 0) : 3 + 2 * g.ndim();
+        // (The C-PML memory, psi and zeta, is kept near the layers: kernels::CpmlMemory.)
+        kernels::Box box;
+        box.ndim = g.ndim();
+        box.nx = int(nx);
+        box.ny = int(ny);
+        box.nz = int(nz);
+        for (int ax = 0; ax < 3; ++ax)
+            if (ax != 1 || box.ndim == 3) box.pml_lo[ax] = box.pml_hi[ax] = p;
+        if (prop.free_surface) box.pml_lo[2] = 0;
+        const double cpml_arrays = 2.0 * double(kernels::cpml_memory(box).values()) / double(box.padded_size());
+        const double arrays = aniso ? 8 + (tilt ? 9 : 0) : 3 + cpml_arrays;
         device.push_back({P * share * b * arrays * (born ? 2 : 1),
                           born ? "background and scattered wavefields, coefficients, C-PML memory"
                                : "wavefields, coefficients, C-PML memory",

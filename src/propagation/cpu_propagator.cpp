@@ -28,15 +28,17 @@ public:
     using Base::batch;
     CpuPropagator(const Domain& d, int batch) : StoredPropagator<HostWavefields<T>>(d, 1, batch), d_(d), box_(d.box()) {
         flush_denormals_to_zero();  // (core/threads.h) set by main already; here for other callers
-        const std::size_t n = box_.padded_size() * std::size_t(batch);
         vdt2_ = converted<T>(d.vdt2());
         d.inverse_spacings(args_.inv_h2, args_.inv_h);
+        args_.mem = kernels::cpml_memory(box_);
         for (int ax = 0; ax < 3; ++ax) {
             if (d.cpml(ax)) {
                 a_[ax].assign(d.profile(ax).a.begin(), d.profile(ax).a.end());
                 b_[ax].assign(d.profile(ax).b.begin(), d.profile(ax).b.end());
-                psi_[ax].assign(n, T(0));
-                zeta_[ax].assign(n, T(0));
+            }
+            if (d.cpml(ax) && args_.mem.size[ax]) {  // (a z-slab between the z layers has no z memory)
+                psi_[ax].assign(args_.mem.size[ax] * std::size_t(batch), T(0));
+                zeta_[ax].assign(args_.mem.size[ax] * std::size_t(batch), T(0));
                 f_.state_extra.push_back(&psi_[ax]);  // a state: u, u_prev and the C-PML memory
                 f_.state_extra.push_back(&zeta_[ax]);
             }

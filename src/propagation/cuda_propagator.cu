@@ -112,10 +112,11 @@ public:
         RTM_CUDA_CHECK(cudaGetDevice(&device_));
         const std::size_t n = box_.padded_size() * std::size_t(batch);
         const bool cpml = d.options().boundary == Boundary::Cpml;
-        int axes = 0;
+        args_.mem = kernels::cpml_memory(box_);
+        std::size_t mem_values = 0;  // psi and zeta of every axis with layers, every member
         for (int ax = 0; ax < 3; ++ax)
-            if (cpml && (box_.pml_lo[ax] || box_.pml_hi[ax])) ++axes;
-        require_memory(n * sizeof(T) * (3 + 2 * std::size_t(axes) + (d.damping().empty() ? 0 : 1)),
+            if (d.cpml(ax)) mem_values += 2 * args_.mem.size[ax] * std::size_t(batch);
+        require_memory((n * (3 + (d.damping().empty() ? 0 : 1)) + mem_values) * sizeof(T),
                        cpml ? "wavefields, (v dt)^2 and C-PML memory" : "wavefields, (v dt)^2 and damping");
 
         // Kernel variant: the library default, or RTM_CUDA_VARIANT (tuning, rtm bench).
@@ -129,8 +130,10 @@ public:
             if (d.cpml(ax)) {  // (Domain::cpml: a z-slab's own layers follow the whole box's)
                 a_[ax].upload(converted<T>(d.profile(ax).a));
                 b_[ax].upload(converted<T>(d.profile(ax).b));
-                psi_[ax].resize(n);
-                zeta_[ax].resize(n);
+            }
+            if (d.cpml(ax) && args_.mem.size[ax]) {  // (a z-slab between the z layers has no z memory)
+                psi_[ax].resize(args_.mem.size[ax] * std::size_t(batch));
+                zeta_[ax].resize(args_.mem.size[ax] * std::size_t(batch));
                 psi_[ax].zero(stream_);
                 zeta_[ax].zero(stream_);
                 f_.state_extra.push_back(&psi_[ax]);  // a state: u, u_prev and the C-PML memory

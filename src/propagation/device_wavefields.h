@@ -322,13 +322,18 @@ public:
     }
 
     // --- States (see the header) ---
-    std::vector<T*> state_arrays() {
-        std::vector<T*> a{cur.data(), prev.data()};
-        for (auto* x : state_extra) a.push_back(x->data());
+    // A state's arrays and their lengths: cur and prev, then the C-PML memory (kept near
+    // the layers only, kernels::CpmlMemory: shorter arrays).
+    std::vector<std::pair<T*, std::size_t>> state_arrays() {
+        std::vector<std::pair<T*, std::size_t>> a{{cur.data(), cur.size()}, {prev.data(), prev.size()}};
+        for (auto* x : state_extra) a.push_back({x->data(), x->size()});
         return a;
     }
-    // Every array of a state holds cur.size() values (the C-PML memory too).
-    std::size_t state_values() const { return (2 + state_extra.size()) * cur.size(); }
+    std::size_t state_values() const {
+        std::size_t n = cur.size() + prev.size();
+        for (auto* x : state_extra) n += x->size();
+        return n;
+    }
     std::size_t state_bytes() const { return state_values() * sizeof(T); }
     void reserve_states(std::size_t count) {
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // queued copies may use the old slots
@@ -351,13 +356,12 @@ public:
                  "slot " + std::to_string(slot) + " beyond the " + std::to_string(state_slots_) + " reserved");
         const bool dev = !states_dev_.empty();
         T* p = (dev ? states_dev_.data() : static_cast<T*>(states_host_.data())) + slot * state_values();
-        const std::size_t bytes = cur.size() * sizeof(T);
-        for (T* a : state_arrays()) {
-            RTM_CUDA_CHECK(cudaMemcpyAsync(store ? p : a, store ? a : p, bytes,
+        for (auto [a, n] : state_arrays()) {
+            RTM_CUDA_CHECK(cudaMemcpyAsync(store ? p : a, store ? a : p, n * sizeof(T),
                                            dev ? cudaMemcpyDeviceToDevice
                                                : store ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice,
                                            stream_));
-            p += cur.size();
+            p += n;
         }
     }
     // Where the states are (for the tests): 0 none, 1 device memory, 2 pinned host memory.

@@ -272,12 +272,13 @@ void check_parts(int ndim, Boundary boundary, bool free_surface) {
     d.inverse_spacings(A.inv_h2, A.inv_h);
     A.vdt2 = vdt2.data();
     if (!damp.empty()) A.damp = damp.data();
+    A.mem = kernels::cpml_memory(box);
     for (int ax = 0; ax < 3; ++ax)
         if (d.cpml(ax)) {
             a[ax] = cast(d.profile(ax).a);
             b[ax] = cast(d.profile(ax).b);
-            psi[ax].assign(n, T(0));
-            zeta[ax].assign(n, T(0));
+            psi[ax].assign(A.mem.size[ax], T(0));
+            zeta[ax].assign(A.mem.size[ax], T(0));
         }
     // Two copies of the state: the whole box's steps, and the parts' steps.
     struct State {

@@ -35,19 +35,26 @@ struct Stepper {
         n[0] = B.nx; n[1] = B.ny; n[2] = B.nz;
     }
 
-    // psi <- b psi + a d u along stride st, for ix in [x0, x1) of one row; the profile
-    // index is ix along x (a == nullptr: the row's own coefficients a_row, b_row).
-    static void psi_row(T* __restrict psi, const T* __restrict u, long row, long st, T ih, int x0, int x1,
+    // psi <- b psi + a d u along stride st, for ix in [x0, x1) of one row whose u starts
+    // at u_row and psi at psi_row (StepArgs::mem_at); the profile index is ix along x
+    // (a == nullptr: the row's own coefficients a_row, b_row).
+    static void psi_row(T* __restrict psi, const T* __restrict u, long st, T ih, int x0, int x1,
                         const T* __restrict a, const T* __restrict b, T a_row, T b_row) {
         if (a) {
 #pragma omp simd
             for (int ix = x0; ix < x1; ++ix)
-                psi[row + ix] = b[ix] * psi[row + ix] + a[ix] * stencil::d1_diff(u + row + ix, st) * ih;
+                psi[ix] = b[ix] * psi[ix] + a[ix] * stencil::d1_diff(u + ix, st) * ih;
         } else {
 #pragma omp simd
             for (int ix = x0; ix < x1; ++ix)
-                psi[row + ix] = b_row * psi[row + ix] + a_row * stencil::d1_diff(u + row + ix, st) * ih;
+                psi[ix] = b_row * psi[ix] + a_row * stencil::d1_diff(u + ix, st) * ih;
         }
+    }
+
+    // The memory of axis ax on row (iy, iz), shifted so that index ix of the row is its
+    // point ix; ix must not cross the memory's gap (x: one side's cells at a time).
+    T* mem_row(T* const* arrays, int ax, int x0, int iy, int iz) const {
+        return arrays[ax] + (A.mem_at(ax, x0, iy, iz) - x0);
     }
 
     // Pass 1: psi_i <- b psi_i + a d_i u, in the layers of axis i only.
@@ -55,15 +62,20 @@ struct Stepper {
 #pragma omp parallel for collapse(2) schedule(static)
         for (int iz = 0; iz < B.nz; ++iz)
             for (int iy = 0; iy < B.ny; ++iy) {
-                const long row = B.at(0, iy, iz);
+                const T* u = A.u + B.at(0, iy, iz);
                 if (A.psi[0]) {
-                    psi_row(A.psi[0], A.u, row, s[0], A.inv_h[0], 0, B.pml_lo[0], A.a[0], A.b[0], 0, 0);
-                    psi_row(A.psi[0], A.u, row, s[0], A.inv_h[0], B.nx - B.pml_hi[0], B.nx, A.a[0], A.b[0], 0, 0);
+                    const int hx = B.nx - B.pml_hi[0];
+                    if (B.pml_lo[0])
+                        psi_row(mem_row(A.psi, 0, 0, iy, iz), u, s[0], A.inv_h[0], 0, B.pml_lo[0], A.a[0], A.b[0], 0, 0);
+                    if (B.pml_hi[0])
+                        psi_row(mem_row(A.psi, 0, hx, iy, iz), u, s[0], A.inv_h[0], hx, B.nx, A.a[0], A.b[0], 0, 0);
                 }
                 if (NDIM == 3 && A.psi[1] && in_layer(iy, n[1], B.pml_lo[1], B.pml_hi[1]))
-                    psi_row(A.psi[1], A.u, row, s[1], A.inv_h[1], 0, B.nx, nullptr, nullptr, A.a[1][iy], A.b[1][iy]);
+                    psi_row(mem_row(A.psi, 1, 0, iy, iz), u, s[1], A.inv_h[1], 0, B.nx, nullptr, nullptr,
+                            A.a[1][iy], A.b[1][iy]);
                 if (A.psi[2] && in_layer(iz, n[2], B.pml_lo[2], B.pml_hi[2]))
-                    psi_row(A.psi[2], A.u, row, s[2], A.inv_h[2], 0, B.nx, nullptr, nullptr, A.a[2][iz], A.b[2][iz]);
+                    psi_row(mem_row(A.psi, 2, 0, iy, iz), u, s[2], A.inv_h[2], 0, B.nx, nullptr, nullptr,
+                            A.a[2][iz], A.b[2][iz]);
             }
     }
 
@@ -84,16 +96,14 @@ struct Stepper {
         }
     }
 
-    // The C-PML update for ix in [x0, x1) of one row. Outside the layers a = 0, b = 1
-    // and psi = zeta = 0, where this reduces exactly to the plain update: no branch per
-    // point, so the row vectorises.
-    void layer_row(int iy, int iz, int x0, int x1) {
-        // Which axes have layers is fixed per box: a template flag each, so the
-        // vectorised loop carries no branch.
+    // The layer update for ix in [x0, x1) of one row: with damping, the damped row;
+    // with C-PML, the terms of each axis in whose zone the points lie (lx: the segment
+    // is in x's zone, ly and lz: the row in y's and z's), the plain wings elsewhere.
+    // Which axes apply is fixed per segment: a template flag each, so the vectorised
+    // loop carries no branch.
+    void layer_row(int iy, int iz, int x0, int x1, bool lx, bool ly, bool lz) {
         if (A.damp) return layer_row_<false, false, false, true>(iy, iz, x0, x1);
-        const bool lx = A.psi[0] != nullptr, ly = NDIM == 3 && A.psi[1] != nullptr, lz = A.psi[2] != nullptr;
-        const int k = (lx ? 4 : 0) + (ly ? 2 : 0) + (lz ? 1 : 0);
-        switch (k) {
+        switch ((lx ? 4 : 0) + (ly ? 2 : 0) + (lz ? 1 : 0)) {
             case 0: return layer_row_<false, false, false>(iy, iz, x0, x1);
             case 1: return layer_row_<false, false, true>(iy, iz, x0, x1);
             case 2: return layer_row_<false, true, false>(iy, iz, x0, x1);
@@ -114,12 +124,14 @@ struct Stepper {
         const T c0 = T(stencil::c2(0));
         const T ay = ly ? A.a[1][iy] : T(0), by = ly ? A.b[1][iy] : T(1);
         const T az = lz ? A.a[2][iz] : T(0), bz = lz ? A.b[2][iz] : T(1);
-        const T* __restrict psx = A.psi[0];
-        const T* __restrict psy = A.psi[1];
-        const T* __restrict psz = A.psi[2];
-        T* __restrict zx = A.zeta[0];
-        T* __restrict zy = A.zeta[1];
-        T* __restrict zz = A.zeta[2];
+        // The memory variables of the axes that apply, indexed by ix (psi_x and zeta_x:
+        // the segment lies on one side of x's memory gap).
+        const T* __restrict psx = lx ? mem_row(A.psi, 0, x0, iy, iz) : nullptr;
+        const T* __restrict psy = ly ? mem_row(A.psi, 1, x0, iy, iz) : nullptr;
+        const T* __restrict psz = lz ? mem_row(A.psi, 2, x0, iy, iz) : nullptr;
+        T* __restrict zx = lx ? mem_row(A.zeta, 0, x0, iy, iz) : nullptr;
+        T* __restrict zy = ly ? mem_row(A.zeta, 1, x0, iy, iz) : nullptr;
+        T* __restrict zz = lz ? mem_row(A.zeta, 2, x0, iy, iz) : nullptr;
         const T* __restrict ax = A.a[0];
         const T* __restrict bx = A.b[0];
         const T hx2 = A.inv_h2[0], hy2 = A.inv_h2[1], hz2 = A.inv_h2[2];
@@ -130,25 +142,25 @@ struct Stepper {
             const long p = row + ix;
             T t = (c0 * u[p] + stencil::d2_wings(u + p, 1)) * hx2;
             if constexpr (lx) {
-                t += stencil::d1_diff(psx + p, 1) * hx;
-                zx[p] = bx[ix] * zx[p] + ax[ix] * t;
-                t += zx[p];
+                t += stencil::d1_diff(psx + ix, 1) * hx;
+                zx[ix] = bx[ix] * zx[ix] + ax[ix] * t;
+                t += zx[ix];
             }
             T lap = t;
             if constexpr (NDIM == 3) {
                 t = (c0 * u[p] + stencil::d2_wings(u + p, sy)) * hy2;
                 if constexpr (ly) {
-                    t += stencil::d1_diff(psy + p, sy) * hy;
-                    zy[p] = by * zy[p] + ay * t;
-                    t += zy[p];
+                    t += stencil::d1_diff(psy + ix, sy) * hy;
+                    zy[ix] = by * zy[ix] + ay * t;
+                    t += zy[ix];
                 }
                 lap += t;
             }
             t = (c0 * u[p] + stencil::d2_wings(u + p, sz)) * hz2;
             if constexpr (lz) {
-                t += stencil::d1_diff(psz + p, sz) * hz;
-                zz[p] = bz * zz[p] + az * t;
-                t += zz[p];
+                t += stencil::d1_diff(psz + ix, sz) * hz;
+                zz[ix] = bz * zz[ix] + az * t;
+                t += zz[ix];
             }
             lap += t;
             if constexpr (damped) {
@@ -162,21 +174,25 @@ struct Stepper {
 
     void run() {
         if (B.has_pml()) advance_psi();
+        // x's zone: [0, xlo) and [xhi, nx) (all of the row when they meet).
         const int xlo = B.pml_lo[0] ? B.pml_lo[0] + R : 0;
         const int xhi = B.pml_hi[0] ? B.nx - B.pml_hi[0] - R : B.nx;
 #pragma omp parallel for collapse(2) schedule(static)
         for (int iz = 0; iz < B.nz; ++iz)
             for (int iy = 0; iy < B.ny; ++iy) {
-                const bool row_in_layers =
-                    in_layer_zone(iz, n[2], B.pml_lo[2], B.pml_hi[2]) ||
-                    (NDIM == 3 && in_layer_zone(iy, n[1], B.pml_lo[1], B.pml_hi[1]));
-                if (row_in_layers || xlo >= xhi) {
-                    layer_row(iy, iz, 0, B.nx);
+                // Rows in y's or z's zone take the layer update all along (damping: the
+                // damped row); the C-PML terms of an axis where its memory exists.
+                const bool zy = NDIM == 3 && in_layer_zone(iy, n[1], B.pml_lo[1], B.pml_hi[1]);
+                const bool zz = in_layer_zone(iz, n[2], B.pml_lo[2], B.pml_hi[2]);
+                const bool lx = A.psi[0] != nullptr, ly = zy && A.psi[1], lz = zz && A.psi[2];
+                if (xlo >= xhi) {
+                    layer_row(iy, iz, 0, B.nx, lx, ly, lz);
                     continue;
                 }
-                layer_row(iy, iz, 0, xlo);
-                interior_row(B.at(0, iy, iz), xlo, xhi);
-                layer_row(iy, iz, xhi, B.nx);
+                if (xlo > 0) layer_row(iy, iz, 0, xlo, lx, ly, lz);
+                if (zy || zz) layer_row(iy, iz, xlo, xhi, false, ly, lz);
+                else interior_row(B.at(0, iy, iz), xlo, xhi);
+                if (xhi < B.nx) layer_row(iy, iz, xhi, B.nx, lx, ly, lz);
             }
         if (B.free_surface) free_surface_cpu(B, A.w);
     }

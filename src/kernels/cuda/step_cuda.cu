@@ -45,6 +45,15 @@ __host__ __device__ __forceinline__ bool in_zone(int i, int n, int lo, int hi) {
 }
 __host__ __device__ __forceinline__ bool in_layer(int i, int n, int lo, int hi) { return i < lo || i >= n - hi; }
 
+// Resident blocks the 3D C-PML kernels are compiled for (__launch_bounds__): 1024
+// threads per SM, so at most 64 registers each. The index of the compact C-PML memory
+// at zone points (StepArgs::mem_at, its pointers kept per axis along the z loop) takes
+// them to 76-100 otherwise: one block of 512 threads per SM. 0 elsewhere: the
+// compiler's own choice (capping the others was slower: docs/performance.md, run 7;
+// fp64 would spill under the cap).
+template <class T, int NDIM, int MODE, int THREADS>
+constexpr int kLayerBlocks = sizeof(T) == 4 && NDIM == 3 && MODE == kPml ? 1024 / THREADS : 0;
+
 // The update written to w at one point. kDamp: inside a layer (damp = k there, 0 in the
 // window) w = (2u - (1 - k) w + vdt2 lap) / (1 + k), as step_cpu's damped rows; elsewhere
 // the plain update (k = 0 gives it exactly), so the window never reads damp.
@@ -57,12 +66,15 @@ __device__ __forceinline__ T updated(const StepArgs<T>& A, long p, bool layer, T
     return T(2) * c - wold + v * lap;
 }
 
-// One axis's contribution in the C-PML zone: t = d_ii u + d_i psi_i, zeta advanced.
+// One axis's contribution in the C-PML zone at point (ix, iy, iz): t = d_ii u + d_i psi_i,
+// zeta advanced (the memory at StepArgs::mem_at; s its stride along the axis).
 template <class T>
-__device__ __forceinline__ T cpml_axis(const StepArgs<T>& A, int ax, int k, long p, long s, T d2) {
-    const T t = d2 + stencil::d1_diff(A.psi[ax] + p, s) * A.inv_h[ax];
+__device__ __forceinline__ T cpml_axis(const StepArgs<T>& A, int ax, int ix, int iy, int iz, long s, T d2) {
+    const long q = A.mem_at(ax, ix, iy, iz);
+    const int k = ax == 0 ? ix : ax == 1 ? iy : iz;
+    const T t = d2 + stencil::d1_diff(A.psi[ax] + q, s) * A.inv_h[ax];
     const T a = A.a[ax][k], b = A.b[ax][k];
-    T* zp = A.zeta[ax] + p;
+    T* zp = A.zeta[ax] + q;
     const T zn = b * *zp + a * t;
     if (a != T(0) || b != T(1)) *zp = zn;
     return t + zn;
@@ -70,22 +82,22 @@ __device__ __forceinline__ T cpml_axis(const StepArgs<T>& A, int ax, int k, long
 
 // The Laplacian with C-PML terms at a zone point, axis after axis as step_cpu's layer rows do.
 template <class T, int NDIM>
-__device__ __forceinline__ T zone_lap(const StepArgs<T>& A, long p, int ix, int iy, int iz, T c, T wx,
-                                      T wy, T wz, bool zx, bool zy, bool zz) {
+__device__ __forceinline__ T zone_lap(const StepArgs<T>& A, int ix, int iy, int iz, T c, T wx, T wy, T wz,
+                                      bool zx, bool zy, bool zz) {
     const Box& B = A.box;
     const T c0 = T(stencil::c2(0));
     T lap = 0;
     {
         const T d2 = (c0 * c + wx) * A.inv_h2[0];
-        lap += zx ? cpml_axis(A, 0, ix, p, 1, d2) : d2;
+        lap += zx ? cpml_axis(A, 0, ix, iy, iz, 1, d2) : d2;
     }
     if (NDIM == 3) {
         const T d2 = (c0 * c + wy) * A.inv_h2[1];
-        lap += zy ? cpml_axis(A, 1, iy, p, B.sy(), d2) : d2;
+        lap += zy ? cpml_axis(A, 1, ix, iy, iz, B.sy(), d2) : d2;
     }
     {
         const T d2 = (c0 * c + wz) * A.inv_h2[2];
-        lap += zz ? cpml_axis(A, 2, iz, p, B.sz(), d2) : d2;
+        lap += zz ? cpml_axis(A, 2, ix, iy, iz, B.sz(), d2) : d2;
     }
     return lap;
 }
@@ -120,7 +132,7 @@ __global__ void __launch_bounds__(256) naive_kernel(StepArgs<T> A, int, const in
     if (MODE == kPml) {
         const bool zx = axis_zone<T, NDIM>(B, 0, ix), zy = NDIM == 3 && axis_zone<T, NDIM>(B, 1, iy),
                    zz = axis_zone<T, NDIM>(B, 2, iz);
-        if (zx || zy || zz) lap = zone_lap<T, NDIM>(A, p, ix, iy, iz, c, wx, wy, wz, zx, zy, zz);
+        if (zx || zy || zz) lap = zone_lap<T, NDIM>(A, ix, iy, iz, c, wx, wy, wz, zx, zy, zz);
         else lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
     } else {
         lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
@@ -154,7 +166,7 @@ __global__ void __launch_bounds__(256) naive_kernel(StepArgs<T> A, int, const in
 // y rows per thread, 64-wide tiles; session 1-2 tables in docs/performance.md) are gone
 // from the code.
 template <class T, int NDIM, int BX, int BY, int MODE>
-__global__ void __launch_bounds__(BX * BY) queue_kernel(StepArgs<T> A, int zchunk, const int4* map) {
+__global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>) queue_kernel(StepArgs<T> A, int zchunk, const int4* map) {
     constexpr int HY = NDIM == 3 ? R : 0;
     constexpr int TW = BX + 2 * R;
     constexpr int QN = 2 * R + 1;  // q[k] = u(z - R + k); q[2R] is the load in flight
@@ -238,7 +250,7 @@ __global__ void __launch_bounds__(BX * BY) queue_kernel(StepArgs<T> A, int zchun
                          T(stencil::c2(3)) * (q[R + 3] + q[R - 3]) + T(stencil::c2(4)) * (q[R + 4] + q[R - 4]);
             const bool zz = MODE == kPml && axis_zone<T, NDIM>(B, 2, z);
             T lap;
-            if (MODE == kPml && (zx || zy || zz)) lap = zone_lap<T, NDIM>(A, p, ix, iy, z, c, wx, wy, wz, zx, zy, zz);
+            if (MODE == kPml && (zx || zy || zz)) lap = zone_lap<T, NDIM>(A, ix, iy, z, c, wx, wy, wz, zx, zy, zz);
             else lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
             if (MODE == kStencil) {
                 w[p] = lap;
@@ -334,7 +346,7 @@ struct TmaShape {
 // (Compiled without a register cap: capping the plain kernel to 32 registers for 4
 // blocks of 512 per SM, and the layer kernels to 64, was 2-6 points slower on an H200.)
 template <class T, int NDIM, int MODE, int BX, int BY, int NB>
-__global__ void __launch_bounds__(BX * BY) tma_kernel(StepArgs<T> A, int zchunk, const int4* map,
+__global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>) tma_kernel(StepArgs<T> A, int zchunk, const int4* map,
                                                       const __grid_constant__ TmaMaps maps) {
     using S = TmaShape<T, NDIM, BX, BY, NB>;
     constexpr int TW = S::TW, NU = S::NU, HY = S::HY;
@@ -420,7 +432,7 @@ __global__ void __launch_bounds__(BX * BY) tma_kernel(StepArgs<T> A, int zchunk,
             T lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
             if (MODE == kPml) {
                 const bool zz = axis_zone<T, NDIM>(B, 2, z);
-                if (zx || zy || zz) lap = zone_lap<T, NDIM>(A, p, ix, iy, z, c, wx, wy, wz, zx, zy, zz);
+                if (zx || zy || zz) lap = zone_lap<T, NDIM>(A, ix, iy, z, c, wx, wy, wz, zx, zy, zz);
             }
             if (MODE == kStencil) {
                 A.w[p] = lap;
@@ -448,7 +460,8 @@ __global__ void __launch_bounds__(BX * BY) tma_kernel(StepArgs<T> A, int zchunk,
 
 // Pass 1 of the C-PML: psi_AX <- b psi_AX + a d_AX u on the layer cells of axis AX only.
 // Index space: the layer cells along AX (lo + hi of them) times the full other axes.
-// Bytes per layer point: read u (+ neighbours along AX, cache hits), psi read + write: 12 B.
+// Bytes per layer point: read u (+ neighbours along AX, cache hits), psi read + write: 12 B
+// (psi at StepArgs::mem_at: kept near the layers only).
 template <class T, int AX>
 __global__ void __launch_bounds__(256) psi_kernel(StepArgs<T> A) {
     const Box& B = A.box;
@@ -461,10 +474,10 @@ __global__ void __launch_bounds__(256) psi_kernel(StepArgs<T> A) {
     if (c[0] >= m[0] || c[1] >= m[1]) return;
     const int k = c[AX] < lo ? c[AX] : n[AX] - hi + (c[AX] - lo);
     c[AX] = k;
-    const long p = B.at(c[0], c[1], c[2]);
+    const long p = B.at(c[0], c[1], c[2]), q = A.mem_at(AX, c[0], c[1], c[2]);
     const long s = AX == 0 ? 1 : AX == 1 ? B.sy() : B.sz();
     T* psi = A.psi[AX];
-    psi[p] = A.b[AX][k] * psi[p] + A.a[AX][k] * stencil::d1_diff(A.u + p, s) * A.inv_h[AX];
+    psi[q] = A.b[AX][k] * psi[q] + A.a[AX][k] * stencil::d1_diff(A.u + p, s) * A.inv_h[AX];
 }
 
 template <class T>
