@@ -253,7 +253,7 @@ int cmd_migrate(int argc, char** argv) {
     std::vector<std::pair<std::size_t, std::size_t>> where;  // index and gather of each job shot
     for (std::size_t file = 0; file < indexes.size(); ++file) {
         const io::ShotIndex& index = indexes[file];
-        spdlog::info("shots {}: {} gathers", index.path(), index.size());
+        spdlog::info("shots {}: {} gather{}", index.path(), index.size(), index.size() == 1 ? "" : "s");
         for (std::size_t k = 0; k < index.size(); ++k) {
             names.push_back({index.path(), index.geometry(k).id});
             where.emplace_back(file, k);
