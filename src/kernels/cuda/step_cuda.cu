@@ -48,9 +48,10 @@ __host__ __device__ __forceinline__ bool in_layer(int i, int n, int lo, int hi) 
 // Resident blocks the 3D C-PML kernels are compiled for (__launch_bounds__): 1024
 // threads per SM, so at most 64 registers each. The index of the compact C-PML memory
 // at zone points (StepArgs::mem_at, its pointers kept per axis along the z loop) takes
-// them to 76-100 otherwise: one block of 512 threads per SM. 0 elsewhere: the
-// compiler's own choice (capping the others was slower: docs/performance.md, run 7;
-// fp64 would spill under the cap).
+// them to 76-100 otherwise: one block of 512 threads per SM. (1536 threads, 40
+// registers with 92 B of spills, was slower: 44.5% against 45.6-46.0% at 512^3.) 0
+// elsewhere: the compiler's own choice (capping the others was slower:
+// docs/performance.md, run 7; fp64 would spill under the cap).
 template <class T, int NDIM, int MODE, int THREADS>
 constexpr int kLayerBlocks = sizeof(T) == 4 && NDIM == 3 && MODE == kPml ? 1024 / THREADS : 0;
 
