@@ -10,6 +10,7 @@
 // DRAM sector, and row and plane strides are multiples of 16 bytes, as the GPU's bulk
 // tensor copies need. The extra columns right of the halo are never read as neighbours.
 // The index functions compile for host and device (RTM_HD).
+#include <algorithm>
 #include <cstddef>
 
 #include "physics/stencil.h"
@@ -40,6 +41,17 @@ struct Box {
         return false;
     }
 };
+
+// Computed planes [z0, z1) of box b as a box of their own (a z-slab, a part of a step):
+// its z layers are the planes of b's it holds, its free surface b's if it holds plane 0.
+inline Box planes_of(const Box& b, int z0, int z1) {
+    Box p = b;
+    p.nz = z1 - z0;
+    p.pml_lo[2] = std::max(0, std::min(b.pml_lo[2], z1) - z0);
+    p.pml_hi[2] = std::max(0, z1 - std::max(z0, b.nz - b.pml_hi[2]));
+    p.free_surface = b.free_surface && z0 == 0;
+    return p;
+}
 
 // Where the C-PML memory variables of an axis (psi_i and zeta_i, one layout for both)
 // are kept. The step reads them only near axis i's layers: it advances psi_i on the
@@ -110,8 +122,9 @@ struct StepArgs {
     const T* damp = nullptr;
 
     // Several shots at once on the same box and model (forward modelling of a 2D survey
-    // fills a GPU only so): `batch` members whose u, w, psi and zeta lie one after another
-    // at a stride of box.padded_size() values; vdt2, damp, a and b are shared.
+    // fills a GPU only so): `batch` members whose u and w lie one after another at a
+    // stride of box.padded_size() values, psi and zeta at mem.size[ax]; vdt2, damp, a and
+    // b are shared.
     int batch = 1;
 
     // Index in psi[ax] and zeta[ax] of computed point (ix, iy, iz), which must lie in

@@ -44,10 +44,7 @@ StepArgs<T> step_planes(const StepArgs<T>& a, int z0, int z1) {
              "Internal error: cut one member's box at least R planes clear of its layers' zones");
     StepArgs<T> p = a;
     const long shift = long(z0) * b.sz();
-    p.box.nz = z1 - z0;
-    p.box.pml_lo[2] = std::max(0, std::min(b.pml_lo[2], z1) - z0);
-    p.box.pml_hi[2] = std::max(0, z1 - std::max(z0, b.nz - b.pml_hi[2]));
-    p.box.free_surface = b.free_surface && z0 == 0;
+    p.box = planes_of(b, z0, z1);
     p.u += shift;
     p.w += shift;
     p.vdt2 += shift;

@@ -216,12 +216,14 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
             most = std::max(most, s.planes());
         share = std::min(1.0, (most + 2.0 * stencil::R) / nz);
     }
-    // A propagator's arrays per padded point: isotropic u at two levels, v dt^2 and the
-    // C-PML memory; VTI/TTI (damping layers) p and q at two levels, W's three entries and
-    // the damping, with a tilt the axis and the six fluxes (memory_plan.cpp set_physics).
+    // A VTI/TTI propagator's arrays per padded point (damping layers): p and q at two
+    // levels, W's three entries and the damping, with a tilt the axis and the six fluxes
+    // (memory_plan.cpp set_physics).
     const bool aniso = !model.extra.empty(), tilt = aniso && tilted(model);
     if (!migration) {
-        // (The C-PML memory, psi and zeta, is kept near the layers: kernels::CpmlMemory.)
+        // Isotropic: the largest propagator's values (a rank of a shot group: its slab's),
+        // u at two levels and (v dt)^2 on the padded box, and the C-PML memory, kept near
+        // the slab's own layers (kernels::CpmlMemory), or the damping.
         kernels::Box box;
         box.ndim = g.ndim();
         box.nx = int(nx);
@@ -230,9 +232,19 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         for (int ax = 0; ax < 3; ++ax)
             if (ax != 1 || box.ndim == 3) box.pml_lo[ax] = box.pml_hi[ax] = p;
         if (prop.free_surface) box.pml_lo[2] = 0;
-        const double cpml_arrays = 2.0 * double(kernels::cpml_memory(box).values()) / double(box.padded_size());
-        const double arrays = aniso ? 8 + (tilt ? 9 : 0) : 3 + cpml_arrays;
-        device.push_back({P * share * b * arrays * (born ? 2 : 1),
+        box.free_surface = prop.free_surface;
+        const bool cpml = prop.boundary == Boundary::Cpml;
+        double iso_values = 0;
+        const auto slabs = group_ranks > 1 ? parallel::slab_layout(box.nz, box.pml_lo[2], p, prop.free_surface, group_ranks)
+                                           : std::vector<parallel::Slab>{{0, box.nz}};
+        for (const parallel::Slab& s : slabs) {
+            const kernels::Box sb = kernels::planes_of(box, s.z0, s.z1);
+            const double padded = double(sb.padded_size());
+            iso_values = std::max(iso_values, (cpml ? 3 : 4) * padded +
+                                                  (cpml ? 2.0 * double(kernels::cpml_memory(sb).values()) : 0.0));
+        }
+        const double values = aniso ? P * share * (8 + (tilt ? 9 : 0)) : iso_values;
+        device.push_back({values * b * (born ? 2 : 1),
                           born ? "background and scattered wavefields, coefficients, C-PML memory"
                                : "wavefields, coefficients, C-PML memory",
                           layers_cause});

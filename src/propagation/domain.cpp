@@ -212,12 +212,7 @@ Domain Domain::slab(int z0, int z1) const {
     d.opt_ = opt_;
     d.opt_.slabs = 1;
     d.opt_.slab = 0;
-    d.box_ = box_;
-    d.box_.nz = z1 - z0;
-    const int lo = box_.pml_lo[2], hi = box_.pml_hi[2];
-    d.box_.pml_lo[2] = std::max(0, std::min(lo, z1) - z0);
-    d.box_.pml_hi[2] = std::max(0, z1 - std::max(z0, box_.nz - hi));
-    d.box_.free_surface = box_.free_surface && z0 == 0;
+    d.box_ = kernels::planes_of(box_, z0, z1);
     d.opt_.free_surface = d.box_.free_surface;
     d.held_z0_ = 0;
     d.held_z1_ = d.box_.nz;

@@ -93,10 +93,10 @@ public:
             inv_h[ax] = used ? T(1 / h[ax]) : T(0);
         }
     }
-    // Whether the step computes C-PML terms along `axis` (memory variables held): where
-    // the box has C-PML layers on it, and on a slab of such a domain even without layer
-    // planes of its own (a = 0, b = 1 there), so that its points take the kernels' code
-    // path, and with it the rounding (fused multiply-adds), of the whole domain.
+    // Whether the domain has C-PML layers along `axis` (its profiles held): where the box
+    // has them, and on a slab of such a domain even without layer planes of its own
+    // (a = 0, b = 1 there). A propagator holds that axis's memory variables where its
+    // own box has layers on it (kernels::CpmlMemory: none on a slab between z layers).
     bool cpml(int axis) const { return cpml_[axis]; }
     // Damping k = eta v^2 dt / 2 on the padded grid (empty for C-PML).
     const UninitVector<double>& damping() const { return damp_; }

@@ -179,7 +179,7 @@ TEST_CASE("one INI holds a modelling and a migration job: each command skips the
                                  err);
     INFO(o.out << o.err);
     CHECK(o.status == 0);
-    CHECK_THAT(o.out, Contains("other.sgy: 1 gathers") && !Contains((dir / "shots.sgy").string()));
+    CHECK_THAT(o.out, Contains("other.sgy: 1 gather\n") && !Contains((dir / "shots.sgy").string()));
 }
 
 // RTM_TIMELINE (core/phases.h): the phases' spans as Chrome trace events, one per timed

@@ -254,6 +254,8 @@ const Case kCases[] = {
     {2, 157, 1, 93, 9, 8, false},
     {2, 157, 1, 93, 9, 8, true},
     {2, 131, 1, 77, 0, 0, false},
+    {3, 40, 33, 37, 0, 6, false},   // layers at the high ends only (C-PML memory kept on one side)
+    {2, 131, 1, 77, 7, 0, false},   // 2D, layers at the low ends only
     {3, 45, 37, 41, 6, 7, false, true},  // damping layers all round
     {3, 45, 37, 41, 6, 7, true, true},   // damping, free surface on top
     {2, 157, 1, 93, 9, 8, false, true},

@@ -35,26 +35,26 @@ struct Stepper {
         n[0] = B.nx; n[1] = B.ny; n[2] = B.nz;
     }
 
-    // psi <- b psi + a d u along stride st, for ix in [x0, x1) of one row whose u starts
-    // at u_row and psi at psi_row (StepArgs::mem_at); the profile index is ix along x
+    // psi <- b psi + a d u along stride st, for ix in [x0, x1) of one row: u the row's
+    // point 0, psi its memory at point x0 (mem_row); the profile index is ix along x
     // (a == nullptr: the row's own coefficients a_row, b_row).
     static void psi_row(T* __restrict psi, const T* __restrict u, long st, T ih, int x0, int x1,
                         const T* __restrict a, const T* __restrict b, T a_row, T b_row) {
         if (a) {
 #pragma omp simd
             for (int ix = x0; ix < x1; ++ix)
-                psi[ix] = b[ix] * psi[ix] + a[ix] * stencil::d1_diff(u + ix, st) * ih;
+                psi[ix - x0] = b[ix] * psi[ix - x0] + a[ix] * stencil::d1_diff(u + ix, st) * ih;
         } else {
 #pragma omp simd
             for (int ix = x0; ix < x1; ++ix)
-                psi[ix] = b_row * psi[ix] + a_row * stencil::d1_diff(u + ix, st) * ih;
+                psi[ix - x0] = b_row * psi[ix - x0] + a_row * stencil::d1_diff(u + ix, st) * ih;
         }
     }
 
-    // The memory of axis ax on row (iy, iz), shifted so that index ix of the row is its
-    // point ix; ix must not cross the memory's gap (x: one side's cells at a time).
+    // The memory of axis ax at point (x0, iy, iz); the points x0 + k of the row follow at
+    // k while they stay on one side of the memory's gap (x: one layer's cells at a time).
     T* mem_row(T* const* arrays, int ax, int x0, int iy, int iz) const {
-        return arrays[ax] + (A.mem_at(ax, x0, iy, iz) - x0);
+        return arrays[ax] + A.mem_at(ax, x0, iy, iz);
     }
 
     // Pass 1: psi_i <- b psi_i + a d_i u, in the layers of axis i only.
@@ -124,8 +124,8 @@ struct Stepper {
         const T c0 = T(stencil::c2(0));
         const T ay = ly ? A.a[1][iy] : T(0), by = ly ? A.b[1][iy] : T(1);
         const T az = lz ? A.a[2][iz] : T(0), bz = lz ? A.b[2][iz] : T(1);
-        // The memory variables of the axes that apply, indexed by ix (psi_x and zeta_x:
-        // the segment lies on one side of x's memory gap).
+        // The memory variables of the axes that apply at x0, point ix at ix - x0 (psi_x
+        // and zeta_x: the segment lies on one side of x's memory gap).
         const T* __restrict psx = lx ? mem_row(A.psi, 0, x0, iy, iz) : nullptr;
         const T* __restrict psy = ly ? mem_row(A.psi, 1, x0, iy, iz) : nullptr;
         const T* __restrict psz = lz ? mem_row(A.psi, 2, x0, iy, iz) : nullptr;
@@ -142,25 +142,25 @@ struct Stepper {
             const long p = row + ix;
             T t = (c0 * u[p] + stencil::d2_wings(u + p, 1)) * hx2;
             if constexpr (lx) {
-                t += stencil::d1_diff(psx + ix, 1) * hx;
-                zx[ix] = bx[ix] * zx[ix] + ax[ix] * t;
-                t += zx[ix];
+                t += stencil::d1_diff(psx + (ix - x0), 1) * hx;
+                zx[ix - x0] = bx[ix] * zx[ix - x0] + ax[ix] * t;
+                t += zx[ix - x0];
             }
             T lap = t;
             if constexpr (NDIM == 3) {
                 t = (c0 * u[p] + stencil::d2_wings(u + p, sy)) * hy2;
                 if constexpr (ly) {
-                    t += stencil::d1_diff(psy + ix, sy) * hy;
-                    zy[ix] = by * zy[ix] + ay * t;
-                    t += zy[ix];
+                    t += stencil::d1_diff(psy + (ix - x0), sy) * hy;
+                    zy[ix - x0] = by * zy[ix - x0] + ay * t;
+                    t += zy[ix - x0];
                 }
                 lap += t;
             }
             t = (c0 * u[p] + stencil::d2_wings(u + p, sz)) * hz2;
             if constexpr (lz) {
-                t += stencil::d1_diff(psz + ix, sz) * hz;
-                zz[ix] = bz * zz[ix] + az * t;
-                t += zz[ix];
+                t += stencil::d1_diff(psz + (ix - x0), sz) * hz;
+                zz[ix - x0] = bz * zz[ix - x0] + az * t;
+                t += zz[ix - x0];
             }
             lap += t;
             if constexpr (damped) {

@@ -7,10 +7,10 @@ namespace rtm::kernels {
 // u[n+1] = 2 u[n] - u[n-1] + (v dt)^2 (Lap8 u[n] + C-PML terms), into args.w
 // (or the damped update, see StepArgs::damp).
 // Points farther than R from every absorbing layer take the plain update; the rest
-// first advance psi (pass 1, layers only) and then the full C-PML update (pass 2).
-// Assumes psi_i and zeta_i are zero outside axis i's layers (true from rest, since
-// only the layers ever update them): there the C-PML update reduces to the plain one,
-// which lets whole rows take one branch-free, vectorised path.
+// first advance psi (pass 1, layers only) and then the C-PML update (pass 2), each
+// axis's terms only where the point lies in that axis's zone (layer + R cells; its
+// memory is kept near its layers alone, StepArgs::mem). A row is cut into x-zone and
+// other segments, each one branch-free, vectorised path.
 // Then, with a free surface, sets w = 0 at iz = 0 and mirrors it antisymmetrically
 // into the halo above. OpenMP over z, SIMD along x. Batch members (StepArgs::batch)
 // one after another.

@@ -344,8 +344,9 @@ struct TmaShape {
                                          8 * (2 * NB + 1);
 };
 
-// (Compiled without a register cap: capping the plain kernel to 32 registers for 4
-// blocks of 512 per SM, and the layer kernels to 64, was 2-6 points slower on an H200.)
+// (No register cap but kLayerBlocks' for the 3D C-PML kernels: capping the plain kernel
+// to 32 registers for 4 blocks of 512 per SM, and the layer kernels to 64 when they used
+// 40, was 2-6 points slower on an H200.)
 template <class T, int NDIM, int MODE, int BX, int BY, int NB>
 __global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>) tma_kernel(StepArgs<T> A, int zchunk, const int4* map,
                                                       const __grid_constant__ TmaMaps maps) {
