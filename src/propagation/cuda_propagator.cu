@@ -331,13 +331,8 @@ public:
     void add_field(const std::vector<double>& f) override { f_.add_field(f, InjectionWeight{d_}); }
 
     // Born modelling: the source -dm v^2 Lap u0 formed on the device from the background's
-    // field, with add_field's weights (DeviceWavefields::add_scalar_born_source).
-    void set_born_perturbation(const Grid& window, std::vector<double> dm_v2) override {
-        RTM_CUDA_CHECK(cudaSetDevice(device_));
-        require_domain_window(d_, window);
-        Propagator::set_born_perturbation(window, std::move(dm_v2));  // checks the size
-        f_.set_born_perturbation(this->born_perturbation());
-    }
+    // field, with add_field's weights (DeviceWavefields::add_scalar_born_source; the
+    // perturbation set by StoredPropagator::set_born_perturbation).
     void add_born_source(const Propagator& background) override {
         const auto* u0 = dynamic_cast<const CudaPropagator<T>*>(&background);
         if (!u0) unsupported("Born modelling with a background propagator of another backend or precision");

@@ -98,6 +98,7 @@ public:
     // Makes the streams; allocate() makes the fields (after the owner's memory check).
     DeviceWavefields(const Domain& d, int fields, int batch)
         : d_(d), box_(d.box()), fields_(fields), batch_(batch) {
+        RTM_CUDA_CHECK(cudaGetDevice(&device_));
         RTM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     }
     DeviceWavefields(const DeviceWavefields&) = delete;
@@ -452,9 +453,12 @@ public:
         after(src, [&] { image(src, w, condition); });
     }
 
-    // Born modelling of two fields (Propagator::set_born_perturbation, add_born_source):
-    // dm v^2 on the window, every member, kept on the device.
+    const Domain& domain() const { return d_; }
+
+    // Born modelling (StoredPropagator::set_born_perturbation, add_born_source): dm v^2
+    // on the window, every member, kept on the device.
     void set_born_perturbation(const std::vector<double>& dm_v2) {
+        RTM_CUDA_CHECK(cudaSetDevice(device_));
         require_device_memory<T>(box_, dm_v2.size() * sizeof(double), "Born perturbation");
         born_dm_v2_.upload(dm_v2, stream_);
     }
@@ -750,6 +754,7 @@ private:
     }
 
     const Domain& d_;
+    int device_ = 0;  // the GPU current when these were made (the rank's own)
     kernels::Box box_;
     int fields_, batch_;
     cudaStream_t stream_ = nullptr;

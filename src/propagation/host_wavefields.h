@@ -38,6 +38,10 @@ public:
     }
 
     std::vector<T> cur, prev;  // u[n] and u[n-1]
+
+    const Domain& domain() const { return d_; }
+    // Born modelling: the host propagators read Propagator::born_perturbation itself.
+    void set_born_perturbation(const std::vector<double>&) {}
     // More arrays a checkpoint state holds (the C-PML memory), registered by the owner.
     std::vector<std::vector<T>*> state_extra;
 

@@ -6,9 +6,11 @@
 // backends. The step, sources, receivers, correlate (which needs the source propagator's
 // own type) and a backend's extras stay with each propagator.
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "core/threads.h"
+#include "propagation/domain.h"
 #include "propagation/propagator.h"
 
 namespace rtm {
@@ -35,6 +37,15 @@ public:
     void recall(std::size_t slot, bool previous) override { f_.recall(slot, previous); }
     void clear_kept() override { f_.clear_kept(); }
     std::vector<double> correlation(bool illumination) const override { return f_.correlation(illumination); }
+    // Born modelling's perturbation: on the domain's window (the Born source is formed
+    // there), its size checked by Propagator, then handed to the storage (a GPU's keeps
+    // it in device memory).
+    void set_born_perturbation(const Grid& window, std::vector<double> dm_v2) override {
+        require_domain_window(f_.domain(), window);
+        Propagator::set_born_perturbation(window, std::move(dm_v2));
+        f_.set_born_perturbation(born_perturbation());
+    }
+
     std::vector<UninitVector<double>> member_correlations(bool illumination) const override {
         std::vector<UninitVector<double>> out;
         for (int m = 0; m < batch(); ++m) out.push_back(f_.member_correlation(illumination, m));

@@ -114,10 +114,6 @@ public:
     }
     // W g, g = -dm v^2 (H p0, V q0) (docs/anisotropy.md "Born modelling"), W / (1 + k)
     // in a damping layer as every source.
-    void set_born_perturbation(const Grid& window, std::vector<double> dm_v2) override {
-        require_domain_window(d_, window);
-        Propagator::set_born_perturbation(window, std::move(dm_v2));
-    }
     void add_born_source(const Propagator& background) override {
         const Grid& window = d_.window();
         const auto* u0 = dynamic_cast<const TtiCpuPropagator<T>*>(&background);

@@ -161,12 +161,6 @@ public:
     // Born modelling of VTI/TTI models and its adjoint (the born-adjoint condition) read
     // diag(H, V) of the background (source) wavefield on the window, formed on the device
     // (DeviceWavefields, tti_window_cuda.h; the CPU twin's operators).
-    void set_born_perturbation(const Grid& window, std::vector<double> dm_v2) override {
-        RTM_CUDA_CHECK(cudaSetDevice(device_));
-        require_domain_window(d_, window);
-        Propagator::set_born_perturbation(window, std::move(dm_v2));  // checks the size
-        f_.set_born_perturbation(this->born_perturbation());
-    }
     void add_born_source(const Propagator& background) override {
         const auto* u0 = dynamic_cast<const TtiCudaPropagator<T>*>(&background);
         if (!u0) unsupported("Born modelling with a background propagator of another backend, precision or physics");

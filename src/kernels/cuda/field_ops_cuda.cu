@@ -173,19 +173,22 @@ void add_window_cuda(const Box& box, Index3 origin, int nx, int ny, int nz, cons
     });
 }
 
+// Blocks of 256 threads for the grid-stride loops over n points: at most 16 per SM.
+static unsigned point_blocks(std::size_t n) {
+    return unsigned(std::min<std::size_t>((n + 255) / 256, std::size_t(sm_count()) * 16));
+}
+
 template <class T>
 void gather_cuda(const T* f, const long* index, std::size_t n, float* dst, cudaStream_t stream) {
     if (!n) return;
-    const unsigned blocks = unsigned(std::min<std::size_t>((n + 255) / 256, std::size_t(sm_count()) * 16));
-    gather_kernel<T><<<blocks, 256, 0, stream>>>(f, index, n, dst);
+    gather_kernel<T><<<point_blocks(n), 256, 0, stream>>>(f, index, n, dst);
     RTM_CUDA_CHECK_LAUNCH("gather_kernel");
 }
 
 template <class T>
 void scatter_cuda(const float* src, const long* index, std::size_t n, T* f, cudaStream_t stream) {
     if (!n) return;
-    const unsigned blocks = unsigned(std::min<std::size_t>((n + 255) / 256, std::size_t(sm_count()) * 16));
-    scatter_kernel<T><<<blocks, 256, 0, stream>>>(src, index, n, f);
+    scatter_kernel<T><<<point_blocks(n), 256, 0, stream>>>(src, index, n, f);
     RTM_CUDA_CHECK_LAUNCH("scatter_kernel");
 }
 
