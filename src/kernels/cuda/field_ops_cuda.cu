@@ -33,15 +33,34 @@ __global__ void nonfinite_kernel(Box B, const T* __restrict__ f, long rows, int*
     if (bad) *flag = 1;
 }
 
+// The window node of a window kernel's thread (window_members' grid: x along a row, y the
+// members' rows, z the planes): its window coordinates and member, i its index in one
+// member's window, im in the members' windows one after another, p its padded index in
+// the member's box; `in` when ix lies in the window.
+struct WindowNode {
+    int ix, iy, iz, m;
+    long i, im, p;
+    bool in;
+};
+__device__ __forceinline__ WindowNode window_node(const Box& B, Index3 o, int nx, int ny) {
+    WindowNode n;
+    n.ix = blockIdx.x * blockDim.x + threadIdx.x;
+    n.m = blockIdx.y / ny;
+    n.iy = blockIdx.y % ny;
+    n.iz = blockIdx.z;
+    n.in = n.ix < nx;
+    n.i = (long(n.iz) * ny + n.iy) * nx + n.ix;
+    n.im = n.i + n.m * long(nx) * ny * gridDim.z;
+    n.p = B.at(o.x + n.ix, o.y + n.iy, o.z + n.iz) + n.m * long(B.padded_size());
+    return n;
+}
+
 template <class T>
 __global__ void add_window_kernel(Box B, Index3 o, int nx, int ny, int nz, const T* __restrict__ coef,
                                   const T* __restrict__ f, T* u) {
-    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int m = blockIdx.y / ny, iy = blockIdx.y % ny, iz = blockIdx.z;
-    if (ix >= nx) return;
-    const long i = (long(iz) * ny + iy) * nx + ix;
-    const long p = B.at(o.x + ix, o.y + iy, o.z + iz) + m * long(B.padded_size());
-    u[p] += T(double(coef[i]) * double(f[i + m * long(nx) * ny * nz]));
+    const WindowNode n = window_node(B, o, nx, ny);
+    if (!n.in) return;
+    u[n.p] += T(double(coef[n.i]) * double(f[n.im]));
 }
 
 template <class T>
@@ -60,65 +79,52 @@ __global__ void scatter_kernel(const float* __restrict__ src, const long* __rest
 
 template <class T>
 __global__ void pack_window_kernel(Box B, Index3 o, int nx, int ny, const T* __restrict__ u, void* dst, bool bf16) {
-    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int m = blockIdx.y / ny, iy = blockIdx.y % ny, iz = blockIdx.z;
-    if (ix >= nx) return;
-    const long i = (long(iz) * ny + iy) * nx + ix + m * long(nx) * ny * gridDim.z;
-    const T v = u[B.at(o.x + ix, o.y + iy, o.z + iz) + m * long(B.padded_size())];
-    if (bf16) static_cast<std::uint16_t*>(dst)[i] = to_bf16(float(v));
-    else static_cast<T*>(dst)[i] = v;
+    const WindowNode n = window_node(B, o, nx, ny);
+    if (!n.in) return;
+    const T v = u[n.p];
+    if (bf16) static_cast<std::uint16_t*>(dst)[n.im] = to_bf16(float(v));
+    else static_cast<T*>(dst)[n.im] = v;
 }
 
 template <class T>
 __global__ void unpack_window_kernel(Box B, Index3 o, int nx, int ny, const void* src, bool bf16, T* u) {
-    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int m = blockIdx.y / ny, iy = blockIdx.y % ny, iz = blockIdx.z;
-    if (ix >= nx) return;
-    const long i = (long(iz) * ny + iy) * nx + ix + m * long(nx) * ny * gridDim.z;
-    u[B.at(o.x + ix, o.y + iy, o.z + iz) + m * long(B.padded_size())] =
-        bf16 ? T(from_bf16(static_cast<const std::uint16_t*>(src)[i])) : static_cast<const T*>(src)[i];
+    const WindowNode n = window_node(B, o, nx, ny);
+    if (!n.in) return;
+    u[n.p] = bf16 ? T(from_bf16(static_cast<const std::uint16_t*>(src)[n.im])) : static_cast<const T*>(src)[n.im];
 }
 
 template <class T>
 __global__ void correlate_window_kernel(Box B, Index3 o, int nx, int ny, const T* __restrict__ us,
                                         const T* __restrict__ u, double w, double* __restrict__ image,
                                         double* __restrict__ illum) {
-    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int m = blockIdx.y / ny, iy = blockIdx.y % ny, iz = blockIdx.z;
-    if (ix >= nx) return;
-    const long i = (long(iz) * ny + iy) * nx + ix + m * long(nx) * ny * gridDim.z;
-    const long p = B.at(o.x + ix, o.y + iy, o.z + iz) + m * long(B.padded_size());
-    const double s = double(us[p]), ws = __dmul_rn(w, s);
-    image[i] = __dadd_rn(image[i], __dmul_rn(ws, double(u[p])));
-    illum[i] = __dadd_rn(illum[i], __dmul_rn(ws, s));
+    const WindowNode n = window_node(B, o, nx, ny);
+    if (!n.in) return;
+    const double s = double(us[n.p]), ws = __dmul_rn(w, s);
+    image[n.im] = __dadd_rn(image[n.im], __dmul_rn(ws, double(u[n.p])));
+    illum[n.im] = __dadd_rn(illum[n.im], __dmul_rn(ws, s));
 }
 
 template <class T>
 __global__ void born_source_window_kernel(Box B, Index3 o, int nx, int ny, int nz, double hx, double hy, double hz,
                                           const double* __restrict__ dm_v2, const T* __restrict__ u0,
                                           const T* __restrict__ coef, T* u) {
-    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int m = blockIdx.y / ny, iy = blockIdx.y % ny, iz = blockIdx.z;
-    if (ix >= nx) return;
-    const long i = (long(iz) * ny + iy) * nx + ix;
-    const long p = B.at(o.x + ix, o.y + iy, o.z + iz) + m * long(B.padded_size());
+    const WindowNode n = window_node(B, o, nx, ny);
+    if (!n.in) return;
     const long st[3] = {1, B.sy(), B.sz()};
-    const int c[3] = {ix, iy, iz}, lo[3] = {0, 0, 0}, hi[3] = {nx, ny, nz};
+    const int c[3] = {n.ix, n.iy, n.iz}, lo[3] = {0, 0, 0}, hi[3] = {nx, ny, nz};
     const double h[3] = {hx, hy, hz};
-    const T g = T(-dm_v2[i + m * long(nx) * ny * nz] * window_laplacian(u0 + p, st, c, lo, hi, h, ny > 1));
-    u[p] += T(double(coef[i]) * double(g));
+    const T g = T(-dm_v2[n.im] * window_laplacian(u0 + n.p, st, c, lo, hi, h, ny > 1));
+    u[n.p] += T(double(coef[n.i]) * double(g));
 }
 
 template <class T>
 __global__ void image_window_kernel(Box B, WindowImaging wi, const T* __restrict__ us, const T* __restrict__ usp,
                                     const T* __restrict__ u, const T* __restrict__ up, const double* __restrict__ v2,
                                     double* __restrict__ image, double* __restrict__ illum) {
-    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
-    const int m = blockIdx.y / wi.ny, iy = blockIdx.y % wi.ny, iz = blockIdx.z;
-    if (ix >= wi.nx) return;
-    const long i = (long(iz) * wi.ny + iy) * wi.nx + ix;             // v2's node (shared)
-    const long im = i + m * long(wi.nx) * wi.ny * wi.nz;              // the member's image node
-    const long p = B.at(wi.origin.x + ix, wi.origin.y + iy, wi.origin.z + iz) + m * long(B.padded_size());
+    const WindowNode n = window_node(B, wi.origin, wi.nx, wi.ny);
+    if (!n.in) return;
+    const int ix = n.ix, iy = n.iy, iz = n.iz;
+    const long i = n.i, im = n.im, p = n.p;  // v2's node (shared), the member's image node, u's
     const long st[3] = {1, B.sy(), B.sz()};
     // Nodes read along each axis: the window's, and along z the planes it continues into.
     const int c[3] = {ix, iy, iz}, lo[3] = {0, 0, -wi.z_before}, hi[3] = {wi.nx, wi.ny, wi.nz + wi.z_after};
