@@ -43,6 +43,10 @@ inline double twin_bound(int steps, Precision prec) {
     return std::sqrt(180.0 * steps) * std::ldexp(1.0, prec == Precision::Single ? -24 : -53);
 }
 
+// The VTI/TTI twins' bound after N steps of K roundings a point each (derived in
+// test_tti.cpp): 3 sqrt(N) K u, u the precision's unit roundoff (2^-24 fp32, 2^-53 fp64).
+inline double tti_bound(int steps, int K, double u = std::ldexp(1.0, -24)) { return 3 * std::sqrt(double(steps)) * K * u; }
+
 // A Born perturbation on grid g: a Gaussian blob of slowness squared (2e-8 s^2/m^2 at
 // its centre), 60 m wide, at 200 m depth below the grid's middle.
 inline Volume blob_perturbation(const Grid& g) {

@@ -1,5 +1,6 @@
 // The GPU VTI/TTI kernels (two-pass and SWiC, kernels/cuda/tti_cuda.h) against their CPU
-// twin (kernels/cpu/tti_cpu.h) in fp32, and the GPU TTI propagator against the CPU one.
+// twin (kernels/cpu/tti_cpu.h) in fp32 and fp64, and the GPU TTI propagator against the
+// CPU one.
 //
 // The bound. Both sides compute the same sums in fp32 in different orders (SWiC adds the
 // z-flux terms plane by plane, nvcc contracts into FMAs), so they differ by rounding. A
@@ -7,7 +8,8 @@
 // size (stability keeps |W L| <= 4: every term of W L u is at most a few times |u|), so one
 // step's difference is at most K 2^-24 of the field (relative). Leapfrog carries old
 // differences along unamplified, and the steps' roundings are independent, so after N
-// steps the difference grows like sqrt(N) K 2^-24; the bound takes 3 times that. K counted
+// steps the difference grows like sqrt(N) K 2^-24; the bound takes 3 times that (fp64:
+// 2^-53, the unit roundoff of the precision, in place of 2^-24). K counted
 // from the code per field and point (the two-pass and SWiC evaluate the same terms):
 //   TTI 3D: gradient 3 x 12, projections 5, flux 1, divergence 3 x 12, compact Laplacian
 //           3 x 12 + 3, update 7: 124, taken as K = 130;  TTI 2D: 2/3 of that, K = 90;
@@ -33,7 +35,8 @@ namespace kc = rtm::kernels::cuda;
 
 namespace {
 
-double tti_bound(int steps, int K) { return 3 * std::sqrt(double(steps)) * K * std::ldexp(1.0, -24); }
+template <class T>
+double unit_roundoff() { return std::ldexp(1.0, sizeof(T) == 4 ? -24 : -53); }
 
 int terms(int ndim, bool tilted) { return tilted ? (ndim == 3 ? 130 : 90) : 40; }
 
@@ -47,16 +50,18 @@ struct Case {
 };
 
 // Fields of one case on the host: p, q, wp, wq (batch members), W, the axis, the damping.
+template <class T>
 struct State {
     kernels::Box box;
     int batch = 1;
-    float inv_h2[3], inv_h[3];
-    std::vector<float> p, q, wp, wq, cpp, cpq, cqq, damp, axis[3];
+    T inv_h2[3], inv_h[3];
+    std::vector<T> p, q, wp, wq, cpp, cpq, cqq, damp, axis[3];
 };
 
-State make_state(const Case& c, unsigned seed) {
+template <class T>
+State<T> make_state(const Case& c, unsigned seed) {
     std::mt19937 rng(seed);
-    State s;
+    State<T> s;
     s.batch = c.batch;
     auto& B = s.box;
     B.ndim = c.ndim;
@@ -71,20 +76,20 @@ State make_state(const Case& c, unsigned seed) {
     double sum = 0;
     for (int ax = 0; ax < 3; ++ax) {
         const bool used = c.ndim == 3 || ax != 1;
-        s.inv_h2[ax] = used ? float(1 / (h[ax] * h[ax])) : 0.f;
-        s.inv_h[ax] = used ? float(1 / h[ax]) : 0.f;
+        s.inv_h2[ax] = used ? T(1 / (h[ax] * h[ax])) : T(0);
+        s.inv_h[ax] = used ? T(1 / h[ax]) : T(0);
         sum += used ? 1 / (h[ax] * h[ax]) : 0;
     }
     // Stability (docs/anisotropy.md): dt^2 (A |H| + B |V|) <= 4 with |H|, |V| <= S2 sum 1/h^2,
     // A = max vdt2 (1 + 2 eps), B = max vdt2; eps < 0.3: vdt2 <= 4 / ((2 + 0.6) S2 sum).
     const double vmax2 = 4 / (2.6 * stencil::second_derivative_symbol_max() * sum);
-    s.p = random_field<float>(B, rng, -1, 1, c.batch);
-    s.q = random_field<float>(B, rng, -1, 1, c.batch);
-    s.wp = random_field<float>(B, rng, -1, 1, c.batch);
-    s.wq = random_field<float>(B, rng, -1, 1, c.batch);
+    s.p = random_field<T>(B, rng, -1, 1, c.batch);
+    s.q = random_field<T>(B, rng, -1, 1, c.batch);
+    s.wp = random_field<T>(B, rng, -1, 1, c.batch);
+    s.wq = random_field<T>(B, rng, -1, 1, c.batch);
     const std::size_t n = B.padded_size();
-    for (auto* f : {&s.cpp, &s.cpq, &s.cqq, &s.damp}) f->assign(n, 0.f);
-    for (auto& a : s.axis) a.assign(c.tilted ? n : 0, 0.f);
+    for (auto* f : {&s.cpp, &s.cpq, &s.cqq, &s.damp}) f->assign(n, T(0));
+    for (auto& a : s.axis) a.assign(c.tilted ? n : 0, T(0));
     std::uniform_real_distribution<double> u01(0, 1);
     const int nn[3] = {B.nx, B.ny, B.nz};
     for (int iz = 0; iz < B.nz; ++iz)
@@ -93,27 +98,28 @@ State make_state(const Case& c, unsigned seed) {
                 const long i = B.at(ix, iy, iz);
                 const double vdt2 = (0.2 + 0.7 * u01(rng)) * vmax2, eps = 0.3 * u01(rng),
                              delta = -0.1 + (eps + 0.1) * u01(rng);  // delta <= eps: C >= 0
-                s.cpp[i] = float(vdt2 * (1 + 2 * eps));
-                s.cpq[i] = float(vdt2 * std::sqrt(1 + 2 * delta));
-                s.cqq[i] = float(vdt2);
+                s.cpp[i] = T(vdt2 * (1 + 2 * eps));
+                s.cpq[i] = T(vdt2 * std::sqrt(1 + 2 * delta));
+                s.cqq[i] = T(vdt2);
                 if (c.tilted) {  // a random unit axis (any direction: sharp changes of tilt)
                     const double th = M_PI * u01(rng), ph = 2 * M_PI * u01(rng);
-                    s.axis[0][i] = float(std::sin(th) * (c.ndim == 3 ? std::cos(ph) : 1.0));
-                    s.axis[1][i] = float(c.ndim == 3 ? std::sin(th) * std::sin(ph) : 0.0);
-                    s.axis[2][i] = float(std::cos(th));
+                    s.axis[0][i] = T(std::sin(th) * (c.ndim == 3 ? std::cos(ph) : 1.0));
+                    s.axis[1][i] = T(c.ndim == 3 ? std::sin(th) * std::sin(ph) : 0.0);
+                    s.axis[2][i] = T(std::cos(th));
                 }
                 const int c3[3] = {ix, iy, iz};
                 bool layer = false;
                 for (int ax = 0; ax < 3; ++ax) layer = layer || c3[ax] < B.pml_lo[ax] || c3[ax] >= nn[ax] - B.pml_hi[ax];
-                if (layer) s.damp[i] = float(0.3 * u01(rng));
+                if (layer) s.damp[i] = T(0.3 * u01(rng));
             }
     if (!c.layers) s.damp.clear();
     return s;
 }
 
 // Args over the arrays of s (host or, with device buffers, device pointers).
-kernels::TtiStepArgs<float> args_of(const State& s) {
-    kernels::TtiStepArgs<float> A;
+template <class T>
+kernels::TtiStepArgs<T> args_of(const State<T>& s) {
+    kernels::TtiStepArgs<T> A;
     A.box = s.box;
     A.batch = s.batch;
     for (int i = 0; i < 3; ++i) {
@@ -123,21 +129,23 @@ kernels::TtiStepArgs<float> args_of(const State& s) {
     return A;
 }
 
-std::string describe(const Case& c, const char* kernel) {
+std::string describe(const Case& c, const char* kernel, const char* precision) {
     char buf[200];
-    std::snprintf(buf, sizeof buf, "%dD %s %dx%dx%d, damping layers %d, free surface %s, batch %d, kernel %s", c.ndim,
-                  c.tilted ? "TTI" : "VTI", c.nx, c.ny, c.nz, c.layers, c.free_surface ? "on" : "off", c.batch, kernel);
+    std::snprintf(buf, sizeof buf, "%dD %s %dx%dx%d, damping layers %d, free surface %s, batch %d, kernel %s, %s", c.ndim,
+                  c.tilted ? "TTI" : "VTI", c.nx, c.ny, c.nz, c.layers, c.free_surface ? "on" : "off", c.batch, kernel,
+                  precision);
     return buf;
 }
 
+template <class T>
 void check_kernel(const Case& c, kc::TtiKernel kernel, unsigned seed, int steps) {
-    State cpu = make_state(c, seed);
-    const State init = cpu;
+    State<T> cpu = make_state<T>(c, seed);
+    const State<T> init = cpu;
     const std::size_t box = cpu.box.padded_size();
     // GPU copies.
-    kc::DeviceBuffer<float> p(init.p), q(init.q), wp(init.wp), wq(init.wq), cpp(init.cpp), cpq(init.cpq),
+    kc::DeviceBuffer<T> p(init.p), q(init.q), wp(init.wp), wq(init.wq), cpp(init.cpp), cpq(init.cpq),
         cqq(init.cqq), damp, axis[3], flux[6];
-    kernels::TtiStepArgs<float> G = args_of(init);
+    kernels::TtiStepArgs<T> G = args_of(init);
     G.cpp = cpp.data();
     G.cpq = cpq.data();
     G.cqq = cqq.data();
@@ -146,12 +154,12 @@ void check_kernel(const Case& c, kc::TtiKernel kernel, unsigned seed, int steps)
         G.damp = damp.data();
     }
     // Host twin.
-    kernels::TtiStepArgs<float> H = args_of(cpu);
+    kernels::TtiStepArgs<T> H = args_of(cpu);
     H.cpp = cpu.cpp.data();
     H.cpq = cpu.cpq.data();
     H.cqq = cpu.cqq.data();
     H.damp = cpu.damp.empty() ? nullptr : cpu.damp.data();
-    std::vector<float> hflux[6];
+    std::vector<T> hflux[6];
     if (c.tilted) {
         for (int ax = 0; ax < 3; ++ax) {
             axis[ax].upload(init.axis[ax]);
@@ -159,7 +167,7 @@ void check_kernel(const Case& c, kc::TtiKernel kernel, unsigned seed, int steps)
             H.axis[ax] = cpu.axis[ax].data();
         }
         for (int k = 0; k < 6; ++k) {
-            hflux[k].assign(box, 0.f);
+            hflux[k].assign(box, T(0));
             H.flux[k] = hflux[k].data();
             if (kernel == kc::TtiKernel::TwoPass) {
                 flux[k].resize(box);
@@ -168,8 +176,8 @@ void check_kernel(const Case& c, kc::TtiKernel kernel, unsigned seed, int steps)
             }
         }
     }
-    float *hp = cpu.p.data(), *hq = cpu.q.data(), *hwp = cpu.wp.data(), *hwq = cpu.wq.data();
-    float *gp = p.data(), *gq = q.data(), *gwp = wp.data(), *gwq = wq.data();
+    T *hp = cpu.p.data(), *hq = cpu.q.data(), *hwp = cpu.wp.data(), *hwq = cpu.wq.data();
+    T *gp = p.data(), *gq = q.data(), *gwp = wp.data(), *gwq = wq.data();
     for (int n = 0; n < steps; ++n) {
         H.p = hp, H.q = hq, H.wp = hwp, H.wq = hwq;
         kernels::tti_step_cpu(H);
@@ -182,19 +190,37 @@ void check_kernel(const Case& c, kc::TtiKernel kernel, unsigned seed, int steps)
     }
     RTM_CUDA_CHECK(cudaDeviceSynchronize());
     const bool even = steps % 2 == 0;  // then p, q hold u[n] on both sides
-    const double tol = tti_bound(steps, terms(c.ndim, c.tilted));
-    INFO(describe(c, kc::tti_kernel_name(kernel)) << ", seed " << seed << ", " << steps << " steps, bound " << tol);
+    const double tol = tti_bound(steps, terms(c.ndim, c.tilted), unit_roundoff<T>());
+    const char* precision = sizeof(T) == 4 ? "fp32" : "fp64";
+    INFO(describe(c, kc::tti_kernel_name(kernel), precision) << ", seed " << seed << ", " << steps << " steps, bound " << tol);
     const Diff dp = compare(cpu.box, (even ? p : wp).download(), even ? cpu.p : cpu.wp);
     const Diff dq = compare(cpu.box, (even ? q : wq).download(), even ? cpu.q : cpu.wq);
     const Diff dwp = compare(cpu.box, (even ? wp : p).download(), even ? cpu.wp : cpu.p);
     INFO("p[n]: relative L2 " << dp.rel << ", " << dp.at);
     INFO("q[n]: relative L2 " << dq.rel << ", " << dq.at);
     INFO("p[n-1]: relative L2 " << dwp.rel << ", " << dwp.at);
-    std::printf("%s: relative L2 p %.3g, q %.3g, p[n-1] %.3g (bound %.3g)\n", describe(c, kc::tti_kernel_name(kernel)).c_str(),
-                dp.rel, dq.rel, dwp.rel, tol);
+    std::printf("%s: relative L2 p %.3g, q %.3g, p[n-1] %.3g (bound %.3g)\n",
+                describe(c, kc::tti_kernel_name(kernel), precision).c_str(), dp.rel, dq.rel, dwp.rel, tol);
     CHECK(dp.rel <= tol);
     CHECK(dq.rel <= tol);
     CHECK(dwp.rel <= tol);
+}
+
+// Sizes no tile multiple (SWiC writes 24 x 8 columns per block in 3D, 120 in 2D), several
+// z chunks, damping layers, a batch in 2D, a free surface with VTI.
+const Case kKernelCases[] = {
+    {2, 263, 1, 150, 10, true, false, 2},
+    {2, 131, 1, 97, 0, true},
+    {2, 140, 1, 90, 8, false, true, 2},
+    {3, 53, 21, 70, 6, true},
+    {3, 30, 9, 40, 0, true},
+    {3, 41, 19, 37, 5, false, true},
+};
+
+template <class T>
+void check_kernels(unsigned seed) {
+    for (const auto& c : kKernelCases)
+        for (const auto& k : kc::tti_kernel_names()) check_kernel<T>(c, kc::parse_tti_kernel(k), seed++, 100);
 }
 
 }  // namespace
@@ -202,19 +228,15 @@ void check_kernel(const Case& c, kc::TtiKernel kernel, unsigned seed, int steps)
 TEST_CASE("GPU two-pass and SWiC TTI/VTI steps equal the CPU twin in fp32 within 3 sqrt(N) K 2^-24, 2D and 3D",
           "[gpu][tti]") {
     if (!gpu_or_skip()) return;
-    // Sizes no tile multiple (SWiC writes 24 x 8 columns per block in 3D, 120 in 2D), several
-    // z chunks, damping layers, a batch in 2D, a free surface with VTI.
-    const Case cases[] = {
-        {2, 263, 1, 150, 10, true, false, 2},
-        {2, 131, 1, 97, 0, true},
-        {2, 140, 1, 90, 8, false, true, 2},
-        {3, 53, 21, 70, 6, true},
-        {3, 30, 9, 40, 0, true},
-        {3, 41, 19, 37, 5, false, true},
-    };
-    unsigned seed = 11;
-    for (const auto& c : cases)
-        for (const auto& k : kc::tti_kernel_names()) check_kernel(c, kc::parse_tti_kernel(k), seed++, 100);
+    check_kernels<float>(11);
+}
+
+// fp64 (the precision option double; SWiC then runs 32 x 16 blocks): the same bound with
+// fp64's unit roundoff, 3 x 10 x 130 x 2^-53 = 4.3e-13 relative L2 for 3D TTI.
+TEST_CASE("GPU two-pass and SWiC TTI/VTI steps equal the CPU twin in fp64 within 3 sqrt(N) K 2^-53, 2D and 3D",
+          "[gpu][tti]") {
+    if (!gpu_or_skip()) return;
+    check_kernels<double>(41);
 }
 
 namespace {

@@ -25,9 +25,6 @@ using namespace rtm::test;
 
 namespace {
 
-// u: the unit roundoff of the propagation's precision (2^-24 in fp32, 2^-53 in fp64).
-double tti_bound(int steps, int K, double u = std::ldexp(1.0, -24)) { return 3 * std::sqrt(double(steps)) * K * u; }
-
 // How much diag(H, V) amplifies the backends' rounding differences relative to the field
 // it differentiates (the Born source reads it, the born-adjoint image too). The
 // differences are white (independent from node to node): a compact second derivative
