@@ -194,7 +194,7 @@ fi
 
 if command -v ncu > /dev/null && { [ "$MODE" = full ] || [ "$MODE" = final ]; }; then
     echo "== ncu: one modelling step (512^3, t32x16): time and DRAM bytes per kernel"
-    timeout 150 ncu --clock-control none -k regex:"psi_kernel|queue_kernel|tma_kernel|sample_kernel|inject_kernel" -c 7 \
+    timeout 150 ncu --clock-control none -k regex:"psi_|queue_kernel|tma_kernel|sample_kernel|inject_kernel" -c 8 \
         --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
         "${B[@]}" --mode modelling --grid 512x512x512 --variant t32x16 --steps 1 --repeats 1 > "$OUT/ncu_modelling.txt" 2>&1
     grep -E "^  [a-z_]+.*\(|dram__|gpu__time" "$OUT/ncu_modelling.txt" | sed -E 's/\(rtm::kernels::StepArgs.*//'
