@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "core/error.h"
 #include "support/catch.hpp"
 #include "support/skip.h"
@@ -31,9 +33,22 @@ inline std::filesystem::path shared_file(const std::string& rel) {
     return p;
 }
 
-// A fresh scratch directory for one test.
+// A fresh scratch directory for one test, under this process's own folder
+// ($TMPDIR/rtm-test-<pid>), so test processes run in parallel (ctest -j) never share
+// one: a fixture one process writes (e.g. a shots file several test cases migrate)
+// is not rebuilt under another that reads it. The folder is removed when the process
+// ends, unless RTM_KEEP_SCRATCH is set (to look at a failed test's files).
 inline std::filesystem::path scratch(const std::string& name) {
-    auto p = std::filesystem::temp_directory_path() / ("rtm-test-" + name);
+    struct Root {
+        std::filesystem::path path =
+            std::filesystem::temp_directory_path() / ("rtm-test-" + std::to_string(::getpid()));
+        ~Root() {
+            std::error_code ec;
+            if (!std::getenv("RTM_KEEP_SCRATCH")) std::filesystem::remove_all(path, ec);
+        }
+    };
+    static const Root root;
+    auto p = root.path / name;
     std::filesystem::remove_all(p);
     std::filesystem::create_directories(p);
     return p;
