@@ -43,6 +43,9 @@ po::options_description model_options() {
          "SEG-Y or a number; absent (with phi): VTI")
         ("model.phi", po::value<std::string>(),
          "azimuth of the tilt, degrees from x towards y (-360..360; 3D only, with theta): SEG-Y or a number")
+        ("model.elliptic-above", po::value<double>()->default_value(0),
+         "depth, m: above it delta is set to epsilon (an elliptical medium), so sources and receivers "
+         "there excite no pseudo-acoustic qSV artefact (VTI/TTI; 0: off; applied after model.smooth)")
         ("model.smooth", po::value<double>()->default_value(0),
          "Gaussian smoothing of the model as read, sigma in m (0: none): vp as slowness (keeping vertical "
          "traveltimes), epsilon, delta, theta and phi as values; a migration model from a sharp one");
@@ -115,13 +118,20 @@ Model load_model(const po::variables_map& vm) {
     const double sigma = vm["model.smooth"].as<double>();
     if (!(sigma >= 0) || !std::isfinite(sigma))
         fail("option model.smooth", "'" + std::to_string(sigma) + "' is not a length", "Give sigma in m, 0 or more");
+    const double elliptic = vm["model.elliptic-above"].as<double>();
+    if (!(elliptic >= 0) || !std::isfinite(elliptic))
+        fail("option model.elliptic-above", "'" + std::to_string(elliptic) + "' is not a depth",
+             "Give a depth in m, 0 (off) or more");
+    std::size_t made_elliptic = 0;
     world.on_root([&] {
         m = io::read_model(paths, g);
         if (sigma > 0) {  // once, before the model goes to the other ranks
             m.vp = smooth_slowness(m.vp, sigma);
             for (auto& [name, v] : m.extra) v = smooth_values(v, sigma);
         }
+        if (elliptic > 0) made_elliptic = make_elliptic_above(m, elliptic);
     });
+    world.broadcast(&made_elliptic, sizeof made_elliptic);
     std::vector<std::string> names;
     for (const auto& [name, v] : m.extra) names.push_back(name);
     world.broadcast(names);
@@ -143,12 +153,18 @@ Model load_model(const po::variables_map& vm) {
                      tilted(m) ? "TTI" : "VTI", m.extra.count("epsilon") ? " epsilon" : "",
                      m.extra.count("delta") ? " delta" : "", m.extra.count("theta") ? " theta" : "",
                      m.extra.count("phi") ? " phi" : "");
+        if (elliptic > 0)
+            spdlog::info("model: delta set to epsilon above {} m depth (model.elliptic-above; {} nodes changed): "
+                         "sources and receivers there excite no qSV artefact", elliptic, made_elliptic);
         if (const std::size_t n = clamped_delta_nodes(m))
             spdlog::warn("model: delta > epsilon at {} of {} nodes; delta is lowered to epsilon there, as the "
                          "pseudo-acoustic system grows without bound where delta > epsilon (docs/anisotropy.md). "
                          "The qP velocity near 45 degrees from the axis changes there",
                          n, m.vp.data.size());
     }
+    if (elliptic > 0 && m.extra.empty())
+        spdlog::warn("option model.elliptic-above: the model is isotropic (no epsilon, delta, theta or phi), so it "
+                     "has no effect");
     return m;
 }
 

@@ -34,6 +34,23 @@ std::size_t clamped_delta_nodes(const Model& model) {
     return n;
 }
 
+std::size_t make_elliptic_above(Model& model, double depth) {
+    if (model.extra.empty()) return 0;
+    const Grid& g = model.grid();
+    const auto e = model.extra.find("epsilon");
+    if (!model.extra.count("delta")) model.extra.emplace("delta", Volume(g));
+    std::vector<float>& delta = model.extra.at("delta").data;
+    const std::size_t layer = std::size_t(g.nx) * g.ny;
+    std::size_t changed = 0;
+    for (int iz = 0; iz < g.nz && g.z0 + iz * g.dz < depth; ++iz)
+        for (std::size_t k = std::size_t(iz) * layer; k < std::size_t(iz + 1) * layer; ++k) {
+            const float eps = e == model.extra.end() ? 0.f : e->second.data[k];
+            changed += delta[k] != eps;
+            delta[k] = eps;
+        }
+    return changed;
+}
+
 double anisotropic_max_stable_dt(const Model& model) {
     const Grid& g = model.grid();
     const bool three = g.ndim() == 3;

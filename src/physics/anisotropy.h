@@ -47,6 +47,13 @@ bool tilted(const Model& model);
 // Nodes where delta > epsilon (the stability rule lowers delta to epsilon there).
 std::size_t clamped_delta_nodes(const Model& model);
 
+// Makes the medium elliptical (delta = epsilon) at the nodes shallower than `depth`
+// metres (option model.elliptic-above): a source or receiver there excites no
+// pseudo-acoustic qSV artefact, whose speed is 0 where eps = delta
+// (docs/anisotropy.md). Adds a delta volume (0) to an anisotropic model without one;
+// leaves an isotropic model as it is. Returns the nodes whose delta changed.
+std::size_t make_elliptic_above(Model& model, double depth);
+
 // Largest stable time step of the anisotropic scheme on this model's grid:
 // dt^2 (A |H| + B |V|) <= 4 with A = max vp^2 (1 + 2 eps), B = max vp^2 and the
 // operator norms |H|, |V| (VTI: S2 (1/dx^2 + 1/dy^2) and S2 / dz^2; TTI: both at most

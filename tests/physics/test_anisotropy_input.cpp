@@ -163,6 +163,44 @@ TEST_CASE("delta above epsilon is lowered to epsilon, and counted, so that C sta
     CHECK(clamped_delta_nodes(m) == 2);
 }
 
+// The premise of model.elliptic-above: where delta = epsilon, C = [[1 + 2 eps, b], [b, 1]]
+// has b^2 = 1 + 2 eps, so det C = 0 and the smaller root of w^2 = vp^2 lambda(C diag(k_h^2,
+// k_v^2)) (the qSV artefact) is 0 at every wavenumber: no qSV wave propagates.
+TEST_CASE("model.elliptic-above sets delta to epsilon at the nodes above its depth and nowhere else (where C's qSV root vanishes)") {
+    for (const double eps : {-0.2, 0.0, 0.15, 0.6}) {
+        const TtiPoint t = tti_point(eps, eps, 0.3, 0.1);
+        CHECK(std::abs(t.a - t.b * t.b) < 1e-15);  // det C = a - b^2
+    }
+    Model m;
+    m.vp = cube(3, 2000);
+    m.vp.grid.z0 = 100;  // depths 100, 105, 110, 115, 120 m
+    m.extra["epsilon"] = Volume(m.vp.grid, 0.2f);
+    m.extra["epsilon"].at(2, 1, 0) = 0.25f;
+    m.extra["theta"] = Volume(m.vp.grid, 0.5f);
+    Model with_delta = m;
+    with_delta.extra["delta"] = Volume(m.vp.grid, 0.05f);
+    with_delta.extra["delta"].at(0, 0, 1) = 0.2f;  // already elliptical: not counted
+    // Above 110 m: iz 0 and 1 (100, 105 m); 110 m itself is not above.
+    CHECK(make_elliptic_above(with_delta, 110) == 2 * 4 * 3 - 1);
+    const Volume& d = with_delta.extra.at("delta");
+    const Volume& e = with_delta.extra.at("epsilon");
+    for (int iz = 0; iz < 5; ++iz)
+        for (int iy = 0; iy < 3; ++iy)
+            for (int ix = 0; ix < 4; ++ix)
+                CHECK(d.at(ix, iy, iz) == (iz < 2 ? e.at(ix, iy, iz) : 0.05f));
+    // Without a delta volume one is made (0 below the depth); epsilon, theta untouched.
+    CHECK(make_elliptic_above(m, 106) == 2 * 4 * 3);
+    REQUIRE(m.extra.count("delta"));
+    CHECK(m.extra.at("delta").at(2, 1, 0) == 0.25f);
+    CHECK(m.extra.at("delta").at(2, 1, 2) == 0.0f);
+    CHECK(m.extra.at("theta").at(2, 1, 0) == 0.5f);
+    // An isotropic model stays isotropic.
+    Model iso;
+    iso.vp = cube(1, 2000);
+    CHECK(make_elliptic_above(iso, 1e6) == 0);
+    CHECK(iso.extra.empty());
+}
+
 TEST_CASE("without the stability rule delta > epsilon blows up, and with delta lowered to epsilon the same start stays bounded") {
     // The VTI step on its own (kernels/cpu/tti_cpu.h), homogeneous, no layers, from small
     // random p = q at rest: with b^2 = 1 + 2 delta > a = 1 + 2 eps, det C < 0 and the
