@@ -175,6 +175,9 @@ JobFingerprint settings_of(const po::variables_map& vm, const Backend& backend,
             key == "parallel.ranks-per-shot" || key == "dry-run" || key == "migration.keep-shot-images" ||
             key == "propagation.batch")  // a batch's images are bit for bit its shots' alone
             continue;
+        // Options added after job folders were written, at 0 (off: the image is as without
+        // them), leave the fingerprint as it was: a job started before they existed resumes.
+        if ((key == "model.smooth" || key == "model.elliptic-above") && value.as<double>() == 0) continue;
         os << key << "=";
         const auto& v = value.value();
         if (auto s = boost::any_cast<std::string>(&v)) os << *s;

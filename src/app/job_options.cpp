@@ -156,13 +156,13 @@ Model load_model(const po::variables_map& vm) {
         if (elliptic > 0)
             spdlog::info("model: delta set to epsilon above {} m depth (model.elliptic-above; {} nodes changed): "
                          "sources and receivers there excite no qSV artefact", elliptic, made_elliptic);
-        if (const std::size_t n = clamped_delta_nodes(m))
+        if (const std::size_t n = world.root() ? clamped_delta_nodes(m) : 0)
             spdlog::warn("model: delta > epsilon at {} of {} nodes; delta is lowered to epsilon there, as the "
                          "pseudo-acoustic system grows without bound where delta > epsilon (docs/anisotropy.md). "
                          "The qP velocity near 45 degrees from the axis changes there",
                          n, m.vp.data.size());
     }
-    if (elliptic > 0 && m.extra.empty())
+    if (elliptic > 0 && m.extra.empty() && world.root())
         spdlog::warn("option model.elliptic-above: the model is isotropic (no epsilon, delta, theta or phi), so it "
                      "has no effect");
     return m;

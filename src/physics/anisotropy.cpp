@@ -37,17 +37,24 @@ std::size_t clamped_delta_nodes(const Model& model) {
 std::size_t make_elliptic_above(Model& model, double depth) {
     if (model.extra.empty()) return 0;
     const Grid& g = model.grid();
+    std::size_t planes = 0;  // the depth levels above `depth`
+    while (planes < std::size_t(g.nz) && g.z0 + double(planes) * g.dz < depth) ++planes;
+    const std::size_t n = planes * std::size_t(g.nx) * g.ny;  // their nodes: the first n (z slowest)
     const auto e = model.extra.find("epsilon");
-    if (!model.extra.count("delta")) model.extra.emplace("delta", Volume(g));
+    auto eps = [&](std::size_t k) { return e == model.extra.end() ? 0.f : e->second.data[k]; };
+    if (!model.extra.count("delta")) {
+        // An absent delta is 0: a volume is needed only where epsilon is not 0 in the band.
+        bool needed = false;
+        for (std::size_t k = 0; k < n && !needed; ++k) needed = eps(k) != 0.f;
+        if (!needed) return 0;
+        model.extra.emplace("delta", Volume(g));
+    }
     std::vector<float>& delta = model.extra.at("delta").data;
-    const std::size_t layer = std::size_t(g.nx) * g.ny;
     std::size_t changed = 0;
-    for (int iz = 0; iz < g.nz && g.z0 + iz * g.dz < depth; ++iz)
-        for (std::size_t k = std::size_t(iz) * layer; k < std::size_t(iz + 1) * layer; ++k) {
-            const float eps = e == model.extra.end() ? 0.f : e->second.data[k];
-            changed += delta[k] != eps;
-            delta[k] = eps;
-        }
+    for (std::size_t k = 0; k < n; ++k) {
+        changed += delta[k] != eps(k);
+        delta[k] = eps(k);
+    }
     return changed;
 }
 

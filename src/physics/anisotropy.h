@@ -50,8 +50,9 @@ std::size_t clamped_delta_nodes(const Model& model);
 // Makes the medium elliptical (delta = epsilon) at the nodes shallower than `depth`
 // metres (option model.elliptic-above): a source or receiver there excites no
 // pseudo-acoustic qSV artefact, whose speed is 0 where eps = delta
-// (docs/anisotropy.md). Adds a delta volume (0) to an anisotropic model without one;
-// leaves an isotropic model as it is. Returns the nodes whose delta changed.
+// (docs/anisotropy.md). Adds a delta volume (0 below the depth) to an anisotropic model
+// without one when epsilon is not 0 somewhere above the depth; leaves an isotropic model
+// as it is. Returns the nodes whose delta changed.
 std::size_t make_elliptic_above(Model& model, double depth);
 
 // Largest stable time step of the anisotropic scheme on this model's grid:

@@ -184,6 +184,12 @@ TEST_CASE("a job folder holding a job with other settings is refused, not mixed"
     CHECK_THAT(r.output, Contains(job.string()) && Contains("other settings"));
     // It names what changed, with both values.
     CHECK_THAT(r.output, Contains("migration.condition was cross-correlation, now inverse-scattering"));
+    // model.smooth and model.elliptic-above at 0 (off) are as if not given (jobs started
+    // before they existed resume); another value is another setting.
+    CHECK(run_rtm(migrate_cmd(job, "--migration.max-shots 1 --model.smooth 0 --model.elliptic-above 0")).status == 0);
+    const auto e = run_rtm(migrate_cmd(job, "--model.elliptic-above 100"));
+    CHECK(e.status == 1);
+    CHECK_THAT(e.output, Contains("other settings") && Contains("model.elliptic-above"));
 }
 
 TEST_CASE("rtm migrate without shot files says which option is missing") {

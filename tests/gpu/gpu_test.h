@@ -39,13 +39,18 @@ namespace rtm::test {
 // covers the slow low-wavenumber part of white rounding noise, which leapfrog grows
 // linearly over the steps): sqrt(180 N) 2^-p, e.g. 8.0e-6 (fp32) and 1.5e-14 (fp64)
 // at N = 100.
-inline double twin_bound(int steps, Precision prec) {
-    return std::sqrt(180.0 * steps) * std::ldexp(1.0, prec == Precision::Single ? -24 : -53);
+// The unit roundoff of a precision: 2^-24 (fp32), 2^-53 (fp64).
+inline double unit_roundoff(Precision prec) { return std::ldexp(1.0, prec == Precision::Single ? -24 : -53); }
+template <class T>
+double unit_roundoff() {
+    return unit_roundoff(sizeof(T) == 4 ? Precision::Single : Precision::Double);
 }
 
+inline double twin_bound(int steps, Precision prec) { return std::sqrt(180.0 * steps) * unit_roundoff(prec); }
+
 // The VTI/TTI twins' bound after N steps of K roundings a point each (derived in
-// test_tti.cpp): 3 sqrt(N) K u, u the precision's unit roundoff (2^-24 fp32, 2^-53 fp64).
-inline double tti_bound(int steps, int K, double u = std::ldexp(1.0, -24)) { return 3 * std::sqrt(double(steps)) * K * u; }
+// test_tti.cpp): 3 sqrt(N) K u, u the precision's unit roundoff.
+inline double tti_bound(int steps, int K, double u) { return 3 * std::sqrt(double(steps)) * K * u; }
 
 // A Born perturbation on grid g: a Gaussian blob of slowness squared (2e-8 s^2/m^2 at
 // its centre), 60 m wide, at 200 m depth below the grid's middle.

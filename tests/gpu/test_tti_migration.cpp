@@ -183,7 +183,8 @@ TEST_CASE("the GPU VTI/TTI propagator's migration operations (band history, snap
                 // rounding independently: 2N steps' bound. The image: a sum of products of
                 // the source (recalled snapshots, N steps) and receiver (N steps) fields:
                 // sqrt(2) times a field's bound (tests/gpu/test_imaging.cpp).
-                const double e_fwd = tti_bound(N, K), e_rebuilt = tti_bound(2 * N, K), e_image = std::sqrt(2.0) * e_fwd;
+                const double u = unit_roundoff(Precision::Single);
+                const double e_fwd = tti_bound(N, K, u), e_rebuilt = tti_bound(2 * N, K, u), e_image = std::sqrt(2.0) * e_fwd;
                 const double ef = rel_l2(gpu.final_field, cpu.final_field), er = rel_l2(gpu.rebuilt, cpu.rebuilt),
                              ei = rel_l2(gpu.image, cpu.image), el = rel_l2(gpu.illumination, cpu.illumination);
                 std::printf("%dD %s, %s: GPU vs CPU relative L2: forward %.3g (bound %.3g), rebuilt from the band %.3g "
@@ -243,7 +244,7 @@ TEST_CASE("TTI migrate_shot on the GPU matches the CPU (cross-correlation, inver
                 const double gain = cond == ImagingCondition::CrossCorrelation    ? 1
                                     : cond == ImagingCondition::InverseScattering ? 10
                                                                                   : d2_gain(ndim, 15, models.vmax, 10);
-                const double tol = std::sqrt(2.0) * tti_bound(steps, K) * gain;
+                const double tol = std::sqrt(2.0) * tti_bound(steps, K, unit_roundoff(Precision::Single)) * gain;
                 const double ei = rel_l2(gpu.image, cpu.image), el = rel_l2(gpu.illumination, cpu.illumination);
                 std::printf("%dD TTI migrate_shot, %s, %s: image GPU vs CPU %.3g, illumination %.3g (bound %.3g)\n", ndim,
                             cond == ImagingCondition::CrossCorrelation    ? "cross-correlation"
@@ -292,12 +293,12 @@ TEST_CASE("VTI and TTI Born modelling on the GPU matches the CPU (born_shot, fp3
                                         std::vector<double>(cpu.data.begin(), cpu.data.end()));
                 std::printf("%dD %s Born data, %s, %d steps: GPU vs CPU relative L2 %.3g (bound %.3g)\n", ndim,
                             tilted ? "TTI" : "VTI", prec == Precision::Single ? "fp32" : "fp64", steps, e,
-                            prec == Precision::Double ? 1e-7 : (gain + 1) * tti_bound(steps, K));
+                            prec == Precision::Double ? 1e-7 : (gain + 1) * tti_bound(steps, K, unit_roundoff(prec)));
                 INFO(ndim << "D " << (tilted ? "TTI" : "VTI") << (prec == Precision::Single ? " fp32" : " fp64"));
                 CHECK(peak > 0);
                 CHECK(busy > 0);
                 if (prec == Precision::Double) CHECK(e < 1e-7);
-                else CHECK(e <= (gain + 1) * tti_bound(steps, K));
+                else CHECK(e <= (gain + 1) * tti_bound(steps, K, unit_roundoff(prec)));
             }
         }
 }
@@ -333,7 +334,7 @@ TEST_CASE("the VTI/TTI born-adjoint image on the GPU matches the CPU (fp32 and f
                 opt.propagation.backend.gpu = true;
                 const ShotMigration gpu = migrate_shot(models.smooth, shot, w, opt);
                 const int K = tilted ? (ndim == 3 ? 130 : 90) : 40;
-                const double u = std::ldexp(1.0, prec == Precision::Single ? -24 : -53);
+                const double u = unit_roundoff(prec);
                 const double tol = std::sqrt(2.0) * tti_bound(gpu.steps, K, u) * d2_gain(ndim, 15, models.vmax, 10);
                 const double ei = rel_l2(gpu.image, cpu.image), el = rel_l2(gpu.illumination, cpu.illumination);
                 std::printf("%dD %s born-adjoint image, %s: GPU vs CPU %.3g, illumination %.3g (bound %.3g)\n", ndim,

@@ -194,6 +194,19 @@ TEST_CASE("model.elliptic-above sets delta to epsilon at the nodes above its dep
     CHECK(m.extra.at("delta").at(2, 1, 0) == 0.25f);
     CHECK(m.extra.at("delta").at(2, 1, 2) == 0.0f);
     CHECK(m.extra.at("theta").at(2, 1, 0) == 0.5f);
+    // Epsilon absent (0): delta becomes 0 above the depth; with delta absent too the
+    // medium is elliptical already and no volume is made.
+    Model tilt_delta;
+    tilt_delta.vp = cube(1, 2000);
+    tilt_delta.extra["delta"] = Volume(tilt_delta.vp.grid, -0.1f);
+    CHECK(make_elliptic_above(tilt_delta, 6) == 2 * 4);  // depths 0 and 5 m
+    CHECK(tilt_delta.extra.at("delta").at(3, 0, 1) == 0.0f);
+    CHECK(tilt_delta.extra.at("delta").at(3, 0, 2) == -0.1f);
+    Model tilt_only;
+    tilt_only.vp = cube(1, 2000);
+    tilt_only.extra["theta"] = Volume(tilt_only.vp.grid, 0.5f);
+    CHECK(make_elliptic_above(tilt_only, 1e6) == 0);
+    CHECK_FALSE(tilt_only.extra.count("delta"));
     // An isotropic model stays isotropic.
     Model iso;
     iso.vp = cube(1, 2000);

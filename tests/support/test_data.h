@@ -3,9 +3,11 @@
 // checkout, or $RTM_SHARED_DATA), a scratch folder for files they write, and the
 // message of an expected error.
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,17 +36,22 @@ inline std::filesystem::path shared_file(const std::string& rel) {
 }
 
 // A fresh scratch directory for one test, under this process's own folder
-// ($TMPDIR/rtm-test-<pid>), so test processes run in parallel (ctest -j) never share
-// one: a fixture one process writes (e.g. a shots file several test cases migrate)
-// is not rebuilt under another that reads it. The folder is removed when the process
-// ends, unless RTM_KEEP_SCRATCH is set (to look at a failed test's files).
+// ($TMPDIR/rtm-test-XXXXXX, made by mkdtemp), so test processes run in parallel (ctest
+// -j) never share one: a fixture one process writes (e.g. a shots file several test
+// cases migrate) is not rebuilt under another that reads it. The folder is removed when
+// the process ends, unless RTM_KEEP_SCRATCH is set (to look at a failed test's files:
+// the path is printed then).
 inline std::filesystem::path scratch(const std::string& name) {
     struct Root {
-        std::filesystem::path path =
-            std::filesystem::temp_directory_path() / ("rtm-test-" + std::to_string(::getpid()));
+        std::filesystem::path path = [] {
+            std::string t = (std::filesystem::temp_directory_path() / "rtm-test-XXXXXX").string();
+            if (!::mkdtemp(t.data())) throw std::runtime_error("cannot make a scratch folder from " + t);
+            return std::filesystem::path(t);
+        }();
         ~Root() {
             std::error_code ec;
-            if (!std::getenv("RTM_KEEP_SCRATCH")) std::filesystem::remove_all(path, ec);
+            if (std::getenv("RTM_KEEP_SCRATCH")) std::fprintf(stderr, "scratch files kept in %s\n", path.c_str());
+            else std::filesystem::remove_all(path, ec);
         }
     };
     static const Root root;
