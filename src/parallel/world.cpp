@@ -156,13 +156,15 @@ void World::reduce_to_root(void* data, std::size_t count, std::size_t bytes, Com
     MPI_Op op;
     MPI_Op_create(combine_records, 1, &op);
     g_combine = combine, g_bytes = bytes;
+    // In place at the root: no receive buffer to zero and no copy back (3 GB of a 3D
+    // job's exact sums took 1.2 s with both, on one thread).
     const std::size_t per = std::max<std::size_t>(1, chunk_bytes() / bytes);
-    std::vector<char> received(root() ? std::min(per, count) * bytes : 0);
     for (std::size_t at = 0; at < count; at += per) {
         const std::size_t n = std::min(per, count - at);
         char* mine = static_cast<char*>(data) + at * bytes;
-        check(MPI_Reduce(mine, root() ? received.data() : nullptr, int(n), record, op, 0, Native::comm(*this)), "reduce");
-        if (root()) std::copy(received.begin(), received.begin() + std::ptrdiff_t(n * bytes), mine);
+        check(MPI_Reduce(root() ? MPI_IN_PLACE : mine, root() ? mine : nullptr, int(n), record, op, 0,
+                         Native::comm(*this)),
+              "reduce");
     }
     MPI_Op_free(&op);
     MPI_Type_free(&record);
