@@ -36,7 +36,8 @@ survey() {  # survey <name> <model> <model args...> -- <migrate args...>
     local margs=() gargs=()
     while [ "$1" != "--" ]; do margs+=("$1"); shift; done; shift
     gargs=("$@")
-    local tm=$(timed ${name}_model "$D/rtm" model --model.vp "$model" "${margs[@]}" --output.shots "$W/$name.sgy")
+    # (the shots are modelled over the N GPUs: data preparation, not the measurement)
+    local tm=$(timed ${name}_model "${MPI[@]}" -np "$N" "$D/rtm" model --model.vp "$model" "${margs[@]}" --output.shots "$W/$name.sgy")
     local t1=$(timed ${name}_np1 "$D/rtm" migrate --model.vp "$model" --data.shots "$W/$name.sgy" "${gargs[@]}" --output.job "$W/${name}_np1")
     local tn=$(timed ${name}_np$N "${MPI[@]}" -np "$N" "$D/rtm" migrate --model.vp "$model" --data.shots "$W/$name.sgy" "${gargs[@]}" --output.job "$W/${name}_np$N")
     local same=no
@@ -45,8 +46,8 @@ survey() {  # survey <name> <model> <model args...> -- <migrate args...>
     local shots=$(grep -c "done, " "$OUT/${name}_np1.log")
     table+=("$(python3 -c "
 s=$shots; t1=$t1; tn=$tn
-print('%-4s %5d shots | model %6.1f s | 1 GPU %7.1f s (%6.0f shots/h) | $N GPUs %7.1f s (%6.0f shots/h) | speed-up %.3f | same image: $same' % ('$name', s, $tm, t1, s/t1*3600, tn, s/tn*3600, t1/tn))")")
-    grep -h "rank .* on .*: .* shots, busy" "$OUT/${name}_np$N.log" | sed 's/^.*info /    /'
+print('%-4s %5d shots | model (on $N GPUs) %6.1f s | 1 GPU %7.1f s (%6.0f shots/h) | $N GPUs %7.1f s (%6.0f shots/h) | speed-up %.3f | same image: $same' % ('$name', s, $tm, t1, s/t1*3600, tn, s/tn*3600, t1/tn))")")
+    grep -h "rank .* on .*: .* shots, migrating" "$OUT/${name}_np$N.log" | sed 's/^.*info /    /'
 }
 
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader
