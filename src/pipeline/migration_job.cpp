@@ -603,7 +603,6 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     std::size_t read = 0;
     auto claim_batch = [&](parallel::WorkQueue::Claim first, std::vector<Taken>& ts) {
         int claimed = 0;
-        long fair = 0;  // this batch's cap: the batch, or at the job's end this rank's share of what is left
         read = 0;
         for (parallel::WorkQueue::Claim c = first; c; c = queue.next(false)) {
             ++claimed;
@@ -627,17 +626,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
                     }
                 read = ts.size();
             }
-            if (c.retry) break;
-            if (!fair && batch > 0) {
-                // With one rank per shot, no more than this rank's share of the shots left
-                // (guided): near the end a full batch on one rank left the others idle
-                // (2 GPUs, 1024 2D shots in batches of 45: 495 and 529 shots, about 1 s).
-                const long ranks = parallel::ShotGroups::get().count();
-                fair = beside && ranks > 1 ? std::max(1L, (queue.unclaimed() + long(ts.size()) + ranks - 1) / ranks)
-                                           : long(batch);
-            }
-            const long cap = std::max(1, batch);
-            if (long(ts.size()) >= (fair ? std::min(cap, fair) : cap)) break;
+            if (c.retry || int(ts.size()) >= std::max(1, batch)) break;
         }
         return claimed;
     };
