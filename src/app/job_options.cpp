@@ -122,7 +122,7 @@ Model load_model(const po::variables_map& vm) {
     if (!(elliptic >= 0) || !std::isfinite(elliptic))
         fail("option model.elliptic-above", "'" + std::to_string(elliptic) + "' is not a depth",
              "Give a depth in m, 0 (off) or more");
-    std::size_t made_elliptic = 0;
+    std::size_t made_elliptic = 0;  // (on rank 0, which alone logs info lines: core/log.h)
     world.on_root([&] {
         m = io::read_model(paths, g);
         if (sigma > 0) {  // once, before the model goes to the other ranks
@@ -131,7 +131,6 @@ Model load_model(const po::variables_map& vm) {
         }
         if (elliptic > 0) made_elliptic = make_elliptic_above(m, elliptic);
     });
-    world.broadcast(&made_elliptic, sizeof made_elliptic);
     std::vector<std::string> names;
     for (const auto& [name, v] : m.extra) names.push_back(name);
     world.broadcast(names);
