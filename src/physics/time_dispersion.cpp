@@ -27,15 +27,19 @@ std::mutex& planner_mutex() {
 
 using cplx = std::complex<double>;
 
-// Two zeroed arrays of m values, the thread's own, kept between calls: a trace's
-// transform is about a millisecond, and fresh arrays of 150-200 KB a call cost it page
-// faults (glibc maps blocks that large) and their first touch.
-// buf holds kW bins past the M: the taps of an output bin are then one run (the wrap
-// copied there before gridding, folded back after its transpose).
-std::pair<std::vector<cplx>, std::vector<cplx>>& scratch(int m) {
-    thread_local std::pair<std::vector<cplx>, std::vector<cplx>> s;
-    s.first.assign(std::size_t(m) + kW, cplx(0));
-    s.second.assign(std::size_t(m), cplx(0));
+// The thread's own arrays, kept between calls: a trace's transform is a fraction of a
+// millisecond, and fresh arrays of 100-200 KB a call cost it page faults (glibc maps
+// blocks that large) and their first touch. bins: the whole spectrum, M bins and kW past
+// them (the taps of an output bin are then one run: the wrap copied there before
+// gridding, folded back after its transpose); half: M / 2 + 1 bins, or the M real
+// samples in the same memory (the in-place real transforms).
+struct Scratch {
+    std::vector<cplx> bins, half;
+};
+Scratch& scratch(int m) {
+    thread_local Scratch s;
+    s.bins.resize(std::size_t(m) + kW);
+    s.half.resize(std::size_t(m) / 2 + 1);
     return s;
 }
 
@@ -51,7 +55,7 @@ int warp_length(int n) {
 }
 
 struct FrequencyWarp::Plans {
-    fftw_plan forward = nullptr, backward = nullptr;
+    fftw_plan r2c = nullptr, c2r = nullptr;  // in place, M real samples <-> M / 2 + 1 bins
 };
 
 // The Kaiser-Bessel kernel phi(xi) = kaiser(2 xi / W, beta) on |xi| <= W/2 bins has the
@@ -83,34 +87,48 @@ FrequencyWarp::FrequencyWarp(int n, const std::function<double(double)>& g, cons
         first_[j] = ((k0 % m_) + m_) % m_;
         for (int q = 0; q < kW; ++q)
             weights_[std::size_t(j) * kW + q] = phase * kaiser(2 * (x - (k0 + q)) / kW, kBeta);
-        if (aw != 0) active_.push_back(j);
+        if (aw != 0 && j <= m_ / 2) active_.push_back(j);
     }
-    std::vector<cplx> buf(m_);
-    auto* p = reinterpret_cast<fftw_complex*>(buf.data());
+    std::vector<cplx> half(m_ / 2 + 1);
+    auto* c = reinterpret_cast<fftw_complex*>(half.data());
+    auto* r = reinterpret_cast<double*>(half.data());
     std::lock_guard<std::mutex> lock(planner_mutex());
     // FFTW_ESTIMATE: the same plan every run (measured plans could differ, and with them
     // the rounding: resumed jobs must reproduce bit for bit). Unaligned: any buffer.
-    plans_->forward = fftw_plan_dft_1d(m_, p, p, FFTW_FORWARD, FFTW_ESTIMATE | FFTW_UNALIGNED);
-    plans_->backward = fftw_plan_dft_1d(m_, p, p, FFTW_BACKWARD, FFTW_ESTIMATE | FFTW_UNALIGNED);
+    plans_->r2c = fftw_plan_dft_r2c_1d(m_, r, c, FFTW_ESTIMATE | FFTW_UNALIGNED);
+    plans_->c2r = fftw_plan_dft_c2r_1d(m_, c, r, FFTW_ESTIMATE | FFTW_UNALIGNED);
 }
 
 FrequencyWarp::~FrequencyWarp() {
     std::lock_guard<std::mutex> lock(planner_mutex());
-    fftw_destroy_plan(plans_->forward);
-    fftw_destroy_plan(plans_->backward);
+    fftw_destroy_plan(plans_->r2c);
+    fftw_destroy_plan(plans_->c2r);
 }
 
-// The chain: centre and deconvolve (real -> complex), FFT, interpolate at the warped
-// frequencies times a(w) and the phase, inverse FFT / M, real part of the first n.
+// Real traces in, real traces out: the spectrum of a real trace is Hermitian, X(-w) =
+// conj X(w), and so is the warped one (g odd, a even: the taps and weights of bin -j are
+// bin j's mirrored and conjugated), so only bins 0..M/2 are formed, with the real FFTs
+// (half the work of complex ones on the whole spectrum). The real part that the whole
+// spectrum's inverse DFT keeps is the real inverse transform of the half (c2r) once the
+// imaginary parts of bins 0 and M/2 are dropped: there they add only imaginary values.
+//
+// The chain: centre and deconvolve, r2c, the whole spectrum from the half (Hermitian),
+// interpolate bins 0..M/2 at the warped frequencies times a(w) and the phase, c2r / M,
+// the first n samples.
 void FrequencyWarp::apply(const double* in, double* out) const {
-    auto& [buf, spec] = scratch(m_);
-    centre(in, buf.data());
-    auto* b = reinterpret_cast<fftw_complex*>(buf.data());
-    fftw_execute_dft(plans_->forward, b, b);
-    std::copy(buf.begin(), buf.begin() + kW, buf.begin() + m_);  // the wrap
-    const double* bd = reinterpret_cast<const double*>(buf.data());
-    for (const int j : active_) {  // spec[j] stays 0 elsewhere
-        // sum_q w[q] buf[k0 + q mod M], in real arithmetic (std::complex's product checks
+    auto& [bins, half] = scratch(m_);
+    const int h = m_ / 2;
+    auto* hr = reinterpret_cast<double*>(half.data());
+    auto* hc = reinterpret_cast<fftw_complex*>(half.data());
+    centre(in, hr);
+    fftw_execute_dft_r2c(plans_->r2c, hr, hc);
+    for (int k = 0; k <= h; ++k) bins[k] = half[k];
+    for (int k = h + 1; k < m_; ++k) bins[k] = std::conj(half[m_ - k]);
+    std::copy(bins.begin(), bins.begin() + kW, bins.begin() + m_);  // the wrap
+    std::fill(half.begin(), half.end(), cplx(0));  // bins outside active_ stay 0
+    const double* bd = reinterpret_cast<const double*>(bins.data());
+    for (const int j : active_) {
+        // sum_q w[q] bins[k0 + q mod M], in real arithmetic (std::complex's product checks
         // for NaN at every term).
         const double* w = reinterpret_cast<const double*>(weights_.data() + std::size_t(j) * kW);
         const double* x = bd + 2 * first_[j];
@@ -119,47 +137,59 @@ void FrequencyWarp::apply(const double* in, double* out) const {
             re += w[q] * x[q] - w[q + 1] * x[q + 1];
             im += w[q] * x[q + 1] + w[q + 1] * x[q];
         }
-        spec[j] = cplx(re, im);
+        half[j] = cplx(re, im);
     }
-    auto* sp = reinterpret_cast<fftw_complex*>(spec.data());
-    fftw_execute_dft(plans_->backward, sp, sp);
-    for (int i = 0; i < n_; ++i) out[i] = spec[i].real() / m_;
+    half[0].imag(0);
+    half[h].imag(0);
+    fftw_execute_dft_c2r(plans_->c2r, hc, hr);
+    for (int i = 0; i < n_; ++i) out[i] = hr[i] / m_;
 }
 
-// Each step's transpose in reverse order (real inner product: a complex-linear map's
-// transpose is its conjugate transpose; FFTW's forward and backward DFTs are each
-// other's).
+// Each step's transpose in reverse order, in the real inner product (a complex vector's
+// real and imaginary parts its coordinates): c2r's transpose is r2c with bins 1..M/2-1
+// doubled (c2r counts each twice, as bin j and its mirror), and r2c's is c2r of the
+// bins with those halved; forming the whole spectrum from the half (bin k, and bin M - k
+// conjugated) transposes to adding bin M - k's conjugate to bin k; the gridding's
+// transpose scatters with the conjugated weights.
 void FrequencyWarp::apply_transpose(const double* in, double* out) const {
-    auto& [buf, spec] = scratch(m_);
-    for (int i = 0; i < n_; ++i) spec[i] = in[i] / m_;
-    auto* sp = reinterpret_cast<fftw_complex*>(spec.data());
-    fftw_execute_dft(plans_->forward, sp, sp);
-    double* bd = reinterpret_cast<double*>(buf.data());
-    for (const int j : active_) {  // buf[k0 + q mod M] += conj(w[q]) spec[j], as apply's sum
+    auto& [bins, half] = scratch(m_);
+    const int h = m_ / 2;
+    auto* hr = reinterpret_cast<double*>(half.data());
+    auto* hc = reinterpret_cast<fftw_complex*>(half.data());
+    for (int i = 0; i < n_; ++i) hr[i] = in[i] / m_;
+    std::fill(hr + n_, hr + m_, 0.0);
+    fftw_execute_dft_r2c(plans_->r2c, hr, hc);
+    std::fill(bins.begin(), bins.end(), cplx(0));
+    double* bd = reinterpret_cast<double*>(bins.data());
+    for (const int j : active_) {  // bins[k0 + q mod M] += conj(w[q]) c_j half[j], as apply's sum
         const double* w = reinterpret_cast<const double*>(weights_.data() + std::size_t(j) * kW);
         double* x = bd + 2 * first_[j];
-        const double sr = spec[j].real(), si = spec[j].imag();
+        const double c = j == 0 || j == h ? 1 : 2;
+        const double sr = c * half[j].real(), si = j == 0 || j == h ? 0 : c * half[j].imag();
         for (int q = 0; q < 2 * kW; q += 2) {
             x[q] += w[q] * sr + w[q + 1] * si;
             x[q + 1] += w[q] * si - w[q + 1] * sr;
         }
     }
-    for (int q = 0; q < kW; ++q) buf[q] += buf[m_ + q];  // the wrap, folded back
-    auto* b = reinterpret_cast<fftw_complex*>(buf.data());
-    fftw_execute_dft(plans_->backward, b, b);
-    uncentre(buf.data(), out);
+    for (int q = 0; q < kW; ++q) bins[q] += bins[m_ + q];  // the wrap, folded back
+    half[0] = bins[0].real();
+    half[h] = bins[h].real();
+    for (int k = 1; k < h; ++k) half[k] = 0.5 * (bins[k] + std::conj(bins[m_ - k]));
+    fftw_execute_dft_c2r(plans_->c2r, hc, hr);
+    uncentre(hr, out);
 }
 
-// buf[(i - c) mod M] = in[i] x deconvolution[i] (the trace centred on sample c), and
-// out[i] = Re buf[(i - c) mod M] x deconvolution[i], its transpose: i < c wraps to the
-// end, i >= c starts at 0 (n <= M / 2, so no index wraps twice).
-void FrequencyWarp::centre(const double* in, cplx* buf) const {
-    for (int i = 0; i < centre_; ++i) buf[m_ - centre_ + i] = in[i] * deconvolution_[i];
-    for (int i = centre_; i < n_; ++i) buf[i - centre_] = in[i] * deconvolution_[i];
+// b[(i - c) mod M] = in[i] x deconvolution[i] (the trace centred on sample c; the other
+// samples 0), and out[i] = b[(i - c) mod M] x deconvolution[i], its transpose: i < c
+// wraps to the end, i >= c starts at 0 (n <= M / 2, so no index wraps twice).
+void FrequencyWarp::centre(const double* in, double* b) const {
+    std::fill(b, b + m_, 0.0);
+    for (int i = 0; i < centre_; ++i) b[m_ - centre_ + i] = in[i] * deconvolution_[i];
+    for (int i = centre_; i < n_; ++i) b[i - centre_] = in[i] * deconvolution_[i];
 }
-void FrequencyWarp::uncentre(const cplx* buf, double* out) const {
-    for (int i = 0; i < centre_; ++i) out[i] = buf[m_ - centre_ + i].real() * deconvolution_[i];
-    for (int i = centre_; i < n_; ++i) out[i] = buf[i - centre_].real() * deconvolution_[i];
+void FrequencyWarp::uncentre(const double* b, double* out) const {
+    for (int i = 0; i < centre_; ++i) out[i] = b[m_ - centre_ + i] * deconvolution_[i];
+    for (int i = centre_; i < n_; ++i) out[i] = b[i - centre_] * deconvolution_[i];
 }
 
 double inverse_transform_band(double w) {
