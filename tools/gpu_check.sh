@@ -148,8 +148,8 @@ if [ "$MODE" = rtm ] || [ "$MODE" = final ]; then
 fi
 
 if [ "$MODE" = final ]; then
-    run full      --mode full      --grid 512x512x512 --variant q32x16,t32x16,t32x8,t32x8s6 --steps 40
-    run stencil   --mode stencil   --grid 512x512x512 --variant q32x8,t32x16,t32x8 --steps 40
+    run full      --mode full      --grid 512x512x512 --variant q32x16,t32x16,t32x8,t32x8s6,t32x32v4 --steps 40
+    run stencil   --mode stencil   --grid 512x512x512 --variant q32x8,t32x16,t32x8,t32x32v4 --steps 40
     run modelling --mode modelling --grid 512x512x512 --steps 20 --repeats 3 --variant q32x8,t32x16,t32x8
     run damping   --mode modelling --boundary damping --grid 512x512x512 --steps 20 --repeats 3 --variant q32x8,t32x16,t32x8
     run full2d    --mode full      --grid 16384x8192 --variant q32x16,t32x16,t32x8s6 --steps 40

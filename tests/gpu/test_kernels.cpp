@@ -333,9 +333,10 @@ TEST_CASE("CUDA step with automatic z chunks matches step_cpu on a larger 3D box
     check_step<float>({3, 131, 97, 150, 20, 20, true}, "q32x8", 3002, 20, true, 0);
     check_step<float>({3, 131, 97, 150, 20, 20, false}, "t32x16", 3007, 20, true, 0);
     check_step<float>({3, 131, 97, 150, 0, 0, true}, "t32x8s6", 3008, 20, true, 0);
+    check_step<float>({3, 131, 97, 150, 0, 0, false}, "t32x32v4", 3012, 20, true, 0);
     check_step<double>({3, 131, 97, 150, 20, 20, false, true}, "t32x8", 3009, 20, true, 0);
     // Chunks shorter than the TMA kernels' copy-ahead depth (3 planes, the last 2).
-    for (const char* v : {"t32x16", "t32x8s6"}) {
+    for (const char* v : {"t32x16", "t32x8s6", "t32x32v4"}) {
         check_step<float>({3, 45, 37, 41, 0, 0, false}, v, 3010, 30, true, 3);
         check_step<float>({3, 45, 37, 41, 6, 7, true}, v, 3011, 30, true, 3);
     }
@@ -348,7 +349,7 @@ TEST_CASE("CUDA step of a batch of boxes in one launch matches step_cpu member b
     unsigned seed = 6000;
     for (Case c : kCases) {
         c.batch = 3;
-        for (const char* v : {"naive", "q32x16", "q32x8", "t32x16"}) {
+        for (const char* v : {"naive", "q32x16", "q32x8", "t32x16", "t32x32v4"}) {
             if (c.ndim == 2 && std::string(v) == "q32x8") continue;
             check_step<float>(c, v, seed++, 40);
             check_step<float>(c, v, seed++, 40, false, 0);

@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 
 #include "core/error.h"
@@ -109,6 +110,22 @@ __device__ __forceinline__ bool axis_zone(const Box& B, int ax, int i) {
     return in_zone(i, n, B.pml_lo[ax], B.pml_hi[ax]);
 }
 
+// Where a block of a split launch (map: its {tile x, tile y, z0, z1}, grid (blocks of the
+// map, batch members)) or of a whole-box launch (grid (x tiles, y tiles, z chunks x
+// batch members)) works.
+struct BlockTile {
+    int bx, by, z0, z1, member;
+};
+__device__ __forceinline__ BlockTile block_tile(const Box& B, int zchunk, const int4* map) {
+    if (map) {
+        const int4 m = map[blockIdx.x];
+        return {m.x, m.y, m.z, m.w, int(blockIdx.y)};
+    }
+    const int chunks = (B.nz + zchunk - 1) / zchunk;
+    const int z0 = (blockIdx.z % chunks) * zchunk;
+    return {int(blockIdx.x), int(blockIdx.y), z0, min(z0 + zchunk, B.nz), int(blockIdx.z / chunks)};
+}
+
 // ---------------------------------------------------------------------------------
 // naive: one thread per computed point; every neighbour a global load (L1 hits for
 // most). Bytes from DRAM as the minimum if L1/L2 catch the re-reads; 25 (3D) or 17
@@ -176,16 +193,9 @@ __global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>)
     const Box& B = A.box;
     const long sy = B.sy(), sz = B.sz();
     const int tx = threadIdx.x, ty = threadIdx.y;
-    int bx, by, z0, z1;
-    if (map) {  // split launch: grid (blocks of the map, batch members)
-        const int4 m = map[blockIdx.x];
-        bx = m.x; by = m.y; z0 = m.z; z1 = m.w;
-        A = A.member(blockIdx.y);
-    } else {  // grid (x tiles, y tiles, z chunks x batch members)
-        const int chunks = (B.nz + zchunk - 1) / zchunk;
-        bx = blockIdx.x; by = blockIdx.y; z0 = (blockIdx.z % chunks) * zchunk; z1 = min(z0 + zchunk, B.nz);
-        A = A.member(blockIdx.z / chunks);
-    }
+    const BlockTile bt = block_tile(B, zchunk, map);
+    const int bx = bt.bx, by = bt.by, z0 = bt.z0, z1 = bt.z1;
+    A = A.member(bt.member);
     const int ix = bx * BX + tx;
     const int iy = NDIM == 3 ? by * BY + ty : 0;
     const bool active = ix < B.nx && iy < B.ny;
@@ -357,6 +367,67 @@ struct TmaShape {
                                          8 * (2 * NB + 1);
 };
 
+// A TMA kernel's rings in shared memory, and its leader's copies: step k's tiles are u's
+// plane z0 + 4 + k (with halos) in u slot (k + 4) % NU, w's and vdt2's plane z0 + k in
+// slot k % NB (WV: not for the stencil only), completing on full barrier k % NB; the
+// prologue's planes z0 .. z0 + 3 (the wings of the first four steps) on barrier NB.
+// Padded coordinates, x from the tile's left halo. 3D: warps free the slots of step k
+// on empty barrier k % NB (each warp's first lane arrives), and the leader waits there
+// before refilling them; 2D rows meet at the block barrier instead.
+template <class T, int NDIM, int BX, int BY, int NB, bool WV>
+struct TmaRing {
+    using S = TmaShape<T, NDIM, BX, BY, NB>;
+    T *us, *ws, *vs;
+    std::uint64_t *bar, *empty;
+    const TmaMaps& maps;
+    int x0, y0, zu, zw;  // the tile's corner in the u map; the member's first plane in u and w
+
+    __device__ TmaRing(unsigned char* smem, const TmaMaps& m, const BlockTile& t, const Box& B)
+        : us(reinterpret_cast<T*>(smem)), ws(us + S::NU * S::sU), vs(ws + NB * S::sW),
+          bar(reinterpret_cast<std::uint64_t*>(vs + NB * S::sW)), empty(bar + NB + 1), maps(m),
+          x0(t.bx * BX - kTileShift<T>), y0(t.by * BY), zu(t.member * (B.nz + 2 * R) + t.z0), zw(zu) {}
+    __device__ void issue(int k, int z0) const {
+        std::uint64_t* b = bar + k % NB;
+        mbar_expect_tx(b, unsigned(sizeof(T) * (S::kU + (WV ? 2 * S::kW : 0))));
+        tma_load(us + ((k + 4) % S::NU) * S::sU, &maps.u, x0, y0, zu + 4 + k + R, b);
+        if (WV) {
+            tma_load(ws + (k % NB) * S::sW, &maps.w, x0 + R, y0 + S::HY, zw + k + R, b);
+            tma_load(vs + (k % NB) * S::sW, &maps.v, x0 + R, y0 + S::HY, z0 + k + R, b);
+        }
+    }
+    // Barriers set up, then (leader) the prologue and the first NB steps' copies.
+    __device__ void start(bool leader, int z0, int nsteps, int warps) const {
+        if (leader) {
+            for (int i = 0; i <= NB; ++i) mbar_init(bar + i, 1);
+            if (NDIM == 3)
+                for (int i = 0; i < NB; ++i) mbar_init(empty + i, warps);
+            asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");  // visible to the copy engine
+        }
+        __syncthreads();
+        if (leader) {
+            mbar_expect_tx(bar + NB, unsigned(sizeof(T) * 4 * S::kU));
+            for (int j = 0; j < 4; ++j) tma_load(us + j * S::sU, &maps.u, x0, y0, zu + j + R, bar + NB);
+            for (int k = 0; k < NB && k < nsteps; ++k) issue(k, z0);
+        }
+    }
+    __device__ void wait_prologue() const { mbar_wait(bar + NB, 0); }
+    __device__ void wait(int k) const { mbar_wait(bar + k % NB, unsigned(k / NB) & 1u); }
+    // This thread (`thread`: its linear index in the block) is done with step k.
+    __device__ void release(int k, int thread, bool leader, int z0, int nsteps) const {
+        if constexpr (NDIM == 3) {
+            __syncwarp();
+            if (thread % 32 == 0) mbar_arrive(empty + k % NB);
+            if (leader && k + NB < nsteps) {
+                mbar_wait(empty + k % NB, unsigned(k / NB) & 1u);  // the slots of step k are free
+                issue(k + NB, z0);
+            }
+        } else {
+            __syncthreads();  // every thread is done with step k's slots
+            if (leader && k + NB < nsteps) issue(k + NB, z0);
+        }
+    }
+};
+
 // (No register cap but kLayerBlocks' for the 3D C-PML kernels: capping the plain kernel
 // to 32 registers for 4 blocks of 512 per SM, and the layer kernels to 64 when they used
 // 40, was 2-6 points slower on an H200.)
@@ -365,60 +436,18 @@ __global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>)
                                                       const __grid_constant__ TmaMaps maps) {
     using S = TmaShape<T, NDIM, BX, BY, NB>;
     constexpr int TW = S::TW, NU = S::NU, HY = S::HY;
-    constexpr bool kWV = MODE != kStencil;
     extern __shared__ __align__(128) unsigned char smem[];
-    T* us = reinterpret_cast<T*>(smem);
-    T* ws = us + NU * S::sU;
-    T* vs = ws + NB * S::sW;
-    std::uint64_t* bar = reinterpret_cast<std::uint64_t*>(vs + NB * S::sW);  // full: step k's tiles landed
-    std::uint64_t* empty = bar + NB + 1;                                       // every warp is done with step k
-    constexpr int kWarps = (BX * BY + 31) / 32;
-
     const Box& B = A.box;
-    int bx, by, z0, z1, member;
-    if (map) {  // split launch: grid (blocks of the map, batch members)
-        const int4 m = map[blockIdx.x];
-        bx = m.x; by = m.y; z0 = m.z; z1 = m.w;
-        member = blockIdx.y;
-    } else {  // grid (x tiles, y tiles, z chunks x batch members)
-        const int chunks = (B.nz + zchunk - 1) / zchunk;
-        bx = blockIdx.x; by = blockIdx.y; z0 = (blockIdx.z % chunks) * zchunk; z1 = min(z0 + zchunk, B.nz);
-        member = blockIdx.z / chunks;
-    }
-    A = A.member(member);
-    const int zm = member * (B.nz + 2 * R);  // the member's first plane in the stacked u and w tensors
-    constexpr int XS = kTileShift<T>;
+    const BlockTile bt = block_tile(B, zchunk, map);
+    const int z0 = bt.z0, nsteps = bt.z1 - bt.z0;
+    const TmaRing<T, NDIM, BX, BY, NB, MODE != kStencil> ring(smem, maps, bt, B);
+    A = A.member(bt.member);
     const int tx = threadIdx.x, ty = threadIdx.y;
-    const int ix = bx * BX + tx - XS, iy = NDIM == 3 ? by * BY + ty : 0;
+    const int ix = bt.bx * BX + tx - kTileShift<T>, iy = NDIM == 3 ? bt.by * BY + ty : 0;
     const bool active = ix >= 0 && ix < B.nx && iy < B.ny;
     const bool leader = tx == 0 && ty == 0;
-    const int nsteps = z1 - z0;
     const long sz = B.sz();
-
-    // Step k's tiles: u plane z0 + 4 + k into u slot (k + 4) % NU, w and vdt2 of plane
-    // z0 + k into slot k % NB; padded coordinates (x from the left halo).
-    auto issue = [&](int k) {
-        std::uint64_t* b = bar + k % NB;
-        mbar_expect_tx(b, unsigned(sizeof(T) * (S::kU + (kWV ? 2 * S::kW : 0))));
-        tma_load(us + ((k + 4) % NU) * S::sU, &maps.u, bx * BX - XS, by * BY, zm + z0 + 4 + k + R, b);
-        if (kWV) {
-            tma_load(ws + (k % NB) * S::sW, &maps.w, bx * BX + R - XS, by * BY + HY, zm + z0 + k + R, b);
-            tma_load(vs + (k % NB) * S::sW, &maps.v, bx * BX + R - XS, by * BY + HY, z0 + k + R, b);
-        }
-    };
-    if (leader) {
-        for (int i = 0; i <= NB; ++i) mbar_init(bar + i, 1);
-        if (NDIM == 3)
-            for (int i = 0; i < NB; ++i) mbar_init(empty + i, kWarps);
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");  // visible to the copy engine
-    }
-    __syncthreads();
-    if (leader) {
-        // Planes z0 .. z0+3 (the wings of the first four steps) on the prologue barrier.
-        mbar_expect_tx(bar + NB, unsigned(sizeof(T) * 4 * S::kU));
-        for (int j = 0; j < 4; ++j) tma_load(us + j * S::sU, &maps.u, bx * BX - XS, by * BY, zm + z0 + j + R, bar + NB);
-        for (int k = 0; k < NB && k < nsteps; ++k) issue(k);
-    }
+    ring.start(leader, z0, nsteps, (BX * BY + 31) / 32);
     const long p0 = active ? B.at(ix, iy, z0) : 0;
     T q[2 * R + 1];
 #pragma unroll
@@ -431,13 +460,13 @@ __global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>)
     const bool zy = MODE == kPml && NDIM == 3 && axis_zone<T, NDIM>(B, 1, iy);
     const bool lxy = MODE == kDamp && (in_layer(ix, B.nx, B.pml_lo[0], B.pml_hi[0]) ||
                                        (NDIM == 3 && in_layer(iy, B.ny, B.pml_lo[1], B.pml_hi[1])));
-    mbar_wait(bar + NB, 0);
+    ring.wait_prologue();
 #pragma unroll 1
     for (int k = 0; k < nsteps; ++k) {
-        mbar_wait(bar + k % NB, unsigned(k / NB) & 1u);
-        q[2 * R] = us[((k + 4) % NU) * S::sU + me];
+        ring.wait(k);
+        q[2 * R] = ring.us[((k + 4) % NU) * S::sU + me];
         if (active) {
-            const T* row = us + (k % NU) * S::sU + me;
+            const T* row = ring.us + (k % NU) * S::sU + me;
             const T c = q[R];
             const T wx = stencil::d2_wings(row, 1);
             const T wy = NDIM == 3 ? stencil::d2_wings(row, TW) : T(0);
@@ -455,20 +484,111 @@ __global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>)
             } else {
                 const int t = (k % NB) * S::sW + ty * BX + tx;
                 const bool layer = MODE == kDamp && (lxy || in_layer(z, B.nz, B.pml_lo[2], B.pml_hi[2]));
-                A.w[p] = updated<T, MODE>(A, p, layer, c, ws[t], vs[t], lap);
+                A.w[p] = updated<T, MODE>(A, p, layer, c, ring.ws[t], ring.vs[t], lap);
             }
         }
-        if constexpr (NDIM == 3) {
-            __syncwarp();
-            if ((tx + BX * ty) % 32 == 0) mbar_arrive(empty + k % NB);
-            if (leader && k + NB < nsteps) {
-                mbar_wait(empty + k % NB, unsigned(k / NB) & 1u);  // the slots of step k are free
-                issue(k + NB);
+        ring.release(k, tx + BX * ty, leader, z0, nsteps);
+#pragma unroll
+        for (int j = 0; j < 2 * R; ++j) q[j] = q[j + 1];
+    }
+}
+
+// t32x32v4 (3D, fp32; the full update and the stencil only): tma_kernel's rings and
+// barriers on 32 x BY tiles, but each thread owns 4 consecutive points along x (8 x BY
+// threads a tile), so that its shared-memory reads are 16-byte vectors: the x wings of
+// its 4 points from 3 (the 12 values around them), the y wings from 8 (one a row), the
+// plane's newest z value from 1: 12 load instructions for 4 points, against 17 for each
+// point. The same arithmetic in the same order as tma_kernel's kFull and kStencil, point
+// by point. Needs the tiles on lines (kTileShift<float> = R: a thread's 4 points start
+// on 16 bytes, in shared and in global memory). Measured (H200, 512^3, against
+// t32x16 in the same call): stencil only 56.9% -> 69.7% with 32 x 16 tiles, 71.3% with
+// 32 x 32 (the u tile's halos 1.56x its points instead of 1.88x: the step is bound by L2
+// once the load instructions are gone); full update 88.7% -> 89.9% and 92.1%. ncu
+// (stencil only): 423 M -> 233 M warp instructions a step.
+template <int MODE, int NB, int BY>
+__global__ void __launch_bounds__(8 * BY) tma4_kernel(StepArgs<float> A, int zchunk, const int4* map,
+                                                   const __grid_constant__ TmaMaps maps) {
+    using T = float;
+    constexpr int BX = 32, VX = 4;
+    using S = TmaShape<T, 3, BX, BY, NB>;
+    constexpr int TW = S::TW, NU = S::NU;
+    static_assert(kTileShift<T> == R && TW % VX == 0 && MODE != kPml && MODE != kDamp, "aligned vectors, no layers");
+    extern __shared__ __align__(128) unsigned char smem[];
+    const Box& B = A.box;
+    const BlockTile bt = block_tile(B, zchunk, map);
+    const int z0 = bt.z0, nsteps = bt.z1 - bt.z0;
+    const TmaRing<T, 3, BX, BY, NB, MODE != kStencil> ring(smem, maps, bt, B);
+    A = A.member(bt.member);
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int ix0 = bt.bx * BX + tx * VX - kTileShift<T>, iy = bt.by * BY + ty;
+    bool act[VX];
+#pragma unroll
+    for (int j = 0; j < VX; ++j) act[j] = ix0 + j >= 0 && ix0 + j < B.nx && iy < B.ny;
+    const bool any = act[0] || act[1] || act[2] || act[3], all = act[0] && act[1] && act[2] && act[3];
+    const bool leader = tx == 0 && ty == 0;
+    const long sz = B.sz();
+    ring.start(leader, z0, nsteps, BX / VX * BY / 32);
+    // (A thread with a point in the box reads its 4 values as one vector: they lie in
+    // its padded row, which holds whole vectors.)
+    const long p0 = any ? B.at(ix0, iy, z0) : 0;
+    float4 q[2 * R + 1];
+#pragma unroll
+    for (int k = 0; k < 2 * R; ++k)
+        q[k] = any ? __ldg(reinterpret_cast<const float4*>(A.u + p0 + (k - R) * sz)) : make_float4(0, 0, 0, 0);
+
+    const T hx = A.inv_h2[0], hy = A.inv_h2[1], hz = A.inv_h2[2];
+    const T c0s = T(stencil::c2(0)) * (hx + hy + hz);
+    const T k1 = T(stencil::c2(1)), k2 = T(stencil::c2(2)), k3 = T(stencil::c2(3)), k4 = T(stencil::c2(4));
+    const int me = (ty + R) * TW + tx * VX + R;  // the thread's first point in a u tile
+    ring.wait_prologue();
+#pragma unroll 1
+    for (int k = 0; k < nsteps; ++k) {
+        ring.wait(k);
+        q[2 * R] = *reinterpret_cast<const float4*>(ring.us + ((k + 4) % NU) * S::sU + me);
+        if (any) {
+            const T* row = ring.us + (k % NU) * S::sU + me;
+            float x[12];
+            *reinterpret_cast<float4*>(x) = *reinterpret_cast<const float4*>(row - 4);
+            *reinterpret_cast<float4*>(x + 4) = *reinterpret_cast<const float4*>(row);
+            *reinterpret_cast<float4*>(x + 8) = *reinterpret_cast<const float4*>(row + 4);
+            float ys[4][4];  // ys[d - 1][j]: the sum of the rows d above and below, point j
+#pragma unroll
+            for (int d = 1; d <= 4; ++d) {
+                const float4 a = *reinterpret_cast<const float4*>(row + d * TW);
+                const float4 b = *reinterpret_cast<const float4*>(row - d * TW);
+                ys[d - 1][0] = a.x + b.x; ys[d - 1][1] = a.y + b.y; ys[d - 1][2] = a.z + b.z; ys[d - 1][3] = a.w + b.w;
             }
-        } else {
-            __syncthreads();  // every thread is done with step k's slots
-            if (leader && k + NB < nsteps) issue(k + NB);
+            const float* qz[2 * R + 1];
+#pragma unroll
+            for (int i = 0; i <= 2 * R; ++i) qz[i] = reinterpret_cast<const float*>(&q[i]);
+            float out[VX];
+            const long p = p0 + k * sz;
+            float wold[VX], vv[VX];
+            if (MODE != kStencil) {
+                const int t = (k % NB) * S::sW + ty * BX + tx * VX;
+                *reinterpret_cast<float4*>(wold) = *reinterpret_cast<const float4*>(ring.ws + t);
+                *reinterpret_cast<float4*>(vv) = *reinterpret_cast<const float4*>(ring.vs + t);
+            }
+#pragma unroll
+            for (int j = 0; j < VX; ++j) {
+                const float* f = x + 4 + j;
+                const T c = qz[R][j];
+                const T wx = k1 * (f[1] + f[-1]) + k2 * (f[2] + f[-2]) + k3 * (f[3] + f[-3]) + k4 * (f[4] + f[-4]);
+                const T wy = k1 * ys[0][j] + k2 * ys[1][j] + k3 * ys[2][j] + k4 * ys[3][j];
+                const T wz = k1 * (qz[R + 1][j] + qz[R - 1][j]) + k2 * (qz[R + 2][j] + qz[R - 2][j]) +
+                             k3 * (qz[R + 3][j] + qz[R - 3][j]) + k4 * (qz[R + 4][j] + qz[R - 4][j]);
+                const T lap = c0s * c + hx * wx + hz * wz + hy * wy;
+                out[j] = MODE == kStencil ? lap : T(2) * c - wold[j] + vv[j] * lap;
+            }
+            if (all) {
+                *reinterpret_cast<float4*>(A.w + p) = *reinterpret_cast<const float4*>(out);
+            } else {
+#pragma unroll
+                for (int j = 0; j < VX; ++j)
+                    if (act[j]) A.w[p + j] = out[j];
+            }
         }
+        ring.release(k, tx + BX / VX * ty, leader, z0, nsteps);
 #pragma unroll
         for (int j = 0; j < 2 * R; ++j) q[j] = q[j + 1];
     }
@@ -716,6 +836,28 @@ Launch<T, NDIM, MODE> tma_launch(const Box& B, int zchunk, int batch) {
     return L;
 }
 
+// t32x32v4: tma4_kernel on 32 x 32 tiles (blocks of 8 x 32 threads) for the 3D fp32
+// full update and stencil only; t32x16's launch for everything else (layers, fp64, 2D).
+template <class T, int NDIM, int MODE>
+Launch<T, NDIM, MODE> vector_launch(const Box& B, int zchunk, int batch) {
+    if constexpr (std::is_same_v<T, float> && NDIM == 3 && (MODE == kFull || MODE == kStencil)) {
+        constexpr int BY = 32;
+        auto L = tma_launch<T, NDIM, 32, BY, MODE, 4>(B, zchunk, batch);
+        if (!L.kernel_tma) return L;  // before Hopper: q32x8
+        const void* k = reinterpret_cast<const void*>(&tma4_kernel<MODE, 4, BY>);
+        L.kernel = k;
+        L.block = dim3(8, BY, 1);
+        if (zchunk <= 0) {
+            L.zchunk = std::min(B.nz, choose_zchunk(long(L.grid.x) * L.grid.y * batch, B.nz,
+                                                    sm_count() * blocks_per_sm(k, 8 * BY, L.kernel_smem), kTmaMaxChunk));
+            L.grid.z = grid_z(long(batch) * ((B.nz + L.zchunk - 1) / L.zchunk));
+        }
+        return L;
+    } else {
+        return tma_launch<T, NDIM, 32, 16, MODE, 4>(B, zchunk, batch);
+    }
+}
+
 template <class T, int NDIM, int MODE>
 Launch<T, NDIM, MODE> make_launch(const Box& B, const LaunchConfig& cfg, int batch) {
     if (cfg.variant == Variant::Naive) {
@@ -726,7 +868,7 @@ Launch<T, NDIM, MODE> make_launch(const Box& B, const LaunchConfig& cfg, int bat
         return L;
     }
     if constexpr (NDIM == 2) {
-        if (cfg.variant == Variant::T32x16 || cfg.variant == Variant::T32x8)
+        if (cfg.variant == Variant::T32x16 || cfg.variant == Variant::T32x8 || cfg.variant == Variant::T32x32v4)
             return tma_launch<T, NDIM, 128, 1, MODE, 6>(B, cfg.zchunk, batch);
         if (cfg.variant == Variant::T32x8s6) return tma_launch<T, NDIM, 128, 1, MODE, 12>(B, cfg.zchunk, batch);
         return queue_launch<T, NDIM, 128, 1, MODE>(B, cfg.zchunk, batch);
@@ -735,6 +877,7 @@ Launch<T, NDIM, MODE> make_launch(const Box& B, const LaunchConfig& cfg, int bat
             case Variant::T32x16: return tma_launch<T, NDIM, 32, 16, MODE, 4>(B, cfg.zchunk, batch);
             case Variant::T32x8: return tma_launch<T, NDIM, 32, 8, MODE, 4>(B, cfg.zchunk, batch);
             case Variant::T32x8s6: return tma_launch<T, NDIM, 32, 8, MODE, 6>(B, cfg.zchunk, batch);
+            case Variant::T32x32v4: return vector_launch<T, NDIM, MODE>(B, cfg.zchunk, batch);
             case Variant::Q32x8: return queue_launch<T, NDIM, 32, 8, MODE>(B, cfg.zchunk, batch);
             default: return queue_launch<T, NDIM, 32, 16, MODE>(B, cfg.zchunk, batch);
         }
@@ -754,12 +897,12 @@ void launch(const Launch<T, NDIM, MODE>& L, bool interior, dim3 grid, const Step
     if (tma) {
         const Box& B = A.box;
         const long planes = long(B.nz + 2 * R);
-        const int bx = int(L.block.x), by = int(L.block.y);
+        const int bx = L.tile_x, by = L.tile_y;
         maps.u = tensor_map(A.u, B, planes * A.batch, bx + 2 * R, by + 2 * B.halo_y());
         maps.w = tensor_map<T>(A.w, B, planes * A.batch, bx, by);
         maps.v = tensor_map(MODE == kStencil ? A.u : A.vdt2, B, planes, bx, by);
         smem = interior ? L.interior_smem : L.kernel_smem;
-        blocks_per_sm(kernel, bx * by, smem);  // allows the shared memory (once)
+        blocks_per_sm(kernel, int(L.block.x * L.block.y), smem);  // allows the shared memory (once)
     }
     void* params[4] = {&args, &zchunk, &map, &maps};
     RTM_CUDA_CHECK(cudaLaunchKernel(kernel, grid, L.block, params, smem, s));
@@ -947,7 +1090,7 @@ void step_dim(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) {
 }  // namespace
 
 const std::vector<std::string>& variant_names() {
-    static const std::vector<std::string> names = {"naive", "q32x16", "q32x8", "t32x16", "t32x8", "t32x8s6"};
+    static const std::vector<std::string> names = {"naive", "q32x16", "q32x8", "t32x16", "t32x8", "t32x8s6", "t32x32v4"};
     return names;
 }
 
