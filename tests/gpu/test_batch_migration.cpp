@@ -26,7 +26,7 @@ TEST_CASE("migrate_shots on the GPU: each shot of a batch gets its image alone b
             opt.storage = st;
             opt.condition = c;
             // As on the CPU (test_batch.cpp): about 8 states of one shot, 2 of the batch.
-            if (st == SourceStorage::Checkpoints) opt.memory_budget = 8.5 * 2 * 4.0 * 104 * 69;
+            if (st == SourceStorage::Checkpoints) opt.memory_budget = 8.5 * 2 * 4.0 * 128 * 69;
             INFO(storage_name(st) << ", condition " << int(c));
             const auto r = check_batch_equals_alone(sv, opt, 3);
             if (st == SourceStorage::Checkpoints) CHECK(r[0].recompute > 1.5);

@@ -260,6 +260,12 @@ const Case kCases[] = {
     {3, 45, 37, 41, 6, 7, true, true},   // damping, free surface on top
     {2, 157, 1, 93, 9, 8, false, true},
     {2, 157, 1, 93, 9, 8, true, true},
+    // The fp32 TMA tiles start R columns left of the box (kTileShift): where nx + R passes
+    // a multiple of the tile width, the shift adds a column of tiles (32 wide in 3D, 128
+    // in 2D); nx = 62 also leaves a thread of the vector kernel 2 of its 4 points.
+    {3, 64, 21, 23, 6, 7, false},
+    {3, 62, 19, 25, 0, 0, false},
+    {2, 128, 1, 61, 9, 8, false},
 };
 
 }  // namespace
@@ -336,10 +342,11 @@ TEST_CASE("CUDA step with automatic z chunks matches step_cpu on a larger 3D box
     check_step<float>({3, 131, 97, 150, 0, 0, false}, "t32x32v4", 3012, 20, true, 0);
     check_step<double>({3, 131, 97, 150, 20, 20, false, true}, "t32x8", 3009, 20, true, 0);
     // Chunks shorter than the TMA kernels' copy-ahead depth (3 planes, the last 2).
-    for (const char* v : {"t32x16", "t32x8s6", "t32x32v4"}) {
+    for (const char* v : {"t32x16", "t32x8s6"}) {
         check_step<float>({3, 45, 37, 41, 0, 0, false}, v, 3010, 30, true, 3);
         check_step<float>({3, 45, 37, 41, 6, 7, true}, v, 3011, 30, true, 3);
     }
+    check_step<float>({3, 45, 37, 41, 0, 0, false}, "t32x32v4", 3013, 30, true, 3);  // (with layers: t32x16's kernels)
 }
 
 TEST_CASE("CUDA step of a batch of boxes in one launch matches step_cpu member by member", "[gpu]") {
@@ -351,6 +358,7 @@ TEST_CASE("CUDA step of a batch of boxes in one launch matches step_cpu member b
         c.batch = 3;
         for (const char* v : {"naive", "q32x16", "q32x8", "t32x16", "t32x32v4"}) {
             if (c.ndim == 2 && std::string(v) == "q32x8") continue;
+            if (std::string(v) == "t32x32v4" && (c.ndim == 2 || c.pml_lo || c.pml_hi)) continue;  // t32x16's kernels there
             check_step<float>(c, v, seed++, 40);
             check_step<float>(c, v, seed++, 40, false, 0);
         }

@@ -123,9 +123,9 @@ TEST_CASE("Born modelling and checkpointed migration are adjoint (dot-product te
     p.precision = Precision::Double;
     p.dt = 0.001;
     // Three states of the 2D dot test's domain (61 x 41 nodes, 15 damping cells and the
-    // stencil's halo of 4 on every side: 99 x 79 points, rows padded to a multiple of 8:
-    // 104 x 79, u and u_prev in double).
-    const double state = 104.0 * 79 * 2 * 8;
+    // stencil's halo of 4 on every side: 99 x 79 points, rows padded to a multiple of 32
+    // (kernels::Box::sy): 128 x 79, u and u_prev in double).
+    const double state = 128.0 * 79 * 2 * 8;
     const DotTest ck = born_dot_test(2, 0.004, p, SourceStorage::Checkpoints, false, 3 * state);
     const DotTest snap = born_dot_test(2, 0.004, p, SourceStorage::Snapshots);
     WARN("dot test with three states stored: mismatch " << ck.error() << " (snapshots " << snap.error() << ")");

@@ -474,8 +474,8 @@ TEST_CASE("TTI migrate_shots: each shot of a batch gets its image alone bit for 
             opt.storage = st;
             opt.condition = c;
             // Checkpoints: 8 states of one shot (a TTI state: 4 padded fp32 arrays of
-            // 104 x 69 points, 115 kB), 2 of the batch of three: both schedules recompute.
-            if (st == SourceStorage::Checkpoints) opt.memory_budget = 8.5 * 4 * 4.0 * 104 * 69;
+            // 128 x 69 points, 141 kB), 2 of the batch of three: both schedules recompute.
+            if (st == SourceStorage::Checkpoints) opt.memory_budget = 8.5 * 4 * 4.0 * 128 * 69;
             INFO(storage_name(st) << ", condition " << int(c));
             const auto r = check_batch_equals_alone(sv, opt, 3);
             if (st == SourceStorage::Checkpoints) CHECK(r[0].recompute > 1.5);
