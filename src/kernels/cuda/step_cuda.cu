@@ -506,7 +506,7 @@ __global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>)
 // once the load instructions are gone); full update 88.7% -> 89.9% and 92.1%. ncu
 // (stencil only): 423 M -> 233 M warp instructions a step.
 template <int MODE, int NB, int BY>
-__global__ void __launch_bounds__(8 * BY) tma4_kernel(StepArgs<float> A, int zchunk, const int4* map,
+__global__ void __launch_bounds__(8 * BY, 3) tma4_kernel(StepArgs<float> A, int zchunk, const int4* map,
                                                    const __grid_constant__ TmaMaps maps) {
     using T = float;
     constexpr int BX = 32, VX = 4;
@@ -838,13 +838,18 @@ Launch<T, NDIM, MODE> tma_launch(const Box& B, int zchunk, int batch) {
 
 // t32x32v4: tma4_kernel on 32 x 32 tiles (blocks of 8 x 32 threads) for the 3D fp32
 // full update and stencil only; t32x16's launch for everything else (layers, fp64, 2D).
+// Planes copied ahead: 3 for the stencil only, 2 for the full update (its w and vdt2
+// rings too), so that 3 blocks fit an SM (69 and 55 KB of shared memory; the kernel is
+// compiled for 3 blocks, 80 registers). Measured (H200, four grids from 320^3 to 512^3,
+// against 4 planes ahead and 2 blocks per SM): stencil only 3.6-7.4% faster with 3
+// planes (2: 0-7% slower), full update 0-2.8% faster with 2 (3: 1-4% slower).
 template <class T, int NDIM, int MODE>
 Launch<T, NDIM, MODE> vector_launch(const Box& B, int zchunk, int batch) {
     if constexpr (std::is_same_v<T, float> && NDIM == 3 && (MODE == kFull || MODE == kStencil)) {
-        constexpr int BY = 32;
-        auto L = tma_launch<T, NDIM, 32, BY, MODE, 4>(B, zchunk, batch);
+        constexpr int BY = 32, NB = MODE == kStencil ? 3 : 2;
+        auto L = tma_launch<T, NDIM, 32, BY, MODE, NB>(B, zchunk, batch);
         if (!L.kernel_tma) return L;  // before Hopper: q32x8
-        const void* k = reinterpret_cast<const void*>(&tma4_kernel<MODE, 4, BY>);
+        const void* k = reinterpret_cast<const void*>(&tma4_kernel<MODE, NB, BY>);
         L.kernel = k;
         L.block = dim3(8, BY, 1);
         if (zchunk <= 0) {
