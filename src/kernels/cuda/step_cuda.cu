@@ -380,18 +380,18 @@ struct TmaRing {
     T *us, *ws, *vs;
     std::uint64_t *bar, *empty;
     const TmaMaps& maps;
-    int x0, y0, zu, zw;  // the tile's corner in the u map; the member's first plane in u and w
+    int x0, y0, zm;  // the tile's corner in the u map; its first plane in the member's u and w
 
     __device__ TmaRing(unsigned char* smem, const TmaMaps& m, const BlockTile& t, const Box& B)
         : us(reinterpret_cast<T*>(smem)), ws(us + S::NU * S::sU), vs(ws + NB * S::sW),
           bar(reinterpret_cast<std::uint64_t*>(vs + NB * S::sW)), empty(bar + NB + 1), maps(m),
-          x0(t.bx * BX - kTileShift<T>), y0(t.by * BY), zu(t.member * (B.nz + 2 * R) + t.z0), zw(zu) {}
+          x0(t.bx * BX - kTileShift<T>), y0(t.by * BY), zm(t.member * (B.nz + 2 * R) + t.z0) {}
     __device__ void issue(int k, int z0) const {
         std::uint64_t* b = bar + k % NB;
         mbar_expect_tx(b, unsigned(sizeof(T) * (S::kU + (WV ? 2 * S::kW : 0))));
-        tma_load(us + ((k + 4) % S::NU) * S::sU, &maps.u, x0, y0, zu + 4 + k + R, b);
+        tma_load(us + ((k + 4) % S::NU) * S::sU, &maps.u, x0, y0, zm + 4 + k + R, b);
         if (WV) {
-            tma_load(ws + (k % NB) * S::sW, &maps.w, x0 + R, y0 + S::HY, zw + k + R, b);
+            tma_load(ws + (k % NB) * S::sW, &maps.w, x0 + R, y0 + S::HY, zm + k + R, b);
             tma_load(vs + (k % NB) * S::sW, &maps.v, x0 + R, y0 + S::HY, z0 + k + R, b);
         }
     }
@@ -406,7 +406,7 @@ struct TmaRing {
         __syncthreads();
         if (leader) {
             mbar_expect_tx(bar + NB, unsigned(sizeof(T) * 4 * S::kU));
-            for (int j = 0; j < 4; ++j) tma_load(us + j * S::sU, &maps.u, x0, y0, zu + j + R, bar + NB);
+            for (int j = 0; j < 4; ++j) tma_load(us + j * S::sU, &maps.u, x0, y0, zm + j + R, bar + NB);
             for (int k = 0; k < NB && k < nsteps; ++k) issue(k, z0);
         }
     }
@@ -571,9 +571,8 @@ __global__ void __launch_bounds__(8 * BY, 3) tma4_kernel(StepArgs<float> A, int 
             }
 #pragma unroll
             for (int j = 0; j < VX; ++j) {
-                const float* f = x + 4 + j;
                 const T c = qz[R][j];
-                const T wx = k1 * (f[1] + f[-1]) + k2 * (f[2] + f[-2]) + k3 * (f[3] + f[-3]) + k4 * (f[4] + f[-4]);
+                const T wx = stencil::d2_wings(x + 4 + j, 1);
                 const T wy = k1 * ys[0][j] + k2 * ys[1][j] + k3 * ys[2][j] + k4 * ys[3][j];
                 const T wz = k1 * (qz[R + 1][j] + qz[R - 1][j]) + k2 * (qz[R + 2][j] + qz[R - 2][j]) +
                              k3 * (qz[R + 3][j] + qz[R - 3][j]) + k4 * (qz[R + 4][j] + qz[R - 4][j]);
@@ -809,6 +808,15 @@ Launch<T, NDIM, MODE> queue_launch(const Box& B, int zchunk, int batch) {
     return L;
 }
 
+// The z chunks of a TMA launch that fill the SMs with its kernel's own occupancy (its
+// block and shared memory), at most kTmaMaxChunk planes.
+template <class T, int NDIM, int MODE>
+void tma_chunks(Launch<T, NDIM, MODE>& L, const Box& B, int batch) {
+    const int resident = sm_count() * blocks_per_sm(L.kernel, int(L.block.x * L.block.y), L.kernel_smem);
+    L.zchunk = std::min(B.nz, choose_zchunk(long(L.grid.x) * L.grid.y * batch, B.nz, resident, kTmaMaxChunk));
+    L.grid.z = grid_z(long(batch) * ((B.nz + L.zchunk - 1) / L.zchunk));
+}
+
 // TMA variants: tma_kernel of the mode (with layers also its kFull instance for the
 // interior of split launches). On a GPU before Hopper: q32x8 (the best q variant with
 // layers; 2D: the 128-wide row).
@@ -828,12 +836,7 @@ Launch<T, NDIM, MODE> tma_launch(const Box& B, int zchunk, int batch) {
     L.kernel_tma = true;
     L.shift_x = kTileShift<T>;
     L.grid.x = unsigned((B.nx + L.shift_x + BX - 1) / BX);
-    if (zchunk <= 0) {  // fill the SMs with the TMA kernel's own occupancy
-        const long gx = L.grid.x, gy = L.grid.y;
-        L.zchunk = std::min(B.nz, choose_zchunk(gx * gy * batch, B.nz, sm_count() * blocks_per_sm(tma, BX * BY, smem),
-                                                kTmaMaxChunk));
-        L.grid.z = grid_z(long(batch) * ((B.nz + L.zchunk - 1) / L.zchunk));
-    }
+    if (zchunk <= 0) tma_chunks(L, B, batch);
     return L;
 }
 
@@ -853,11 +856,7 @@ Launch<T, NDIM, MODE> vector_launch(const Box& B, int zchunk, int batch) {
         const void* k = reinterpret_cast<const void*>(&tma4_kernel<MODE, NB, BY>);
         L.kernel = k;
         L.block = dim3(8, BY, 1);
-        if (zchunk <= 0) {
-            L.zchunk = std::min(B.nz, choose_zchunk(long(L.grid.x) * L.grid.y * batch, B.nz,
-                                                    sm_count() * blocks_per_sm(k, 8 * BY, L.kernel_smem), kTmaMaxChunk));
-            L.grid.z = grid_z(long(batch) * ((B.nz + L.zchunk - 1) / L.zchunk));
-        }
+        if (zchunk <= 0) tma_chunks(L, B, batch);
         return L;
     } else {
         return tma_launch<T, NDIM, 32, 16, MODE, 4>(B, zchunk, batch);
