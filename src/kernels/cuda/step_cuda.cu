@@ -508,7 +508,7 @@ __global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>)
     }
 }
 
-// t32x32v4 (3D, fp32; the full update and the stencil only): tma_kernel's rings and
+// t32x32v4 (fp32; the full update and the stencil only): tma_kernel's rings and
 // barriers on 32 x BY tiles, but each thread owns 4 consecutive points along x (8 x BY
 // threads a tile), so that its shared-memory reads are 16-byte vectors: the x wings of
 // its 4 points from 3 (the 12 values around them), the y wings from 8 (one a row), the
@@ -520,22 +520,28 @@ __global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>)
 // 32 x 32 (the u tile's halos 1.56x its points instead of 1.88x: the step is bound by L2
 // once the load instructions are gone); full update 88.7% -> 89.9% and 92.1%. ncu
 // (stencil only): 423 M -> 233 M warp instructions a step.
-template <int MODE, int NB, int BY>
-__global__ void __launch_bounds__(8 * BY, 3) tma4_kernel(StepArgs<float> A, int zchunk, const int4* map,
+// 2D: rows of 128 points, one warp a block (the TMA box is at most 256 values wide), no
+// y wings. ncu had tma_kernel's 2D plain kernel bound by instruction issue (SM 87%
+// busy, DRAM 73%, 2001 x 601, a batch of 64); with 4 points a thread, H200: full update
+// 84.8% -> 87.5%, C-PML step 52.5% -> 56.0% (the interior), 256-shot 2D migration
+// 13.5 -> 12.4 s.
+template <int NDIM, int MODE, int NB, int BX, int BY>
+__global__ void __launch_bounds__(BX / 4 * BY, NDIM == 3 ? 3 : 16) tma4_kernel(StepArgs<float> A, int zchunk, const int4* map,
                                                    const __grid_constant__ TmaMaps maps) {
     using T = float;
-    constexpr int BX = 32, VX = 4;
-    using S = TmaShape<T, 3, BX, BY, NB>;
+    constexpr int VX = 4, HY = NDIM == 3 ? R : 0;
+    using S = TmaShape<T, NDIM, BX, BY, NB>;
     constexpr int TW = S::TW, NU = S::NU;
     static_assert(kTileShift<T> == R && TW % VX == 0 && MODE != kPml && MODE != kDamp, "aligned vectors, no layers");
+    static_assert(NDIM == 3 ? BX == 32 : BY == 1 && BX == 128, "3D: 32 x BY tiles; 2D: rows of 128, one warp");
     extern __shared__ __align__(128) unsigned char smem[];
     const Box& B = A.box;
     const BlockTile bt = block_tile(B, zchunk, map);
     const int z0 = bt.z0, nsteps = bt.z1 - bt.z0;
-    const TmaRing<T, 3, BX, BY, NB, MODE != kStencil> ring(smem, maps, bt, B);
+    const TmaRing<T, NDIM, BX, BY, NB, MODE != kStencil> ring(smem, maps, bt, B);
     A = A.member(bt.member);
     const int tx = threadIdx.x, ty = threadIdx.y;
-    const int ix0 = bt.bx * BX + tx * VX - kTileShift<T>, iy = bt.by * BY + ty;
+    const int ix0 = bt.bx * BX + tx * VX - kTileShift<T>, iy = NDIM == 3 ? bt.by * BY + ty : 0;
     bool act[VX];
 #pragma unroll
     for (int j = 0; j < VX; ++j) act[j] = ix0 + j >= 0 && ix0 + j < B.nx && iy < B.ny;
@@ -554,7 +560,7 @@ __global__ void __launch_bounds__(8 * BY, 3) tma4_kernel(StepArgs<float> A, int 
     const T hx = A.inv_h2[0], hy = A.inv_h2[1], hz = A.inv_h2[2];
     const T c0s = T(stencil::c2(0)) * (hx + hy + hz);
     const T k1 = T(stencil::c2(1)), k2 = T(stencil::c2(2)), k3 = T(stencil::c2(3)), k4 = T(stencil::c2(4));
-    const int me = (ty + R) * TW + tx * VX + R;  // the thread's first point in a u tile
+    const int me = (ty + HY) * TW + tx * VX + R;  // the thread's first point in a u tile
     ring.wait_prologue();
 #pragma unroll 1
     for (int k = 0; k < nsteps; ++k) {
@@ -566,9 +572,9 @@ __global__ void __launch_bounds__(8 * BY, 3) tma4_kernel(StepArgs<float> A, int 
             *reinterpret_cast<float4*>(x) = *reinterpret_cast<const float4*>(row - 4);
             *reinterpret_cast<float4*>(x + 4) = *reinterpret_cast<const float4*>(row);
             *reinterpret_cast<float4*>(x + 8) = *reinterpret_cast<const float4*>(row + 4);
-            float ys[4][4];  // ys[d - 1][j]: the sum of the rows d above and below, point j
+            float ys[4][4] = {};  // ys[d - 1][j]: the sum of the rows d above and below, point j
 #pragma unroll
-            for (int d = 1; d <= 4; ++d) {
+            for (int d = 1; d <= (NDIM == 3 ? 4 : 0); ++d) {
                 const float4 a = *reinterpret_cast<const float4*>(row + d * TW);
                 const float4 b = *reinterpret_cast<const float4*>(row - d * TW);
                 ys[d - 1][0] = a.x + b.x; ys[d - 1][1] = a.y + b.y; ys[d - 1][2] = a.z + b.z; ys[d - 1][3] = a.w + b.w;
@@ -591,7 +597,7 @@ __global__ void __launch_bounds__(8 * BY, 3) tma4_kernel(StepArgs<float> A, int 
                 const T wy = k1 * ys[0][j] + k2 * ys[1][j] + k3 * ys[2][j] + k4 * ys[3][j];
                 const T wz = k1 * (qz[R + 1][j] + qz[R - 1][j]) + k2 * (qz[R + 2][j] + qz[R - 2][j]) +
                              k3 * (qz[R + 3][j] + qz[R - 3][j]) + k4 * (qz[R + 4][j] + qz[R - 4][j]);
-                const T lap = c0s * c + hx * wx + hz * wz + hy * wy;
+                const T lap = c0s * c + hx * wx + hz * wz + (NDIM == 3 ? hy * wy : T(0));
                 out[j] = MODE == kStencil ? lap : T(2) * c - wold[j] + vv[j] * lap;
             }
             if (all) {
@@ -771,7 +777,7 @@ template <class T, int NDIM, int MODE>
 struct Launch {
     const void* kernel = nullptr;
     const void* interior = nullptr;  // queue variants: the same tile's plain (kFull) kernel
-    dim3 grid, block;
+    dim3 grid, block, interior_block;
     int zchunk = 0;
     int tile_x = 0, tile_y = 0;      // outputs per block along x and y
     int shift_x = 0;                 // tile i's first column: i tile_x - shift_x (kTileShift)
@@ -812,7 +818,7 @@ Launch<T, NDIM, MODE> queue_launch(const Box& B, int zchunk, int batch) {
     L.kernel = reinterpret_cast<const void*>(&queue_kernel<T, NDIM, BX, BY, MODE>);
     if constexpr (MODE == kPml || MODE == kDamp)
         L.interior = reinterpret_cast<const void*>(&queue_kernel<T, NDIM, BX, BY, kFull>);
-    L.block = dim3(BX, BY, 1);
+    L.block = L.interior_block = dim3(BX, BY, 1);
     L.tile_x = BX;
     L.tile_y = NDIM == 3 ? BY : 1;
     const long gx = (B.nx + BX - 1) / BX, gy = NDIM == 3 ? (B.ny + L.tile_y - 1) / L.tile_y : 1;
@@ -856,7 +862,9 @@ Launch<T, NDIM, MODE> tma_launch(const Box& B, int zchunk, int batch) {
 }
 
 // t32x32v4: tma4_kernel on 32 x 32 tiles (blocks of 8 x 32 threads) for the 3D fp32
-// full update and stencil only; t32x16's launch for everything else (layers, fp64, 2D).
+// full update and stencil only, on rows of 128 (one warp) for the 2D fp32 plain kernel
+// (alone, or as the interior of a split launch: its shell keeps tma_kernel's rows, and
+// the tiles are the same); t32x16's launch for everything else (3D layers, fp64).
 // Planes copied ahead: 3 for the stencil only, 2 for the full update (its w and vdt2
 // rings too), so that 3 blocks fit an SM (69 and 55 KB of shared memory; the kernel is
 // compiled for 3 blocks, 80 registers). Measured (H200, four grids from 320^3 to 512^3,
@@ -868,10 +876,26 @@ Launch<T, NDIM, MODE> vector_launch(const Box& B, int zchunk, int batch) {
         constexpr int BY = 32, NB = MODE == kStencil ? 3 : 2;
         auto L = tma_launch<T, NDIM, 32, BY, MODE, NB>(B, zchunk, batch);
         if (!L.kernel_tma) return L;  // before Hopper: q32x8
-        const void* k = reinterpret_cast<const void*>(&tma4_kernel<MODE, NB, BY>);
-        L.kernel = k;
+        L.kernel = reinterpret_cast<const void*>(&tma4_kernel<3, MODE, NB, 32, BY>);
         L.block = dim3(8, BY, 1);
         if (zchunk <= 0) tma_chunks(L, B, batch);
+        return L;
+    } else if constexpr (std::is_same_v<T, float> && NDIM == 2) {
+        // Rows ahead: 4 (8.5 KB of shared memory a block of 32 threads with 77 registers:
+        // about 25 blocks an SM).
+        constexpr int NB = 4, smem = int(TmaShape<T, 2, 128, 1, NB>::bytes);
+        auto L = tma_launch<T, NDIM, 128, 1, MODE, 6>(B, zchunk, batch);
+        if (!L.kernel_tma) return L;
+        if constexpr (MODE == kFull || MODE == kStencil) {
+            L.kernel = reinterpret_cast<const void*>(&tma4_kernel<2, MODE, NB, 128, 1>);
+            L.block = dim3(32, 1, 1);
+            L.kernel_smem = smem;
+            if (zchunk <= 0) tma_chunks(L, B, batch);
+        } else {
+            L.interior = reinterpret_cast<const void*>(&tma4_kernel<2, kFull, NB, 128, 1>);
+            L.interior_block = dim3(32, 1, 1);
+            L.interior_smem = smem;
+        }
         return L;
     } else {
         return tma_launch<T, NDIM, 32, 16, MODE, 4>(B, zchunk, batch);
@@ -888,7 +912,8 @@ Launch<T, NDIM, MODE> make_launch(const Box& B, const LaunchConfig& cfg, int bat
         return L;
     }
     if constexpr (NDIM == 2) {
-        if (cfg.variant == Variant::T32x16 || cfg.variant == Variant::T32x8 || cfg.variant == Variant::T32x32v4)
+        if (cfg.variant == Variant::T32x32v4) return vector_launch<T, NDIM, MODE>(B, cfg.zchunk, batch);
+        if (cfg.variant == Variant::T32x16 || cfg.variant == Variant::T32x8)
             return tma_launch<T, NDIM, 128, 1, MODE, 6>(B, cfg.zchunk, batch);
         if (cfg.variant == Variant::T32x8s6) return tma_launch<T, NDIM, 128, 1, MODE, 12>(B, cfg.zchunk, batch);
         return queue_launch<T, NDIM, 128, 1, MODE>(B, cfg.zchunk, batch);
@@ -922,10 +947,11 @@ void launch(const Launch<T, NDIM, MODE>& L, bool interior, dim3 grid, const Step
         maps.w = tensor_map<T>(A.w, B, planes * A.batch, bx, by);
         maps.v = tensor_map(MODE == kStencil ? A.u : A.vdt2, B, planes, bx, by);
         smem = interior ? L.interior_smem : L.kernel_smem;
-        blocks_per_sm(kernel, int(L.block.x * L.block.y), smem);  // allows the shared memory (once)
+        const dim3 b = interior ? L.interior_block : L.block;
+        blocks_per_sm(kernel, int(b.x * b.y), smem);  // allows the shared memory (once)
     }
     void* params[4] = {&args, &zchunk, &map, &maps};
-    RTM_CUDA_CHECK(cudaLaunchKernel(kernel, grid, L.block, params, smem, s));
+    RTM_CUDA_CHECK(cudaLaunchKernel(kernel, grid, interior ? L.interior_block : L.block, params, smem, s));
 }
 
 template <class T, int NDIM, int MODE>
@@ -1048,7 +1074,7 @@ void launch_layers(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s
         launch(L, false, L.grid, A, L.zchunk, nullptr, s);
         return;
     }
-    const int threads = int(L.block.x * L.block.y);
+    const int threads = int(L.interior_block.x * L.interior_block.y);
     const SplitMap M = split_map(A.box, L.tile_x, L.tile_y, L.shift_x, cfg.zchunk,
                                  sm_count() * blocks_per_sm(L.interior, threads, L.interior_smem), A.batch,
                                  L.interior_tma ? kTmaMaxChunk : 1 << 30);
