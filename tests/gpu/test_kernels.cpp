@@ -351,6 +351,10 @@ TEST_CASE("CUDA step with automatic z chunks matches step_cpu on a larger 3D box
     check_step<float>({2, 1001, 1, 403, 0, 0, true}, "t32x32v4", 3014, 20, true, 0);
     check_step<float>({2, 1001, 1, 403, 20, 20, false}, "t32x32v4", 3015, 20, true, 0);
     check_step<float>({2, 157, 1, 93, 9, 8, false}, "t32x32v4", 3016, 30, true, 3);
+    // C-PML pass 1 walks y and z layers in pieces when its columns are few (here 5 pieces
+    // of 3 and 5 cells, the last shorter: 13 and 22 cells).
+    check_step<float>({2, 301, 1, 181, 13, 22, false}, "t32x32v4", 3017, 20, true, 0);
+    check_step<float>({3, 131, 97, 150, 13, 22, false}, "t32x16", 3018, 20, true, 0);
 }
 
 TEST_CASE("CUDA step of a batch of boxes in one launch matches step_cpu member by member", "[gpu]") {
