@@ -760,10 +760,10 @@ CUtensorMap tensor_map(const T* base, const Box& B, long planes, int box_x, int 
 // planes: with more, shorter columns in flight the tiles that share halos run closer
 // together in z, and the halos come from L2 (ncu at 103 planes: DRAM reads 1.3x the minimum).
 constexpr int kTmaMaxChunk = 64;
-int choose_zchunk(long blocks_xy, int nz, int resident, int max_chunk = 1 << 30) {
+int choose_zchunk(long blocks_xy, int nz, int resident, int max_chunk = 1 << 30, int min_chunk = 16) {
     double best = -1;
     int best_chunk = std::min(nz, max_chunk);
-    for (int chunks = 1; chunks <= std::max(1, nz / 16); ++chunks) {
+    for (int chunks = 1; chunks <= std::max(1, nz / min_chunk); ++chunks) {
         const int zc = (nz + chunks - 1) / chunks;
         if (zc > max_chunk) continue;
         const long blocks = blocks_xy * ((nz + zc - 1) / zc);
@@ -971,17 +971,25 @@ void launch_main(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) 
 // layer zone (layer + R cells, where C-PML terms or damping act) go to the plain kernel,
 // the rest (the shell) to the layer kernel. Block lists {tile x, tile y, z0, z1}, built
 // once per box and tile shape, x fastest then y then z (neighbours resident together).
+// The shell's z chunks are its own, for its own kernel's resident blocks, down to 4
+// planes: a layer block's time is a chain of dependent loads per plane, so when its
+// columns are few (2D, small batches) the shell lasts as long as one chunk's chain. H200,
+// C-PML steps: one 8001 x 2001 shot 45.0% -> 65.4% of the copy ceiling with 4-plane
+// chunks, a batch of 16 Marmousi shots 32.6% -> 37.9%; 3D and large 2D batches lose
+// with chunks that short (440 x 440 x 340: 43.7% -> 39.1%), which their own choice avoids.
 struct SplitMap {
     const int4* inner = nullptr;
     const int4* shell = nullptr;
     int n_inner = 0, n_shell = 0, zchunk = 0;
 };
 
-SplitMap split_map(const Box& B, int TX, int TY, int XS, int zchunk, int resident, int batch, int max_chunk) {
+SplitMap split_map(const Box& B, int TX, int TY, int XS, int zchunk, int resident, int resident_shell, int batch,
+                   int max_chunk) {
     static std::mutex mu;
     static std::map<std::vector<long>, SplitMap> cache;
     const std::vector<long> key = {B.ndim, B.nx, B.ny, B.nz, B.pml_lo[0], B.pml_lo[1], B.pml_lo[2],
-                                   B.pml_hi[0], B.pml_hi[1], B.pml_hi[2], TX, TY, XS, zchunk, resident, batch, max_chunk};
+                                   B.pml_hi[0], B.pml_hi[1], B.pml_hi[2], TX, TY, XS, zchunk, resident,
+                                   resident_shell, batch, max_chunk};
     std::lock_guard<std::mutex> lock(mu);
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
@@ -1002,17 +1010,21 @@ SplitMap split_map(const Box& B, int TX, int TY, int XS, int zchunk, int residen
     int zc = zchunk > 0 ? zchunk
                         : choose_zchunk(std::max(1L, inner_xy) * batch, std::max(1, zhi - zlo), resident, max_chunk);
     zc = std::max(1, zc);
+    const long zone_xy = long(gx) * gy - inner_xy;
+    const int zs = std::max(1, zchunk > 0 ? zchunk
+                                          : choose_zchunk(std::max(1L, zone_xy) * batch, B.nz, resident_shell,
+                                                          max_chunk, 4));
     std::vector<int4> inner, shell;
-    auto chunks = [&](std::vector<int4>& out, int za, int zb, bool want_zone) {
-        for (int z = za; z < zb; z += zc)
+    auto chunks = [&](std::vector<int4>& out, int za, int zb, bool want_zone, int c) {
+        for (int z = za; z < zb; z += c)
             for (int j = 0; j < gy; ++j)
                 for (int i = 0; i < gx; ++i)
-                    if (zone_tile(i, j) == want_zone) out.push_back(make_int4(i, j, z, std::min(z + zc, zb)));
+                    if (zone_tile(i, j) == want_zone) out.push_back(make_int4(i, j, z, std::min(z + c, zb)));
     };
-    chunks(inner, zlo, zhi, false);
-    chunks(shell, 0, B.nz, true);
-    chunks(shell, 0, zlo, false);
-    chunks(shell, zhi, B.nz, false);
+    chunks(inner, zlo, zhi, false, zc);
+    chunks(shell, 0, B.nz, true, zs);
+    chunks(shell, 0, zlo, false, zs);
+    chunks(shell, zhi, B.nz, false, zs);
     auto upload = [](const std::vector<int4>& v) -> const int4* {
         if (v.empty()) return nullptr;
         int4* d = nullptr;  // kept for the process's life (a few KB per box shape)
@@ -1081,9 +1093,10 @@ void launch_layers(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s
         launch(L, false, L.grid, A, L.zchunk, nullptr, s);
         return;
     }
-    const int threads = int(L.interior_block.x * L.interior_block.y);
+    const int threads = int(L.interior_block.x * L.interior_block.y), shell_threads = int(L.block.x * L.block.y);
     const SplitMap M = split_map(A.box, L.tile_x, L.tile_y, L.shift_x, cfg.zchunk,
-                                 sm_count() * blocks_per_sm(L.interior, threads, L.interior_smem), A.batch,
+                                 sm_count() * blocks_per_sm(L.interior, threads, L.interior_smem),
+                                 sm_count() * blocks_per_sm(L.kernel, shell_threads, L.kernel_smem), A.batch,
                                  L.interior_tma ? kTmaMaxChunk : 1 << 30);
     const unsigned nb = unsigned(A.batch);  // split grids: (blocks of the map, batch members)
     const int ov = (MODE == kPml || cfg.overlap >= 2) && M.n_inner ? cfg.overlap : 0;
