@@ -904,6 +904,8 @@ Launch<T, NDIM, MODE> vector_launch(const Box& B, int zchunk, int batch) {
             L.interior_smem = smem;
         }
         return L;
+    } else if constexpr (NDIM == 2) {
+        return tma_launch<T, NDIM, 128, 1, MODE, 6>(B, zchunk, batch);  // (fp64)
     } else {
         return tma_launch<T, NDIM, 32, 16, MODE, 4>(B, zchunk, batch);
     }
