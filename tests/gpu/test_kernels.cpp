@@ -350,10 +350,20 @@ TEST_CASE("CUDA step with automatic z chunks matches step_cpu on a larger 3D box
     check_step<float>({2, 1001, 1, 403, 0, 0, true}, "t32x32v4", 3014, 20, true, 0);
     check_step<float>({2, 1001, 1, 403, 20, 20, false}, "t32x32v4", 3015, 20, true, 0);
     check_step<float>({2, 157, 1, 93, 9, 8, false}, "t32x32v4", 3016, 30, true, 3);
-    // C-PML pass 1 walks y and z layers in pieces when its columns are few (here 5 pieces
-    // of 3 and 5 cells, the last shorter: 13 and 22 cells).
+    // C-PML pass 1 walks y and z layers in pieces when its columns are few (on a GPU of
+    // 3+ SMs, 5 pieces of 3 and 5 cells, the last shorter: 13 and 22 cells).
     check_step<float>({2, 301, 1, 181, 13, 22, false}, "t32x32v4", 3017, 20, true, 0);
     check_step<float>({3, 131, 97, 150, 13, 22, false}, "t32x16", 3018, 20, true, 0);
+    // The library's default path: t32x32v4, overlap 2 (pass 1 and the shell on the side
+    // stream, the 2D vector interior on the caller's), automatic chunks (the shell's own,
+    // down to 4 planes), damping and C-PML, one shot and a batch; and damping on chunks
+    // shorter than the rows copied ahead (its k loaded a step ahead, 1-plane chunks).
+    unsigned seed = 3020;
+    for (const Case& c : {Case{2, 301, 1, 181, 20, 20, false, true}, Case{2, 301, 1, 181, 20, 20, true, false, 5},
+                          Case{2, 301, 1, 181, 20, 20, false, true, 5}, Case{3, 131, 97, 150, 20, 20, false, true}})
+        check_step<float>(c, "t32x32v4", seed++, 20, true, 0, 2);
+    check_step<float>({3, 45, 37, 41, 6, 7, true, true}, "t32x16", seed++, 30, true, 1);
+    check_step<float>({2, 157, 1, 93, 9, 8, false, true}, "t32x32v4", seed++, 30, true, 3);
 }
 
 TEST_CASE("CUDA step of a batch of boxes in one launch matches step_cpu member by member", "[gpu]") {

@@ -508,7 +508,7 @@ __global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>)
     }
 }
 
-// t32x32v4 (fp32; the full update and the stencil only): tma_kernel's rings and
+// t32x32v4 (fp32; the full update and the stencil only). 3D: tma_kernel's rings and
 // barriers on 32 x BY tiles, but each thread owns 4 consecutive points along x (8 x BY
 // threads a tile), so that its shared-memory reads are 16-byte vectors: the x wings of
 // its 4 points from 3 (the 12 values around them), the y wings from 8 (one a row), the
@@ -872,7 +872,7 @@ Launch<T, NDIM, MODE> tma_launch(const Box& B, int zchunk, int batch) {
 // full update and stencil only, on rows of 128 (one warp) for the 2D fp32 plain kernel
 // (alone, or as the interior of a split launch: its shell keeps tma_kernel's rows, and
 // the tiles are the same); t32x16's launch for everything else (3D layers, fp64).
-// Planes copied ahead: 3 for the stencil only, 2 for the full update (its w and vdt2
+// 3D planes copied ahead: 3 for the stencil only, 2 for the full update (its w and vdt2
 // rings too), so that 3 blocks fit an SM (69 and 55 KB of shared memory; the kernel is
 // compiled for 3 blocks, 80 registers). Measured (H200, four grids from 320^3 to 512^3,
 // against 4 planes ahead and 2 blocks per SM): stencil only 3.6-7.4% faster with 3
@@ -888,8 +888,8 @@ Launch<T, NDIM, MODE> vector_launch(const Box& B, int zchunk, int batch) {
         if (zchunk <= 0) tma_chunks(L, B, batch);
         return L;
     } else if constexpr (std::is_same_v<T, float> && NDIM == 2) {
-        // Rows ahead: 4 (8.5 KB of shared memory a block of 32 threads with 77 registers:
-        // about 25 blocks an SM).
+        // Rows ahead: 4 (9.3 KB of shared memory a block of 32 threads, 77 registers:
+        // 22 blocks an SM, shared memory the limit).
         constexpr int NB = 4, smem = int(TmaShape<T, 2, 128, 1, NB>::bytes);
         auto L = tma_launch<T, NDIM, 128, 1, MODE, 6>(B, zchunk, batch);
         if (!L.kernel_tma) return L;
@@ -977,14 +977,21 @@ void launch_main(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) 
 // planes: a layer block's time is a chain of dependent loads per plane, so when its
 // columns are few (2D, small batches) the shell lasts as long as one chunk's chain. H200,
 // C-PML steps: one 8001 x 2001 shot 45.0% -> 65.4% of the copy ceiling with 4-plane
-// chunks, a batch of 16 Marmousi shots 32.6% -> 37.9%; 3D and large 2D batches lose
-// with chunks that short (440 x 440 x 340: 43.7% -> 39.1%), which their own choice avoids.
+// chunks for every grid, a batch of 16 Marmousi shots 32.6% -> 37.9%; but 3D and large 2D
+// batches lose with chunks that short (440 x 440 x 340: 43.7% -> 39.1%). With the shell's
+// own choice: 66.9%, 36.7% and 43.5%.
 struct SplitMap {
     const int4* inner = nullptr;
     const int4* shell = nullptr;
     int n_inner = 0, n_shell = 0, zchunk = 0;
 };
 
+// The shell's chunks are chosen for 2 waves of its resident blocks: its blocks differ in
+// cost (zone columns against plain ones), and more of them balance. H200, C-PML steps,
+// 1 / 2 / 4 waves: a batch of 64 2001 x 601 shots 54.4% / 55.8% / 56.6%, of 16 Marmousi
+// shots 36.7% / 38.1% / 38.2%; one 8001 x 2001 shot, 440 x 440 x 340 and 512^3 alike
+// within a point.
+constexpr int kShellWaves = 2;
 SplitMap split_map(const Box& B, int TX, int TY, int XS, int zchunk, int resident, int resident_shell, int batch,
                    int max_chunk) {
     static std::mutex mu;
@@ -1014,7 +1021,7 @@ SplitMap split_map(const Box& B, int TX, int TY, int XS, int zchunk, int residen
     zc = std::max(1, zc);
     const long zone_xy = long(gx) * gy - inner_xy;
     const int zs = std::max(1, zchunk > 0 ? zchunk
-                                          : choose_zchunk(std::max(1L, zone_xy) * batch, B.nz, resident_shell,
+                                          : choose_zchunk(std::max(1L, zone_xy) * batch, B.nz, kShellWaves * resident_shell,
                                                           max_chunk, 4));
     std::vector<int4> inner, shell;
     auto chunks = [&](std::vector<int4>& out, int za, int zb, bool want_zone, int c) {
@@ -1129,7 +1136,8 @@ void launch_psi(const StepArgs<T>& A, cudaStream_t s) {
         const int no = AX == 1 ? B.nz : B.ny;  // the other axis a thread stands on
         const int bx = no == 1 ? 256 : 32, by = 256 / bx;  // (2D: rows of 256 columns)
         // Pieces: enough threads for the resident slots of every SM (2048 threads each),
-        // at least 4 cells a piece.
+        // at most a quarter of the larger layer's cells (so a piece of the smaller layer
+        // may hold fewer than 4).
         const long columns = 2L * B.nx * no * A.batch, slots = 2048L * sm_count();
         const int segs = int(std::clamp((slots + columns - 1) / columns, 1L, long(std::max({1, B.pml_lo[AX] / 4, B.pml_hi[AX] / 4}))));
         const dim3 block(bx, by, 1), grid((B.nx + bx - 1) / bx, (no + by - 1) / by, grid_z(2L * segs * A.batch));

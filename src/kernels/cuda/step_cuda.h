@@ -25,9 +25,11 @@ namespace rtm::kernels::cuda {
 //             barriers, not a block barrier per plane. sm_90; the layer kernel too
 //             (memory variables and damping read directly). 2D: 128-wide rows, 6 (s*: 12)
 //             rows ahead. On a GPU before Hopper q32x8 runs instead.
-//   t32x32v4 : the 3D fp32 full update and stencil only on 32 x 32 tiles, each thread 4
-//             points along x read as 16-byte vectors (tma4_kernel in step_cuda.cu); with
-//             layers, in fp64 and in 2D, t32x16.
+//   t32x32v4 : each thread 4 points along x read as 16-byte vectors (tma4_kernel in
+//             step_cuda.cu): the 3D fp32 full update and stencil only on 32 x 32 tiles;
+//             in 2D (fp32) rows of 128, one warp a block, for the plain update, the
+//             stencil only and the interior of split launches. The 3D layer steps, the
+//             2D shell and fp64: t32x16.
 // With absorbing layers the q and t variants split each step into two launches (see
 // LaunchConfig::split); naive runs the layer kernel everywhere.
 // Variants that lost on every grid measured (loads two planes ahead, full occupancy,
@@ -40,9 +42,9 @@ Variant parse_variant(const std::string& name);  // throws rtm::Error naming the
 const char* variant_name(Variant v);
 
 struct LaunchConfig {
-    // The best all-round on an H200 (docs/performance.md, 2026-11-24: t32x16 for the
-    // steps with layers, the vector kernel for the plain ones); before Hopper the t
-    // variants run q32x8.
+    // The best all-round on an H200 (docs/performance.md, 2026-11-24: t32x16's layer
+    // kernels, the vector kernel for the plain steps and the 2D interior); before Hopper
+    // the t variants run q32x8.
     Variant variant = Variant::T32x32v4;
     int zchunk = 0;  // z planes per block for the q variants; 0: chosen to fill the SMs
     // Boxes with layers (C-PML or damping), q and t variants: tiles away from every layer zone
