@@ -45,14 +45,18 @@ std::string duration(double s) {
     return fmt(s / 86400, 2) + " days";
 }
 
-// Nominal propagation rates for the time estimate (docs/performance.md: rtm model's
-// 2D batches 10 Gpoints/s on an H200; the CPU kernel about 0.2-0.45 Gpoints/s a thread).
-constexpr double kGpuPointsPerSecond = 10e9, kCpuPointsPerThread = 0.2e9;
-// The CPU's VTI/TTI step, two fields and the rotated operator: 18 Mpoints/s a thread
-// for 3D TTI on a 2-core host (2026-11-23, the aniso3d example; the isotropic step ran
-// 0.33 Gpoints/s a thread there). The GPU's (15 Gpoints/s for 3D TTI on an H100) is
-// above the GPU's nominal rate already.
-constexpr double kCpuAnisotropicPointsPerThread = 0.018e9;
+// Nominal propagation rates for the time estimate. GPU: a share of the device's peak
+// memory bandwidth over the update's 16 B/point. Whole jobs on an H200 (4.9 TB/s peak,
+// 307 Gpoints/s at 16 B; docs/performance.md, 2026-11-24) ran at 50-184 Gpoints/s over
+// their wall time: 2D Marmousi 16 shots modelled 50, migrated 104; 256 shots migrated
+// 184; the 3D dome modelled 86, migrated 131. A share of 0.3 (92 Gpoints/s there) puts
+// every one of them within 2x. Anisotropic: SWiC's step alone runs at 20 Gpoints/s at
+// 512^3 on the H200 (0.066 of the same): 0.05. Without the device's figures, 10 Gpoints/s.
+// CPU: the kernel about 0.2-0.45 Gpoints/s a thread; the VTI/TTI step, two fields and
+// the rotated operator, 18 Mpoints/s a thread for 3D TTI on a 2-core host (2026-11-23,
+// the aniso3d example; the isotropic step ran 0.33 Gpoints/s a thread there).
+constexpr double kGpuBandwidthShare = 0.3, kGpuAnisotropicBandwidthShare = 0.05, kGpuFallbackPointsPerSecond = 10e9;
+constexpr double kCpuPointsPerThread = 0.2e9, kCpuAnisotropicPointsPerThread = 0.018e9;
 
 // Nodes of a window within the update's reach of its edge (Domain's band): R, 2 R when tilted.
 double band_points(const Grid& w, bool tilted) {
@@ -386,9 +390,12 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     }
 
     const int threads = omp_get_max_threads();
-    const double rate = prop.backend.gpu ? kGpuPointsPerSecond
-                                         : (model.extra.empty() ? kCpuPointsPerThread : kCpuAnisotropicPointsPerThread) *
-                                               threads;
+    const double bandwidth = prop.backend.gpu ? device_memory_bandwidth() : 0;
+    const double rate =
+        prop.backend.gpu
+            ? (bandwidth > 0 ? bandwidth / 16 * (model.extra.empty() ? kGpuBandwidthShare : kGpuAnisotropicBandwidthShare)
+                             : kGpuFallbackPointsPerSecond)
+            : (model.extra.empty() ? kCpuPointsPerThread : kCpuAnisotropicPointsPerThread) * threads;
     const double seconds = P * steps * propagations * double(shots.count) / rate;
     std::vector<std::string> out;
     out.push_back("plan: " + std::to_string(g.ndim()) + "D model " + std::to_string(g.nx) + " x " + std::to_string(g.ny) +
@@ -419,7 +426,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     if (!storage_line.empty()) out.push_back("plan: " + storage_line);
     out.push_back("plan: estimated time " + duration(seconds) + " (" + fmt(propagations) + " propagation" +
                   (propagations > 1 ? "s" : "") + " a shot at a nominal " +
-                  (prop.backend.gpu ? "10 Gpoints/s on the GPU" : fmt(rate / 1e9, 2) + " Gpoints/s on " +
+                  (prop.backend.gpu ? fmt(rate / 1e9, 2) + " Gpoints/s on the GPU" : fmt(rate / 1e9, 2) + " Gpoints/s on " +
                                                                      std::to_string(threads) + " CPU thread" +
                                                                      (threads > 1 ? "s" : "")) +
                   ")");

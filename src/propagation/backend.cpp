@@ -100,6 +100,7 @@ bool cuda_device_available(std::string* description, int) {
     return false;
 }
 double device_free_bytes() { return 0; }
+double device_memory_bandwidth() { return 0; }
 std::unique_ptr<Propagator> make_cuda_propagator(const Domain&, Precision, int) {
     fail("option propagation.device", "this rtm was built without CUDA",
          "Rebuild with nvcc on the PATH, or set propagation.device = cpu");

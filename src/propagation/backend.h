@@ -44,6 +44,9 @@ std::unique_ptr<Propagator> make_propagator(const Domain& domain, Precision prec
 bool cuda_device_available(std::string* description, int node_rank = 0);
 // Free memory of the current CUDA device in bytes (0 without CUDA).
 double device_free_bytes();
+// Peak memory bandwidth of the current CUDA device in bytes/s, from its memory clock and
+// bus width (0 without CUDA, or when the device does not report them).
+double device_memory_bandwidth();
 std::unique_ptr<Propagator> make_cuda_propagator(const Domain& domain, Precision precision, int batch = 1);
 
 }  // namespace rtm

@@ -67,6 +67,16 @@ double device_free_bytes() {
     return double(free_b);
 }
 
+double device_memory_bandwidth() {
+    int dev = 0, khz = 0, bits = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return 2.0 * khz * 1e3 * bits / 8;  // double data rate
+}
+
 bool cuda_device_available(std::string* description, int node_rank) {
     int n = 0;
     const cudaError_t e = cudaGetDeviceCount(&n);
