@@ -983,7 +983,7 @@ void launch_main(const StepArgs<T>& A, const LaunchConfig& cfg, cudaStream_t s) 
 struct SplitMap {
     const int4* inner = nullptr;
     const int4* shell = nullptr;
-    int n_inner = 0, n_shell = 0, zchunk = 0;
+    int n_inner = 0, n_shell = 0;
 };
 
 // The shell's chunks are chosen for 2 waves of its resident blocks: its blocks differ in
@@ -1046,7 +1046,6 @@ SplitMap split_map(const Box& B, int TX, int TY, int XS, int zchunk, int residen
     m.shell = upload(shell);
     m.n_inner = int(inner.size());
     m.n_shell = int(shell.size());
-    m.zchunk = zc;
     cache[key] = m;
     return m;
 }
