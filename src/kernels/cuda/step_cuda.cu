@@ -368,7 +368,8 @@ struct TmaShape {
                                          8 * (2 * NB + 1);
 };
 
-// A TMA kernel's rings in shared memory, and its leader's copies: step k's tiles are u's
+// A TMA kernel's block: its tile (block_tile) and z steps, its rings in shared memory,
+// and its leader's copies: step k's tiles are u's
 // plane z0 + 4 + k (with halos) in u slot (k + 4) % NU, w's and vdt2's plane z0 + k in
 // slot k % NB (WV: not for the stencil only), completing on full barrier k % NB; the
 // prologue's planes z0 .. z0 + 3 (the wings of the first four steps) on barrier NB.
@@ -381,13 +382,16 @@ struct TmaRing {
     T *us, *ws, *vs;
     std::uint64_t *bar, *empty;
     const TmaMaps& maps;
+    BlockTile tile;
+    int z0, nsteps;  // the tile's first plane, its planes
     int x0, y0, zm;  // the tile's corner in the u map; its first plane in the member's u and w
 
-    __device__ TmaRing(unsigned char* smem, const TmaMaps& m, const BlockTile& t, const Box& B)
+    __device__ TmaRing(unsigned char* smem, const TmaMaps& m, const Box& B, int zchunk, const int4* map)
         : us(reinterpret_cast<T*>(smem)), ws(us + S::NU * S::sU), vs(ws + NB * S::sW),
           bar(reinterpret_cast<std::uint64_t*>(vs + NB * S::sW)), empty(bar + NB + 1), maps(m),
-          x0(t.bx * BX - kTileShift<T>), y0(t.by * BY), zm(t.member * (B.nz + 2 * R) + t.z0) {}
-    __device__ void issue(int k, int z0) const {
+          tile(block_tile(B, zchunk, map)), z0(tile.z0), nsteps(tile.z1 - tile.z0), x0(tile.bx * BX - kTileShift<T>),
+          y0(tile.by * BY), zm(tile.member * (B.nz + 2 * R) + tile.z0) {}
+    __device__ void issue(int k) const {
         std::uint64_t* b = bar + k % NB;
         mbar_expect_tx(b, unsigned(sizeof(T) * (S::kU + (WV ? 2 * S::kW : 0))));
         tma_load(us + ((k + 4) % S::NU) * S::sU, &maps.u, x0, y0, zm + 4 + k + R, b);
@@ -397,7 +401,7 @@ struct TmaRing {
         }
     }
     // Barriers set up, then (leader) the prologue and the first NB steps' copies.
-    __device__ void start(bool leader, int z0, int nsteps, int warps) const {
+    __device__ void start(bool leader, int warps) const {
         if (leader) {
             for (int i = 0; i <= NB; ++i) mbar_init(bar + i, 1);
             if (NDIM == 3)
@@ -408,23 +412,23 @@ struct TmaRing {
         if (leader) {
             mbar_expect_tx(bar + NB, unsigned(sizeof(T) * 4 * S::kU));
             for (int j = 0; j < 4; ++j) tma_load(us + j * S::sU, &maps.u, x0, y0, zm + j + R, bar + NB);
-            for (int k = 0; k < NB && k < nsteps; ++k) issue(k, z0);
+            for (int k = 0; k < NB && k < nsteps; ++k) issue(k);
         }
     }
     __device__ void wait_prologue() const { mbar_wait(bar + NB, 0); }
     __device__ void wait(int k) const { mbar_wait(bar + k % NB, unsigned(k / NB) & 1u); }
     // This thread (`thread`: its linear index in the block) is done with step k.
-    __device__ void release(int k, int thread, bool leader, int z0, int nsteps) const {
+    __device__ void release(int k, int thread, bool leader) const {
         if constexpr (NDIM == 3) {
             __syncwarp();
             if (thread % 32 == 0) mbar_arrive(empty + k % NB);
             if (leader && k + NB < nsteps) {
                 mbar_wait(empty + k % NB, unsigned(k / NB) & 1u);  // the slots of step k are free
-                issue(k + NB, z0);
+                issue(k + NB);
             }
         } else {
             __syncthreads();  // every thread is done with step k's slots
-            if (leader && k + NB < nsteps) issue(k + NB, z0);
+            if (leader && k + NB < nsteps) issue(k + NB);
         }
     }
 };
@@ -439,16 +443,15 @@ __global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>)
     constexpr int TW = S::TW, NU = S::NU, HY = S::HY;
     extern __shared__ __align__(128) unsigned char smem[];
     const Box& B = A.box;
-    const BlockTile bt = block_tile(B, zchunk, map);
-    const int z0 = bt.z0, nsteps = bt.z1 - bt.z0;
-    const TmaRing<T, NDIM, BX, BY, NB, MODE != kStencil> ring(smem, maps, bt, B);
-    A = A.member(bt.member);
+    const TmaRing<T, NDIM, BX, BY, NB, MODE != kStencil> ring(smem, maps, B, zchunk, map);
+    const int z0 = ring.z0, nsteps = ring.nsteps;
+    A = A.member(ring.tile.member);
     const int tx = threadIdx.x, ty = threadIdx.y;
-    const int ix = bt.bx * BX + tx - kTileShift<T>, iy = NDIM == 3 ? bt.by * BY + ty : 0;
+    const int ix = ring.tile.bx * BX + tx - kTileShift<T>, iy = NDIM == 3 ? ring.tile.by * BY + ty : 0;
     const bool active = ix >= 0 && ix < B.nx && iy < B.ny;
     const bool leader = tx == 0 && ty == 0;
     const long sz = B.sz();
-    ring.start(leader, z0, nsteps, (BX * BY + 31) / 32);
+    ring.start(leader, (BX * BY + 31) / 32);
     const long p0 = active ? B.at(ix, iy, z0) : 0;
     T q[2 * R + 1];
 #pragma unroll
@@ -502,7 +505,7 @@ __global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>)
                 A.w[p] = updated_with<T, MODE>(layer, damp, c, ring.ws[t], ring.vs[t], lap);
             }
         }
-        ring.release(k, tx + BX * ty, leader, z0, nsteps);
+        ring.release(k, tx + BX * ty, leader);
 #pragma unroll
         for (int j = 0; j < 2 * R; ++j) q[j] = q[j + 1];
     }
@@ -536,19 +539,18 @@ __global__ void __launch_bounds__(BX / 4 * BY, NDIM == 3 ? 3 : 16) tma4_kernel(S
     static_assert(NDIM == 3 ? BX == 32 : BY == 1 && BX == 128, "3D: 32 x BY tiles; 2D: rows of 128, one warp");
     extern __shared__ __align__(128) unsigned char smem[];
     const Box& B = A.box;
-    const BlockTile bt = block_tile(B, zchunk, map);
-    const int z0 = bt.z0, nsteps = bt.z1 - bt.z0;
-    const TmaRing<T, NDIM, BX, BY, NB, MODE != kStencil> ring(smem, maps, bt, B);
-    A = A.member(bt.member);
+    const TmaRing<T, NDIM, BX, BY, NB, MODE != kStencil> ring(smem, maps, B, zchunk, map);
+    const int z0 = ring.z0, nsteps = ring.nsteps;
+    A = A.member(ring.tile.member);
     const int tx = threadIdx.x, ty = threadIdx.y;
-    const int ix0 = bt.bx * BX + tx * VX - kTileShift<T>, iy = NDIM == 3 ? bt.by * BY + ty : 0;
+    const int ix0 = ring.tile.bx * BX + tx * VX - kTileShift<T>, iy = NDIM == 3 ? ring.tile.by * BY + ty : 0;
     bool act[VX];
 #pragma unroll
     for (int j = 0; j < VX; ++j) act[j] = ix0 + j >= 0 && ix0 + j < B.nx && iy < B.ny;
     const bool any = act[0] || act[1] || act[2] || act[3], all = act[0] && act[1] && act[2] && act[3];
     const bool leader = tx == 0 && ty == 0;
     const long sz = B.sz();
-    ring.start(leader, z0, nsteps, BX / VX * BY / 32);
+    ring.start(leader, BX / VX * BY / 32);
     // (A thread with a point in the box reads its 4 values as one vector: they lie in
     // its padded row, which holds whole vectors.)
     const long p0 = any ? B.at(ix0, iy, z0) : 0;
@@ -608,7 +610,7 @@ __global__ void __launch_bounds__(BX / 4 * BY, NDIM == 3 ? 3 : 16) tma4_kernel(S
                     if (act[j]) A.w[p + j] = out[j];
             }
         }
-        ring.release(k, tx + BX / VX * ty, leader, z0, nsteps);
+        ring.release(k, tx + BX / VX * ty, leader);
 #pragma unroll
         for (int j = 0; j < 2 * R; ++j) q[j] = q[j + 1];
     }
@@ -887,25 +889,25 @@ Launch<T, NDIM, MODE> vector_launch(const Box& B, int zchunk, int batch) {
         L.block = dim3(8, BY, 1);
         if (zchunk <= 0) tma_chunks(L, B, batch);
         return L;
-    } else if constexpr (std::is_same_v<T, float> && NDIM == 2) {
-        // Rows ahead: 4 (9.3 KB of shared memory a block of 32 threads, 77 registers:
-        // 22 blocks an SM, shared memory the limit).
-        constexpr int NB = 4, smem = int(TmaShape<T, 2, 128, 1, NB>::bytes);
+    } else if constexpr (NDIM == 2) {
         auto L = tma_launch<T, NDIM, 128, 1, MODE, 6>(B, zchunk, batch);
-        if (!L.kernel_tma) return L;
-        if constexpr (MODE == kFull || MODE == kStencil) {
-            L.kernel = reinterpret_cast<const void*>(&tma4_kernel<2, MODE, NB, 128, 1>);
-            L.block = dim3(32, 1, 1);
-            L.kernel_smem = smem;
-            if (zchunk <= 0) tma_chunks(L, B, batch);
-        } else {
-            L.interior = reinterpret_cast<const void*>(&tma4_kernel<2, kFull, NB, 128, 1>);
-            L.interior_block = dim3(32, 1, 1);
-            L.interior_smem = smem;
+        if constexpr (std::is_same_v<T, float>) {  // (fp64: tma_kernel's rows)
+            if (!L.kernel_tma) return L;
+            // Rows ahead: 4 (9.3 KB of shared memory a block of 32 threads, 77 registers:
+            // 22 blocks an SM, shared memory the limit).
+            constexpr int NB = 4, smem = int(TmaShape<T, 2, 128, 1, NB>::bytes);
+            if constexpr (MODE == kFull || MODE == kStencil) {
+                L.kernel = reinterpret_cast<const void*>(&tma4_kernel<2, MODE, NB, 128, 1>);
+                L.block = dim3(32, 1, 1);
+                L.kernel_smem = smem;
+                if (zchunk <= 0) tma_chunks(L, B, batch);
+            } else {
+                L.interior = reinterpret_cast<const void*>(&tma4_kernel<2, kFull, NB, 128, 1>);
+                L.interior_block = dim3(32, 1, 1);
+                L.interior_smem = smem;
+            }
         }
         return L;
-    } else if constexpr (NDIM == 2) {
-        return tma_launch<T, NDIM, 128, 1, MODE, 6>(B, zchunk, batch);  // (fp64)
     } else {
         return tma_launch<T, NDIM, 32, 16, MODE, 4>(B, zchunk, batch);
     }
