@@ -27,9 +27,7 @@
 #include "core/error.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/sm_count.h"
-
-#include <cuda.h>  // CUtensorMap (the encoder is fetched through the runtime: no -lcuda)
-#include <cudaTypedefs.h>
+#include "kernels/cuda/tma.cuh"
 
 namespace rtm::kernels::cuda {
 
@@ -305,42 +303,12 @@ __global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>)
 // arithmetic (memory variables and damping read from global memory), and split
 // launches run the kFull instance on the interior tiles.
 // Needs: sm_90, row and plane strides multiples of 16 B (Box pads rows).
+// What to run should the driver refuse a tensor map.
+constexpr const char* kNoTma = "Set RTM_CUDA_VARIANT=q32x8 (rtm bench: --variant q32x8)";
+
 struct TmaMaps {
     CUtensorMap u, w, v;  // u[n] and w (batch members stacked along z), vdt2 (shared)
 };
-
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return unsigned(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_expect_tx(std::uint64_t* bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
-                 : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
-    unsigned done = 0;
-    do {
-        asm volatile(
-            "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-            : "=r"(done)
-            : "r"(smem_addr(bar)), "r"(parity)
-            : "memory");
-    } while (!done);
-}
-// Tile at padded coordinates (x, y, z) of `map` into shared memory, completing on `bar`.
-__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int x, int y, int z,
-                                         std::uint64_t* bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
-        "[%5];" ::"r"(smem_addr(dst)),
-        "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(z), "r"(smem_addr(bar))
-        : "memory");
-}
 
 // The x tiles of the TMA kernels start XS = kTileShift<T> columns left of the computed
 // box. fp32: XS = R, so that every tile's w and vdt2 rows (and the w it writes) are one
@@ -706,54 +674,6 @@ int blocks_per_sm(const void* kernel, int threads, int smem = 0) {
     return cache[kernel];
 }
 
-// Bulk tensor copies need compute capability 9.0 (Hopper) or later.
-bool tma_supported() {
-    static const bool ok = [] {
-        int dev = 0, major = 0;
-        RTM_CUDA_CHECK(cudaGetDevice(&dev));
-        RTM_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-        return major >= 9;
-    }();
-    return ok;
-}
-
-// A 3D tensor map over a padded array (planes: nz + 2R per batch member) whose tiles
-// are box_x x box_y x 1 values; out-of-bounds parts of a tile read as zeros. Encoded
-// once per array and tile (a step launches with the same few: u and w alternate).
-template <class T>
-CUtensorMap tensor_map(const T* base, const Box& B, long planes, int box_x, int box_y) {
-    static std::mutex mu;
-    static std::map<std::vector<long>, CUtensorMap> cache;
-    const std::vector<long> key = {long(reinterpret_cast<std::uintptr_t>(base)), B.sy(), B.ny + 2L * B.halo_y(),
-                                   planes, box_x, box_y};
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
-    static const auto encode = [] {
-        void* fn = nullptr;
-        cudaDriverEntryPointQueryResult q{};
-        RTM_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
-        if (q != cudaDriverEntryPointSuccess || !fn)
-            fail("step_cuda", "the driver has no cuTensorMapEncodeTiled", "Set RTM_CUDA_VARIANT=q32x8 (rtm bench: --variant q32x8)");
-        return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-    }();
-    CUtensorMap m;
-    const cuuint64_t dims[3] = {cuuint64_t(B.sy()), cuuint64_t(B.ny + 2 * B.halo_y()), cuuint64_t(planes)};
-    const cuuint64_t strides[2] = {cuuint64_t(B.sy()) * sizeof(T), cuuint64_t(B.sz()) * sizeof(T)};
-    const cuuint32_t box[3] = {cuuint32_t(box_x), cuuint32_t(box_y), 1}, elem[3] = {1, 1, 1};
-    const CUresult r = encode(&m, sizeof(T) == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
-                              3, const_cast<T*>(base), dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                              CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS)
-        fail("step_cuda", "cuTensorMapEncodeTiled failed (" + std::to_string(int(r)) + ") for a " +
-                              std::to_string(B.nx) + " x " + std::to_string(B.ny) + " x " + std::to_string(B.nz) +
-                              " box",
-             "Set RTM_CUDA_VARIANT=q32x8 (rtm bench: --variant q32x8)");
-    cache[key] = m;
-    return m;
-}
-
 // z planes per block: the fewest chunks whose blocks fill the resident slots in whole
 // waves within ~3%, weighing the queue start-up (8 planes of u re-read per chunk, about
 // 8/(4 zchunk) of the traffic).
@@ -954,9 +874,9 @@ void launch(const Launch<T, NDIM, MODE>& L, bool interior, dim3 grid, const Step
         const Box& B = A.box;
         const long planes = long(B.nz + 2 * R);
         const int bx = L.tile_x, by = L.tile_y;
-        maps.u = tensor_map(A.u, B, planes * A.batch, bx + 2 * R, by + 2 * B.halo_y());
-        maps.w = tensor_map<T>(A.w, B, planes * A.batch, bx, by);
-        maps.v = tensor_map(MODE == kStencil ? A.u : A.vdt2, B, planes, bx, by);
+        maps.u = tensor_map(A.u, B, planes * A.batch, bx + 2 * R, by + 2 * B.halo_y(), kNoTma);
+        maps.w = tensor_map<T>(A.w, B, planes * A.batch, bx, by, kNoTma);
+        maps.v = tensor_map(MODE == kStencil ? A.u : A.vdt2, B, planes, bx, by, kNoTma);
         smem = interior ? L.interior_smem : L.kernel_smem;
         const dim3 b = interior ? L.interior_block : L.block;
         blocks_per_sm(kernel, int(b.x * b.y), smem);  // allows the shared memory (once)
