@@ -3,6 +3,7 @@
 #include "kernels/cuda/tti_cuda.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -11,7 +12,11 @@
 #include "core/error.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/step_cuda.h"
+#include "kernels/cuda/tma.cuh"
+
+#include <cuda_pipeline.h>
 #include "physics/stencil.h"
+
 
 namespace rtm::kernels::cuda {
 
@@ -31,6 +36,23 @@ template <class T>
 __device__ __forceinline__ T advance(T u, T prev, T k, T wl) {
     const T num = T(2) * u - (T(1) - k) * prev + wl;
     return k == T(0) ? num : num / (T(1) + k);
+}
+
+// The same for the two fields of a SWiC point. In fp32 without a branch: one reciprocal
+// of 1 + k for both, the hardware's approximation (within 2 ulp: the GPU tests' bound
+// counts a rounding per operation, and this is one), and where k = 0 the numerators
+// themselves, the twin's bits. In fp64 as advance (a reciprocal in fp64 is a division).
+template <class T>
+__device__ __forceinline__ void advance2(T& p, T& q, T up, T uq, T prevp, T prevq, T k, T wlp, T wlq) {
+    if constexpr (sizeof(T) == 4) {
+        const T np = T(2) * up - (T(1) - k) * prevp + wlp, nq = T(2) * uq - (T(1) - k) * prevq + wlq;
+        const T r = __fdividef(1.0f, 1.0f + k);
+        p = k == T(0) ? np : np * r;
+        q = k == T(0) ? nq : nq * r;
+    } else {
+        p = advance(up, prevp, k, wlp);
+        q = advance(uq, prevq, k, wlq);
+    }
 }
 
 // The update of one point from H p and V q (the twin's `update`).
@@ -122,44 +144,78 @@ __global__ void tti_pass2_kernel(TtiStepArgs<T> A, const T* p, const T* q, T* wp
 }
 
 // --- SWiC (see tti_cuda.h) ---
+// What to run where the SWiC kernel cannot.
+constexpr const char* kNoSwic = "Run the two-pass kernel: RTM_TTI_KERNEL=two-pass";
+
 // Thread block FX x FY over the flux columns; the shared tile of p and q has a further
-// ring of R columns (PX x PY), read from global memory; RY = 0 in 2D (one row). FY3 is
-// the 3D block's height: the ring's share of the flux columns falls with it
-// (FX FY / (TX TY): 32 x 16, 2.67; 32 x 32, 1.78).
+// ring of R columns (PX x PY); RY = 0 in 2D (one row). FY3 is the 3D block's height: the
+// ring's share of the flux columns falls with it (FX FY / (TX TY): 32 x 16, 2.67; 32 x
+// 32, 1.78). The TX x TY writing columns start 2R (x) and 2RY (y) into the tile.
 template <int NDIM, int FY3>
 struct SwicShape {
     static constexpr int FX = NDIM == 3 ? 32 : 128, FY = NDIM == 3 ? FY3 : 1;
     static constexpr int RY = NDIM == 3 ? R : 0;
     static constexpr int TX = FX - 2 * R, TY = FY - 2 * RY;  // written columns per block
     static constexpr int PX = FX + 2 * R, PY = FY + 2 * RY;
-    static constexpr int ring = PX * PY - FX * FY;
-    static_assert(ring <= FX * FY, "one ring point per thread at most");
 };
 
-// What the update of one point reads besides p, q, H p and V q (loaded a plane ahead).
+// The stencil coefficients scaled by the grid steps, a kernel parameter: in the constant
+// bank they are operands of the FMAs, so the loop holds no registers for them and does
+// no multiplications by 1/h. d[a][k-1] = d1(k) / h_a, c[a][k-1] = c2(k) / h_a^2 (k =
+// 1..R), centre = c2(0) (1/hx^2 + 1/hy^2 + 1/hz^2).
 template <class T>
-struct UpdateIn {
-    T wp = 0, wq = 0, cpp = 0, cpq = 0, cqq = 0, k = 0;
+struct SwicCoef {
+    T d[3][R], c[3][R], centre;
 };
 template <class T>
-__device__ __forceinline__ UpdateIn<T> update_in(const TtiStepArgs<T>& A, const T* wp, const T* wq, unsigned i) {
-    UpdateIn<T> u;
-    u.wp = wp[i];
-    u.wq = wq[i];
-    u.cpp = ld(A.cpp + i);
-    u.cpq = ld(A.cpq + i);
-    u.cqq = ld(A.cqq + i);
-    u.k = A.damp ? ld(A.damp + i) : T(0);
-    return u;
+SwicCoef<T> swic_coef(const TtiStepArgs<T>& A) {
+    SwicCoef<T> s{};
+    for (int a = 0; a < 3; ++a)
+        for (int k = 1; k <= R; ++k) {
+            s.d[a][k - 1] = T(stencil::d1(k) * double(A.inv_h[a]));
+            s.c[a][k - 1] = T(stencil::c2(k) * double(A.inv_h2[a]));
+        }
+    s.centre = T(stencil::c2(0)) * (A.inv_h2[0] + A.inv_h2[1] + A.inv_h2[2]);
+    return s;
 }
 
-// Shared tiles, double-buffered by plane parity (two barriers per plane), in dynamic
-// shared memory (up to 64 KB in 3D fp32 32 x 32).
+// The update's inputs besides p, q, H p and V q, in their order in SwicTiles::u and
+// SwicMaps::in.
+enum SwicIn { kWp, kWq, kCpp, kCpq, kCqq, kDamp, kInputs };
+
+// The copy engine's tensor maps of one SWiC launch: p and q (PX x PY tiles, batch
+// members stacked along z), the axis (FX x FY, shared by the members), the update's
+// inputs (TX x TY; wp and wq per member, the others shared; damp absent when null).
+struct SwicMaps {
+    CUtensorMap p, q, n[3], in[kInputs];
+};
+
+// Buffers of tiles: plane m's are asked for at the start of plane m - 1, into buffer
+// (m - m0) % kSwicBuffers, while plane m - 1 is read from its own and plane m - 2's
+// update may still read its inputs.
+constexpr int kSwicBuffers = 3;
+
+// Shared memory of a block: every plane's tiles in kSwicBuffers buffers, whole tiles of
+// p and q (the ring of R columns with the flux columns), of the axis at the flux
+// columns, and of the update's inputs at the writing columns, each copied by the copy
+// engine (one thread asks; they complete on the buffer's mbarrier), and the x (and y)
+// fluxes the block forms. Slots start on 128 bytes (the copy engine's rule).
 template <class T, class S, int NDIM>
 struct SwicTiles {
-    T p[2][S::PY][S::PX], q[2][S::PY][S::PX];
-    T f[2][NDIM - 1][S::FY][S::FX], g[2][NDIM - 1][S::FY][S::FX];  // x (and y) fluxes of p and q
+    static constexpr int kA = 128 / sizeof(T);
+    static constexpr int sP = (S::PX * S::PY + kA - 1) / kA * kA, sU = (S::TX * S::TY + kA - 1) / kA * kA;
+    T p[kSwicBuffers][sP], q[kSwicBuffers][sP];
+    T n[kSwicBuffers][NDIM][S::FY][S::FX];  // the axis (x, y in 3D, z) of each flux column
+    T u[kSwicBuffers][kInputs][sU];         // the update's inputs of each writing column
+    T f[kSwicBuffers][NDIM - 1][S::FY][S::FX], g[kSwicBuffers][NDIM - 1][S::FY][S::FX];  // x (and y) fluxes
+    std::uint64_t bar[kSwicBuffers];
 };
+
+// f[i] into shared *dst by cp.async, or 0 where !ok (a zero fill: nothing is read).
+template <class T>
+__device__ __forceinline__ void stage(T* dst, const T* f, unsigned i, bool ok) {
+    __pipeline_memcpy_async(dst, ok ? f + i : f, sizeof(T), ok ? 0 : sizeof(T));
+}
 
 // Resident blocks per SM the registers are limited for (__launch_bounds__): in fp32
 // 1024 / threads, i.e. 64 registers (more registers and fewer threads lost: 0.77x at
@@ -172,11 +228,13 @@ constexpr int swic_min_blocks() {
 template <class T, int NDIM, int FY3>
 __global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3>::FY,
                                   swic_min_blocks<T, SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3>::FY>())
-    tti_swic_kernel(TtiStepArgs<T> A, int zchunk, int chunks) {
+    tti_swic_kernel(TtiStepArgs<T> A, SwicCoef<T> C, const __grid_constant__ SwicMaps maps, int zchunk, int chunks) {
     using S = SwicShape<NDIM, FY3>;
-    constexpr int FX = S::FX, FY = S::FY, RY = S::RY, PX = S::PX;
-    extern __shared__ __align__(16) unsigned char smem[];
-    auto& sh = *reinterpret_cast<SwicTiles<T, S, NDIM>*>(smem);
+    using Tiles = SwicTiles<T, S, NDIM>;
+    constexpr bool kTma = NDIM == 3;  // 3D: tiles by the copy engine; 2D: by the threads (cp.async)
+    constexpr int FX = S::FX, FY = S::FY, RY = S::RY, PX = S::PX, TX = S::TX;
+    extern __shared__ __align__(128) unsigned char smem[];
+    auto& sh = *reinterpret_cast<Tiles*>(smem);
     const Box B = A.box;
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * FX + tx;
     const int member = blockIdx.z / chunks, chunk = blockIdx.z % chunks;
@@ -189,7 +247,7 @@ __global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3
     const int cx = bx + R + tx, cy = by + RY + ty;  // this thread's column
     const bool col_in = cx >= 0 && cx < B.nx && cy >= 0 && cy < B.ny;
     // A writing row (warp-uniform in 3D: a warp is one row of 32): the rows above and
-    // below need only the fluxes, not the Laplacian's wings nor the accumulators.
+    // below need only the fluxes, not the accumulators.
     const bool row_writes = ty >= RY && ty < FY - RY;
     const bool writes = col_in && row_writes && tx >= R && tx < FX - R;
     // Offsets within a member in 32 bits (swic_kernel checks the box fits): fewer registers
@@ -197,177 +255,231 @@ __global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3
     const unsigned sz = unsigned(B.sz());
     const unsigned col = col_in ? unsigned(B.at(cx, cy, 0)) : 0;
     const int k0 = chunk * zchunk, k1 = min(B.nz, k0 + zchunk);
-    // This thread's point of the ring (tid < ring): full rows above and below the flux
-    // columns, then R columns left and right of them.
-    int rx = 0, ry = 0;
-    if (tid < 2 * RY * PX) {
-        ry = tid / PX;
-        if (ry >= RY) ry += FY;
-        rx = tid % PX;
-    } else {
-        const int c = (tid - 2 * RY * PX) % (2 * R);
-        ry = RY + (tid - 2 * RY * PX) / (2 * R);
-        rx = c < R ? c : FX + c;
-    }
-    const bool ring = tid < S::ring, ring_in = ring && bx + rx >= 0 && bx + rx < B.nx && by + ry >= 0 && by + ry < B.ny;
-    const unsigned rcol = ring_in ? unsigned(B.at(bx + rx, by + ry, 0)) : 0;
+    const int m0 = k0 - R, m1 = k1 + R;  // the planes of the loop
     auto in_z = [&](int iz) { return iz >= 0 && iz < B.nz; };
     auto load = [&](const T* f, int iz) { return col_in && in_z(iz) ? ld(f + (col + unsigned(iz) * sz)) : T(0); };
-    auto load_ring = [&](const T* f, int iz) {
-        return ring_in && in_z(iz) ? ld(f + (rcol + unsigned(iz) * sz)) : T(0);
+    // Plane m's tiles (and the update's inputs of plane m - R, when written here) are asked
+    // for into buffer s by the first lanes of the warps: warp w asks for copies w, w + W,
+    // ..., and warp 0 also sets the bytes the buffer's barrier waits for (one thread asking
+    // for all of them held its warp, and the block's barrier, at every plane). Padded
+    // coordinates: a member's plane iz is z member (nz + 2R) + iz + R; the tile's corner
+    // (bx, by) is x bx + R, y by + RY.
+    const int zm = member * (B.nz + 2 * R) + R;
+    constexpr int W = FX * FY / 32;
+    const int warp = tid / 32;
+    const bool issuer = tid % 32 == 0;
+    auto issue = [&](int m, int s) {
+        const int k = m - R;
+        const bool update = k >= k0 && k < k1;
+        const int inputs = update ? (A.damp ? kInputs : kDamp) : 0;
+        std::uint64_t* b = &sh.bar[s];
+        if (warp == 0)
+            mbar_expect_tx(b, unsigned(sizeof(T) * (2 * S::PX * S::PY + NDIM * FX * FY + inputs * TX * S::TY)));
+        const int x = bx + R, y = by + RY;
+        for (int c = warp; c < 2 + NDIM + inputs; c += W) {
+            if (c < 2) {
+                tma_load(c ? sh.q[s] : sh.p[s], c ? &maps.q : &maps.p, x, y, zm + m, b);
+            } else if (c < 2 + NDIM) {
+                const int a = NDIM == 3 || c == 2 ? c - 2 : 2;  // the axis component (2D: x, z)
+                tma_load(sh.n[s][c - 2], &maps.n[a], x + R, y + RY, m + R, b);
+            } else {
+                const int j = c - 2 - NDIM;
+                tma_load(sh.u[s][j], &maps.in[j], x + 2 * R, y + 2 * RY, j <= kWq ? zm + k : k + R, b);
+            }
+        }
     };
+    // 2D: the threads copy the tiles themselves (cp.async), the interior of p and q from
+    // their register queues, the ring (2R values) by the first 2R threads, the axis and
+    // inputs of their own column; then a barrier. (The copy engine's 11 tiles of a row a
+    // plane ran 2D at 0.82x: 49.7% of the ceiling against 60.6%, H200.)
+    [[maybe_unused]] const int rx = tid < R ? tid : FX + tid;  // the ring column of threads 0..2R-1
+    [[maybe_unused]] const bool ring_in = tid < 2 * R && bx + rx >= 0 && bx + rx < B.nx;
+    [[maybe_unused]] const unsigned rcol = ring_in ? unsigned(B.at(bx + rx, 0, 0)) : 0;
+    auto copy = [&](int m, int s) {
+        const int k = m - R;
+        if (tid < 2 * R) {
+            const bool ok = ring_in && in_z(m);
+            stage(&sh.p[s][rx], p, rcol + unsigned(m) * sz, ok);
+            stage(&sh.q[s][rx], q, rcol + unsigned(m) * sz, ok);
+        }
+        const bool ok = col_in && in_z(m);
+        stage(&sh.n[s][0][0][tx], A.axis[0], col + unsigned(m) * sz, ok);
+        stage(&sh.n[s][1][0][tx], A.axis[2], col + unsigned(m) * sz, ok);
+        if (writes && k >= k0 && k < k1) {
+            const unsigned i = col + unsigned(k) * sz;
+            const int at = tx - R;
+            stage(&sh.u[s][kWp][at], static_cast<const T*>(wp), i, true);
+            stage(&sh.u[s][kWq][at], static_cast<const T*>(wq), i, true);
+            stage(&sh.u[s][kCpp][at], A.cpp, i, true);
+            stage(&sh.u[s][kCpq][at], A.cpq, i, true);
+            stage(&sh.u[s][kCqq][at], A.cqq, i, true);
+            stage(&sh.u[s][kDamp][at], A.damp ? A.damp : A.cpp, i, A.damp != nullptr);
+        }
+    };
+    if constexpr (kTma) {
+        if (tid == 0) {
+            for (int s = 0; s < kSwicBuffers; ++s) mbar_init(&sh.bar[s], 1);
+            asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");  // visible to the copy engine
+        }
+        __syncthreads();
+        if (issuer) issue(m0, 0);
+    } else {
+        copy(m0, 0);
+        __pipeline_commit();
+    }
 
-    T qp[2 * R + 1], qq[2 * R + 1];  // input queues: p, q at planes m-R..m+R of the column
-    T ap[2 * R + 1], aq[2 * R + 1];  // output queues: H p, V q at planes m-R..m+R
+    const int x = tx + R, y = ty + RY;  // this column in the shared tile
+    // Register queues along z, rotated rather than shifted: in plane m of rotation
+    // J (m minus the first plane, modulo Q = 2R + 1, a constant of each unrolled copy of
+    // the plane's work), queue entry j (plane m - R + j) is register (j + J) % Q, so
+    // moving the queues a plane down costs no instructions. Q is a multiple of
+    // kSwicBuffers, so the buffer of a plane, J % kSwicBuffers, is a constant too.
+    constexpr int Q = 2 * R + 1;
+    static_assert(Q % kSwicBuffers == 0, "a plane's buffer follows from its rotation");
+    T qp[Q], qq[Q];  // input queues: p, q at planes m-R..m+R of the column
+    T ap[Q], aq[Q];  // output queues: H p, V q at planes m-R..m+R
 #pragma unroll
-    for (int j = 0; j <= 2 * R; ++j) {
-        qp[j] = j ? load(p, k0 - 2 * R - 1 + j) : T(0);
-        qq[j] = j ? load(q, k0 - 2 * R - 1 + j) : T(0);
+    for (int j = 0; j < Q; ++j) {
+        // Rotation 0 holds planes m0 - R + j; its entry 2R is loaded by the first plane.
+        qp[j] = j < 2 * R ? load(p, m0 - R + j) : T(0);
+        qq[j] = j < 2 * R ? load(q, m0 - R + j) : T(0);
         ap[j] = aq[j] = T(0);
     }
-    const T ih2x = A.inv_h2[0], ih2y = A.inv_h2[1], ih2z = A.inv_h2[2];
-    const T ihx = A.inv_h[0], ihy = A.inv_h[1], ihz = A.inv_h[2];
-    const T ccentre = T(stencil::c2(0)) * (ih2x + ih2y + ih2z);
-    const int x = tx + R, y = ty + RY;  // this column in the shared tile
-    // Loaded a plane ahead of their use: the ring's p and q, the axis, the update's inputs.
-    T rp = load_ring(p, k0 - R), rq = load_ring(q, k0 - R);
-    T n0 = load(A.axis[0], k0 - R), n1 = NDIM == 3 ? load(A.axis[1], k0 - R) : T(0), n2 = load(A.axis[2], k0 - R);
-    UpdateIn<T> u;  // for plane k0 (the first written)
-    if (writes) u = update_in(A, wp, wq, col + unsigned(k0) * sz);
 
-    for (int m = k0 - R; m < k1 + R; ++m) {
-        const int b = m & 1;
-        // The queues move one plane down; plane m goes into the shared tile.
-#pragma unroll
-        for (int j = 0; j < 2 * R; ++j) {
-            qp[j] = qp[j + 1];
-            qq[j] = qq[j + 1];
+    // One plane's work in rotation J of the loop's round `round`; false past the last plane.
+    auto plane = [&](auto rotation, int round, int m) {
+        constexpr int J = decltype(rotation)::value, s = J % kSwicBuffers;
+        auto e = [](int j) { return (j + J) % Q; };  // queue entry j's register
+        if (m >= m1) return false;
+        // The next plane's tiles, into the buffer of plane m - 2: every thread is past plane
+        // m - 1's barrier, so done with plane m - 2 (plane m - 1's update may still read its
+        // own buffer, and plane m is this one's).
+        if constexpr (kTma) {
+            if (issuer && m + 1 < m1) issue(m + 1, (J + 1) % kSwicBuffers);
+        } else {
+            if (m + 1 < m1) copy(m + 1, (J + 1) % kSwicBuffers);
+            __pipeline_commit();
         }
-        qp[2 * R] = load(p, m + R);
-        qq[2 * R] = load(q, m + R);
-        sh.p[b][y][x] = qp[R];
-        sh.q[b][y][x] = qq[R];
-        if (ring) {
-            sh.p[b][ry][rx] = rp;
-            sh.q[b][ry][rx] = rq;
+        // Plane m's newest queue entry; its tiles (the copy engine's: use c = (m - m0) /
+        // kSwicBuffers of the buffer, whose parity is (3 round + J / 3) mod 2).
+        qp[e(2 * R)] = load(p, m + R);
+        qq[e(2 * R)] = load(q, m + R);
+        if constexpr (kTma) {
+            mbar_wait(&sh.bar[s], unsigned(round + J / kSwicBuffers) & 1u);
+        } else {
+            sh.p[s][x] = qp[e(R)];
+            sh.q[s][x] = qq[e(R)];
+            __pipeline_wait_prior(1);  // plane m's copies, asked for in plane m - 1
+            __syncthreads();
         }
-        rp = load_ring(p, m + 1);
-        rq = load_ring(q, m + 1);
-        __syncthreads();
 
-        // Gradients and fluxes at (column, m); zero outside the computed points. From the
-        // same shared values, the in-plane wings of the compact Laplacian (by the writing
-        // rows: summing them after the second barrier, by the writers alone, re-reads the
-        // tile and lost 0.92x on the H100).
-        T fz = 0, gz = 0;
-        T wpx = 0, wqx = 0, wpy = 0, wqy = 0;
+        // Gradients and fluxes at (column, m), formed by every thread without a branch:
+        // outside the computed points the axis is 0 (so are n n^T grad p) and g is masked.
+        // From the same shared values, the in-plane wings of the compact Laplacian.
+        T fz, gz, wpx = 0, wqx = 0, wpy = 0, wqy = 0;
         {
-            T fx = 0, fy = 0, gx = 0, gy = 0;
-            if (col_in && in_z(m)) {
-                T dpx = 0, dqx = 0, dpy = 0, dqy = 0, dpz = 0, dqz = 0;
+            const T* tp = &sh.p[s][y * PX + x];
+            const T* tq = &sh.q[s][y * PX + x];
+            T dpx = 0, dqx = 0, dpz = 0, dqz = 0;
+            [[maybe_unused]] T dpy = 0, dqy = 0;  // 3D
 #pragma unroll
-                for (int k = 1; k <= R; ++k) {
-                    const T d = T(stencil::d1(k)), c = T(stencil::c2(k));
-                    const T pr = sh.p[b][y][x + k], pl = sh.p[b][y][x - k], qr = sh.q[b][y][x + k],
-                            ql = sh.q[b][y][x - k];
-                    dpx += d * (pr - pl);
-                    dqx += d * (qr - ql);
-                    if (row_writes) {
-                        wpx += c * (pr + pl);
-                        wqx += c * (qr + ql);
-                    }
-                    if constexpr (NDIM == 3) {
-                        const T pu = sh.p[b][y + k][x], pd = sh.p[b][y - k][x], qu = sh.q[b][y + k][x],
-                                qd = sh.q[b][y - k][x];
-                        dpy += d * (pu - pd);
-                        dqy += d * (qu - qd);
-                        if (row_writes) {
-                            wpy += c * (pu + pd);
-                            wqy += c * (qu + qd);
-                        }
-                    }
-                    dpz += d * (qp[R + k] - qp[R - k]);
-                    dqz += d * (qq[R + k] - qq[R - k]);
-                }
-                dpx *= ihx;
-                dqx *= ihx;
-                dpy *= ihy;
-                dqy *= ihy;
-                dpz *= ihz;
-                dqz *= ihz;
-                T s = n0 * dpx, t = n0 * dqx;
+            for (int k = 1; k <= R; ++k) {
+                const T pr = tp[k], pl = tp[-k], qr = tq[k], ql = tq[-k];
+                dpx += C.d[0][k - 1] * (pr - pl);
+                dqx += C.d[0][k - 1] * (qr - ql);
+                wpx += C.c[0][k - 1] * (pr + pl);
+                wqx += C.c[0][k - 1] * (qr + ql);
                 if constexpr (NDIM == 3) {
-                    s += n1 * dpy;
-                    t += n1 * dqy;
+                    const T pu = tp[k * PX], pd = tp[-k * PX], qu = tq[k * PX], qd = tq[-k * PX];
+                    dpy += C.d[1][k - 1] * (pu - pd);
+                    dqy += C.d[1][k - 1] * (qu - qd);
+                    wpy += C.c[1][k - 1] * (pu + pd);
+                    wqy += C.c[1][k - 1] * (qu + qd);
                 }
-                s += n2 * dpz;
-                t += n2 * dqz;
-                fx = n0 * s;
-                fy = n1 * s;
-                fz = n2 * s;
-                gx = dqx - n0 * t;
-                gy = dqy - n1 * t;
-                gz = dqz - n2 * t;
+                dpz += C.d[2][k - 1] * (qp[e(R + k)] - qp[e(R - k)]);
+                dqz += C.d[2][k - 1] * (qq[e(R + k)] - qq[e(R - k)]);
             }
-            sh.f[b][0][ty][tx] = fx;
-            sh.g[b][0][ty][tx] = gx;
+            const T n0 = sh.n[s][0][ty][tx], n2 = sh.n[s][NDIM - 1][ty][tx];
+            [[maybe_unused]] const T n1 = NDIM == 3 ? sh.n[s][NDIM - 2][ty][tx] : T(0);
+            T sp = n0 * dpx, tq2 = n0 * dqx;
             if constexpr (NDIM == 3) {
-                sh.f[b][NDIM - 2][ty][tx] = fy;
-                sh.g[b][NDIM - 2][ty][tx] = gy;
+                sp += n1 * dpy;
+                tq2 += n1 * dqy;
             }
+            sp += n2 * dpz;
+            tq2 += n2 * dqz;
+            const bool live = col_in && in_z(m);
+            sh.f[s][0][ty][tx] = n0 * sp;
+            sh.g[s][0][ty][tx] = live ? dqx - n0 * tq2 : T(0);
+            if constexpr (NDIM == 3) {
+                sh.f[s][NDIM - 2][ty][tx] = n1 * sp;
+                sh.g[s][NDIM - 2][ty][tx] = live ? dqy - n1 * tq2 : T(0);
+            }
+            fz = n2 * sp;
+            gz = live ? dqz - n2 * tq2 : T(0);
         }
-        n0 = load(A.axis[0], m + 1);
-        if constexpr (NDIM == 3) n1 = load(A.axis[1], m + 1);
-        n2 = load(A.axis[2], m + 1);
+        // One barrier a plane in 3D (the fluxes, in kSwicBuffers buffers, are rewritten 3
+        // planes later, by threads past two more barriers); 2D has one more, above.
         __syncthreads();
 
         if (writes) {
             // Plane m's own terms: the compact Laplacian and the in-plane divergences.
             T wpz = 0, wqz = 0, dfx = 0, dgx = 0, dfy = 0, dgy = 0;
+            const T* tf = &sh.f[s][0][ty][tx];
+            const T* tg = &sh.g[s][0][ty][tx];
 #pragma unroll
             for (int k = 1; k <= R; ++k) {
-                const T c = T(stencil::c2(k)), d = T(stencil::d1(k));
-                wpz += c * (qp[R + k] + qp[R - k]);
-                wqz += c * (qq[R + k] + qq[R - k]);
-                dfx += d * (sh.f[b][0][ty][tx + k] - sh.f[b][0][ty][tx - k]);
-                dgx += d * (sh.g[b][0][ty][tx + k] - sh.g[b][0][ty][tx - k]);
+                wpz += C.c[2][k - 1] * (qp[e(R + k)] + qp[e(R - k)]);
+                wqz += C.c[2][k - 1] * (qq[e(R + k)] + qq[e(R - k)]);
+                dfx += C.d[0][k - 1] * (tf[k] - tf[-k]);
+                dgx += C.d[0][k - 1] * (tg[k] - tg[-k]);
                 if constexpr (NDIM == 3) {
-                    dfy += d * (sh.f[b][NDIM - 2][ty + k][tx] - sh.f[b][NDIM - 2][ty - k][tx]);
-                    dgy += d * (sh.g[b][NDIM - 2][ty + k][tx] - sh.g[b][NDIM - 2][ty - k][tx]);
+                    constexpr int Y = FY * FX;  // from the x fluxes to the y fluxes
+                    dfy += C.d[1][k - 1] * (tf[Y + k * FX] - tf[Y - k * FX]);
+                    dgy += C.d[1][k - 1] * (tg[Y + k * FX] - tg[Y - k * FX]);
                 }
             }
-            ap[R] += ccentre * qp[R] + wpx * ih2x + wpy * ih2y + wpz * ih2z - dfx * ihx - dfy * ihy;
-            aq[R] += ccentre * qq[R] + wqx * ih2x + wqy * ih2y + wqz * ih2z - dgx * ihx - dgy * ihy;
+            ap[e(R)] += C.centre * qp[e(R)] + wpx + wpy + wpz - dfx - dfy;
+            aq[e(R)] += C.centre * qq[e(R)] + wqx + wqy + wqz - dgx - dgy;
             // The z fluxes' divergence, scattered: -d_j f_z(m) into plane m - j, +d_j into m + j.
-            const T fzs = fz * ihz, gzs = gz * ihz;
 #pragma unroll
             for (int j = 1; j <= R; ++j) {
-                const T d = T(stencil::d1(j));
-                ap[R - j] -= d * fzs;
-                ap[R + j] += d * fzs;
-                aq[R - j] -= d * gzs;
-                aq[R + j] += d * gzs;
+                ap[e(R - j)] -= C.d[2][j - 1] * fz;
+                ap[e(R + j)] += C.d[2][j - 1] * fz;
+                aq[e(R - j)] -= C.d[2][j - 1] * gz;
+                aq[e(R + j)] += C.d[2][j - 1] * gz;
             }
-            // Plane k = m - R has all its terms now: the update (the twin's), then the next
-            // plane's inputs.
+            // Plane k = m - R has all its terms now: the update (the twin's), its inputs
+            // from this plane's buffer.
             const int k = m - R;
             if (k >= k0 && k < k1) {
                 const unsigned i = col + unsigned(k) * sz;
-                const T hp = ap[0], vq = aq[0];
-                wp[i] = advance(qp[0], u.wp, u.k, u.cpp * hp + u.cpq * vq);
-                wq[i] = advance(qq[0], u.wq, u.k, u.cpq * hp + u.cqq * vq);
-                if (k + 1 < k1) u = update_in(A, wp, wq, i + sz);
+                const T hp = ap[e(0)], vq = aq[e(0)];
+                const int at = (ty - RY) * TX + tx - R;  // this column in the inputs' tile
+                const auto& in = sh.u[s];
+                const T kd = A.damp ? in[kDamp][at] : T(0);
+                T np, nq;
+                advance2(np, nq, qp[e(0)], qq[e(0)], in[kWp][at], in[kWq][at], kd,
+                         in[kCpp][at] * hp + in[kCpq][at] * vq, in[kCpq][at] * hp + in[kCqq][at] * vq);
+                wp[i] = np;
+                wq[i] = nq;
             }
         }
-        if (row_writes) {
-#pragma unroll
-            for (int j = 0; j < 2 * R; ++j) {
-                ap[j] = ap[j + 1];
-                aq[j] = aq[j + 1];
-            }
-            ap[2 * R] = aq[2 * R] = T(0);
-        }
-    }
+        // Entry 0 is done with: it is the next plane's entry 2R, whose sums start at 0.
+        ap[e(0)] = aq[e(0)] = T(0);
+        return true;
+    };
+    // The plane loop unrolled by Q, one rotation a copy (Q copies of the plane's work in
+    // the machine code: 0.89x the time of a loop that shifts its queues, H200).
+    using std::integral_constant;
+    for (int m = m0, round = 0;; m += Q, ++round)
+        if (!plane(integral_constant<int, 0>(), round, m) || !plane(integral_constant<int, 1>(), round, m + 1) ||
+            !plane(integral_constant<int, 2>(), round, m + 2) || !plane(integral_constant<int, 3>(), round, m + 3) ||
+            !plane(integral_constant<int, 4>(), round, m + 4) || !plane(integral_constant<int, 5>(), round, m + 5) ||
+            !plane(integral_constant<int, 6>(), round, m + 6) || !plane(integral_constant<int, 7>(), round, m + 7) ||
+            !plane(integral_constant<int, 8>(), round, m + 8))
+            break;
+    if constexpr (!kTma) __pipeline_wait_prior(0);  // no copy outlives the block
 }
 
 int sm_count() {
@@ -383,7 +495,7 @@ int sm_count() {
 // A SWiC kernel with its block shape and dynamic shared memory, ready to launch.
 template <class T>
 struct SwicKernel {
-    void (*fn)(TtiStepArgs<T>, int, int) = nullptr;
+    void (*fn)(TtiStepArgs<T>, SwicCoef<T>, SwicMaps, int, int) = nullptr;
     int fx = 0, fy = 0, tx = 0, ty = 0;
     int smem = 0;
     int blocks_per_sm = 1;  // resident at once (registers, shared memory)
@@ -421,11 +533,34 @@ SwicKernel<T> swic_of() {
 // it to one block per SM already; 2D blocks of 128 x 1.
 template <class T, int NDIM>
 SwicKernel<T> swic_kernel(const Box& B) {
+    if (NDIM == 3 && !tma_supported())
+        fail("tti_step_cuda", "the 3D SWiC kernel takes its tiles from Hopper's copy engine (compute capability 9.0)",
+             kNoSwic);
     if (B.padded_size() > std::size_t(std::numeric_limits<unsigned>::max()))
         fail("tti_step_cuda", "the SWiC kernel indexes a member's " + std::to_string(B.padded_size()) +
                                   " padded points in 32 bits (at most 4294967295)",
-             "Run the two-pass kernel: RTM_TTI_KERNEL=two-pass");
+             kNoSwic);
     return swic_of<T, NDIM, sizeof(T) == 4 ? 32 : 16>();
+}
+
+// The tensor maps of a 3D launch of K (SwicMaps).
+template <class T>
+SwicMaps swic_maps(const TtiStepArgs<T>& A, const SwicKernel<T>& K) {
+    const Box& B = A.box;
+    const long planes = B.nz + 2 * R, stacked = planes * A.batch;
+    const int px = K.fx + 2 * R, py = K.fy + 2 * R;
+    SwicMaps m{};
+    if (B.ndim == 2) return m;  // 2D copies its tiles itself
+    m.p = tensor_map(A.p, B, stacked, px, py, kNoSwic);
+    m.q = tensor_map(A.q, B, stacked, px, py, kNoSwic);
+    for (int a = 0; a < 3; ++a) m.n[a] = tensor_map(A.axis[a], B, planes, K.fx, K.fy, kNoSwic);
+    m.in[kWp] = tensor_map<T>(A.wp, B, stacked, K.tx, K.ty, kNoSwic);
+    m.in[kWq] = tensor_map<T>(A.wq, B, stacked, K.tx, K.ty, kNoSwic);
+    m.in[kCpp] = tensor_map(A.cpp, B, planes, K.tx, K.ty, kNoSwic);
+    m.in[kCpq] = tensor_map(A.cpq, B, planes, K.tx, K.ty, kNoSwic);
+    m.in[kCqq] = tensor_map(A.cqq, B, planes, K.tx, K.ty, kNoSwic);
+    if (A.damp) m.in[kDamp] = tensor_map(A.damp, B, planes, K.tx, K.ty, kNoSwic);
+    return m;
 }
 
 struct SwicLaunch {
@@ -485,7 +620,7 @@ void step_ndim(const TtiStepArgs<T>& A, TtiKernel kernel, cudaStream_t s, const 
     } else {
         const SwicKernel<T> K = swic_kernel<T, NDIM>(B);
         const SwicLaunch L = swic_launch(K, B, A.batch);
-        K.fn<<<L.grid, L.block, K.smem, s>>>(A, L.zchunk, L.chunks);
+        K.fn<<<L.grid, L.block, K.smem, s>>>(A, swic_coef(A), swic_maps(A, K), L.zchunk, L.chunks);
         RTM_CUDA_CHECK_LAUNCH("tti_swic_kernel");
     }
     if (B.free_surface) {

@@ -26,28 +26,32 @@
 //     fp32 32 x 32, fp64 32 x 16; 2D 128 x 1) owns a column tile of the x-y plane plus a
 //     ring of R = 4 columns and marches down a chunk of z. Each thread keeps input register
 //     queues of p and q along z (planes m-4..m+4 of its column) and output register queues
-//     of the accumulators of H p and V q (planes m-4..m+4). At plane m: the block puts
-//     p(m), q(m) in a shared tile (with a further ring of 4, read from global memory), every
-//     thread forms grad p and grad q at (column, m) (x, y from the tile, z from its queue)
-//     and the fluxes, the writing rows also the in-plane wings of the compact Laplacian;
-//     the x and y fluxes go to shared memory, whose x and y divergences and the Laplacian
-//     at plane m go to accumulator m; the z fluxes are scattered into accumulators
-//     m-4..m+4 (the d2/dxdz, d2/dydz and d2/dz2 cross terms of the rotated operator:
-//     -d_j f_z(m) into plane m - j, +d_j f_z(m) into plane m + j). Accumulator m - 4 is
-//     then complete: its update is written and the queues shift. Tiles double-buffered in
-//     dynamic shared memory (two barriers per plane); the next plane's ring values, axis
-//     and update inputs loaded a plane ahead; offsets within a member in 32 bits. Every
-//     plane of p, q and n is read from DRAM once (the rings are re-read by neighbouring
-//     blocks, from L2). The inner (FX-8) x (FY-8) threads write; the ring threads only
-//     form fluxes. Registers are limited to 64 in fp32 (1024 resident threads per SM); z
-//     is cut into the chunks that waste the fewest block-planes to warm-up and to the last
-//     wave of blocks.
+//     of the accumulators of H p and V q (planes m-4..m+4). At plane m the block has p(m),
+//     q(m) in a shared tile (with a further ring of 4), every thread forms grad p and grad q
+//     at (column, m) (x, y from the tile, z from its queue), the fluxes and the in-plane
+//     wings of the compact Laplacian; the x and y fluxes go to shared memory, whose x and
+//     y divergences and the Laplacian at plane m go to accumulator m; the z fluxes are
+//     scattered into accumulators m-4..m+4 (the d2/dxdz, d2/dydz and d2/dz2 cross terms of
+//     the rotated operator: -d_j f_z(m) into plane m - j, +d_j f_z(m) into plane m + j).
+//     Accumulator m - 4 is then complete and its update is written. What is not in the
+//     queues comes a plane ahead into 3 shared buffers: in 3D by the copy engine (TMA:
+//     whole tiles of p, q, the axis and the update's inputs, asked for by the warps'
+//     first lanes, one barrier per plane), in 2D (a row of 128 a plane: 11 small tiles a
+//     row ran at 0.75x) by the threads' cp.async. The queues rotate through their
+//     registers instead of shifting (the plane loop unrolled 9 times), the stencil
+//     coefficients are scaled by 1/h in the constant bank, the fluxes are formed without
+//     a branch (masked outside the computed points), and offsets within a member are 32
+//     bits. Every plane of p, q and n is read from DRAM once (the rings are re-read by
+//     neighbouring blocks, from L2). The inner (FX-8) x (FY-8) threads write; the ring
+//     threads only form fluxes. Registers are limited to 64 in fp32 (1024 resident
+//     threads per SM); z is cut into the chunks that waste the fewest block-planes to
+//     warm-up and to the last wave of blocks.
 //     TTI 3D: reads p, q, n (3), wp, wq, cpp, cpq, cqq, damp, writes wp, wq: 52 B, 48
 //     without damping (2D: 48 and 44). Flops 3D fp32 per written point: per thread-plane 6
-//     first derivatives 78 + projections 10 + fluxes 9 = 97, on (32 x 32) / (24 x 24) =
-//     1.78 times as many columns as are written: 172; the 4 in-plane wings 48 on the
-//     writing rows, 32 / 24 = 1.33 times: 64; plus the z wings 24, 4 divergences 48, the
-//     accumulation 28, the z scatter 32 and the update 16: about 385 per written point
+//     first derivatives 72 (1/h in the coefficients) + projections 10 + fluxes 9 = 91, on
+//     (32 x 32) / (24 x 24) = 1.78 times as many columns as are written: 162; the 4
+//     in-plane wings 48, also on every thread: 85; plus the z wings 24, 4 divergences 48,
+//     the accumulation 28, the z scatter 32 and the update 16: about 395 per written point
 //     (the two-pass kernel's 290 and its 2.2x bytes).
 //   VTI (every kernel name): one kernel, one thread per point (no cross terms, nothing to
 //     pass through memory): reads p, q, wp, wq, cpp, cpq, cqq, damp, writes wp, wq: 40 B
