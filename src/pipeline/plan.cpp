@@ -50,8 +50,10 @@ std::string duration(double s) {
 // 307 Gpoints/s at 16 B; docs/performance.md, 2026-11-24) ran at 50-184 Gpoints/s over
 // their wall time: 2D Marmousi 16 shots modelled 50, migrated 104; 256 shots migrated
 // 184; the 3D dome modelled 86, migrated 131. A share of 0.3 (92 Gpoints/s there) puts
-// every one of them within 2x. Anisotropic: SWiC's step alone runs at 20 Gpoints/s at
-// 512^3 on the H200 (0.066 of the same): 0.05. Without the device's figures, 10 Gpoints/s.
+// every one of them within 2x. Anisotropic: SWiC's step alone runs at 33 Gpoints/s at
+// 512^3 on the H200 (0.11 of the same) and whole TTI jobs at 20.6-22.4 over their wall time
+// (2026-11-24): 0.05, 15 Gpoints/s, puts them within 1.5x (the estimate above the wall,
+// as a plan should err). Without the device's figures, 10 Gpoints/s.
 // CPU: the kernel about 0.2-0.45 Gpoints/s a thread; the VTI/TTI step, two fields and
 // the rotated operator, 18 Mpoints/s a thread for 3D TTI on a 2-core host (2026-11-23,
 // the aniso3d example; the isotropic step ran 0.33 Gpoints/s a thread there).
