@@ -197,9 +197,9 @@ constexpr int kSwicBuffers = 3;
 
 // Shared memory of a block: every plane's tiles in kSwicBuffers buffers, whole tiles of
 // p and q (the ring of R columns with the flux columns), of the axis at the flux
-// columns, and of the update's inputs at the writing columns, each copied by the copy
-// engine (one thread asks; they complete on the buffer's mbarrier), and the x (and y)
-// fluxes the block forms. Slots start on 128 bytes (the copy engine's rule).
+// columns, and of the update's inputs at the writing columns (in 3D copied by the copy
+// engine, completing on the buffer's mbarrier; in 2D by the threads' cp.async), and the
+// x (and y) fluxes the block forms. Slots start on 128 bytes (the copy engine's rule).
 template <class T, class S, int NDIM>
 struct SwicTiles {
     static constexpr int kA = 128 / sizeof(T);
