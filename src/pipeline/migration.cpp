@@ -42,8 +42,17 @@ DomainOptions damping_domain(const MigrationOptions& opt, double dt, const Wavel
 // the other conditions migrate_shot scales the data back by record dt / dt, so their
 // images and the illumination do not depend on the record interval (up to the
 // time-dispersion correction).
-// The mute and the rho filter act after it, outside the adjoint pair (both off for the
-// born-adjoint condition's dot test).
+// The end taper (before it), the mute and the rho filter (after it) lie outside the
+// adjoint pair (all off for the born-adjoint condition, which must stay the adjoint).
+// The end taper: a half cosine over the record's last `end_taper` seconds (to 0 at its
+// last sample), on the record before the transposes (the time-dispersion transform's
+// transpose moves a frequency w of the record's end earlier by the factor cos(w dt / 2):
+// a taper after it would leave those). The record stops abruptly at its end, so without
+// it the backward pass starts with a step at every receiver, a broadband source up to
+// the grid's highest frequencies. Those reach depth fast in TTI (the rotated operator's grid-scale waves,
+// kh 0.5 pi to 0.9 pi, run at up to 1.85 times vp) and the imaging steps, every k
+// steps at the Nyquist rate of the wavelet's f_max, alias them into the image at
+// the grid's Nyquist wavenumber (docs/anisotropy.md, "Why it matters").
 // `to_record` is the shot's (its sampling and the steps'), made once for a batch: its
 // resampler's weights cost more than the transposes of a 2D shot's traces.
 // Returned as the backward pass's sources: each trace reversed in time and times
@@ -51,7 +60,7 @@ DomainOptions damping_domain(const MigrationOptions& opt, double dt, const Wavel
 // Marmousi shots is 77 M samples).
 std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const TimeAxis& ta, const StepsToRecord& to_record,
                                               const Model& model, const Wavelet& wavelet, bool mute, double mute_after,
-                                              bool rho, double gain) {
+                                              bool rho, double end_taper, double gain) {
     std::vector<std::vector<double>> out(shot.ntraces());
     double v_src = 0;
     if (mute) {
@@ -65,10 +74,20 @@ std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const Time
     }
     const double t_wavelet = double(wavelet.samples.size() - 1) * wavelet.dt;  // (a Ricker's: 3 / f0)
     const int nt = ta.nt;
+    // The end taper's weights on the record's last samples.
+    std::vector<float> end_weight;
+    for (int n = shot.nt - 1; n >= 0 && (shot.nt - 1 - n) * shot.dt < end_taper; --n)
+        end_weight.push_back(float(0.5 - 0.5 * std::cos(M_PI * (shot.nt - 1 - n) * shot.dt / end_taper)));
 #pragma omp parallel for schedule(dynamic)
     for (std::size_t r = 0; r < shot.ntraces(); ++r) {
         std::vector<double> tmp(nt);
-        to_record.transpose(shot.trace(r), tmp.data());
+        if (end_weight.empty()) {
+            to_record.transpose(shot.trace(r), tmp.data());
+        } else {
+            std::vector<float> record(shot.trace(r), shot.trace(r) + shot.nt);
+            for (std::size_t k = 0; k < end_weight.size(); ++k) record[shot.nt - 1 - k] *= end_weight[k];
+            to_record.transpose(record.data(), tmp.data());
+        }
         double t0 = -1, taper = 1.0 / wavelet.f_dominant;
         if (mute) {
             const double dx = shot.receivers[r].x - shot.source.x, dy = shot.receivers[r].y - shot.source.y,
@@ -254,8 +273,9 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
             // depend on the record interval. On the data, not on the imaging weight: the
             // illumination (the source wavefield's) shares that weight and must not move.
             const double gain = domain.cell_volume() * (born ? 1.0 : shot.dt / ta.dt);
+            const double end_taper = born ? 0.0 : opt.end_taper >= 0 ? opt.end_taper : 1.0 / wavelet.f_max;
             for (auto& tr : data_at_step(shot, ta, to_record, model, wavelet, opt.mute_direct, opt.mute_after,
-                                         opt.rho_filter && !born, gain))
+                                         opt.rho_filter && !born, end_taper, gain))
                 r.data.push_back(std::move(tr));
             for (auto& s : receiver_stencils(domain, window, model, shot))
                 r.where.push_back(member_stencil(std::move(s), domain.box(), m));

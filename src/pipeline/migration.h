@@ -66,6 +66,10 @@ struct MigrationOptions {
     // polarity (positive where impedance increases downward), as the flat-reflector
     // tests measure in 2D and 3D. Never for BornAdjoint, which must stay the adjoint.
     bool rho_filter = true;
+    // A half-cosine taper over the record's last end_taper seconds before the backward
+    // pass (not for BornAdjoint): the record's abrupt end would start it with a broadband
+    // step that the imaging steps alias (docs/anisotropy.md). < 0: 1 / the wavelet's f_max.
+    double end_taper = -1;
 };
 
 // Per shot; a shot migrated in a batch gets its share (1 / members) of the batch's
