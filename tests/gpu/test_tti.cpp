@@ -204,14 +204,14 @@ void check_kernel(const Case& c, kc::TtiKernel kernel, unsigned seed, int steps)
 }
 
 // Sizes no tile multiple (SWiC writes 24 x 24 columns per block in 3D fp32, 24 x 8 in fp64,
-// 120 in 2D), several
-// z chunks, damping layers, a batch in 2D, a free surface with VTI.
+// 120 in 2D), several z chunks, damping layers, batches in 2D and 3D (3D SWiC's tiles of
+// p, q, wp and wq at the members' planes stacked along z), a free surface with VTI.
 const Case kKernelCases[] = {
     {2, 263, 1, 150, 10, true, false, 2},
     {2, 131, 1, 97, 0, true},
     {2, 140, 1, 90, 8, false, true, 2},
     {3, 53, 21, 70, 6, true},
-    {3, 30, 9, 40, 0, true},
+    {3, 30, 9, 40, 0, true, false, 2},
     {3, 41, 19, 37, 5, false, true},
 };
 

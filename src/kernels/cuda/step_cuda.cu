@@ -277,6 +277,9 @@ __global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>)
     }
 }
 
+// What to run should the driver refuse a tensor map.
+constexpr const char* kNoTma = "Set RTM_CUDA_VARIANT=q32x8 (rtm bench: --variant q32x8)";
+
 // ---------------------------------------------------------------------------------
 // Bulk tensor copies (Hopper's copy engine, TMA) feeding the register queue: t32x16.
 //
@@ -303,9 +306,6 @@ __global__ void __launch_bounds__(BX * BY, kLayerBlocks<T, NDIM, MODE, BX * BY>)
 // arithmetic (memory variables and damping read from global memory), and split
 // launches run the kFull instance on the interior tiles.
 // Needs: sm_90, row and plane strides multiples of 16 B (Box pads rows).
-// What to run should the driver refuse a tensor map.
-constexpr const char* kNoTma = "Set RTM_CUDA_VARIANT=q32x8 (rtm bench: --variant q32x8)";
-
 struct TmaMaps {
     CUtensorMap u, w, v;  // u[n] and w (batch members stacked along z), vdt2 (shared)
 };

@@ -291,7 +291,7 @@ __global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3
     // 2D: the threads copy the tiles themselves (cp.async), the interior of p and q from
     // their register queues, the ring (2R values) by the first 2R threads, the axis and
     // inputs of their own column; then a barrier. (The copy engine's 11 tiles of a row a
-    // plane ran 2D at 0.82x: 49.7% of the ceiling against 60.6%, H200.)
+    // plane ran 2D at 0.75x: 49.7% of the ceiling against 65.9%, H200.)
     [[maybe_unused]] const int rx = tid < R ? tid : FX + tid;  // the ring column of threads 0..2R-1
     [[maybe_unused]] const bool ring_in = tid < 2 * R && bx + rx >= 0 && bx + rx < B.nx;
     [[maybe_unused]] const unsigned rcol = ring_in ? unsigned(B.at(bx + rx, 0, 0)) : 0;
@@ -373,8 +373,8 @@ __global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3
             __syncthreads();
         }
 
-        // Gradients and fluxes at (column, m), formed by every thread without a branch:
-        // outside the computed points the axis is 0 (so are n n^T grad p) and g is masked.
+        // Gradients and fluxes at (column, m), formed by every thread without a branch and
+        // masked outside the computed points.
         // From the same shared values, the in-plane wings of the compact Laplacian.
         T fz, gz, wpx = 0, wqx = 0, wpy = 0, wqy = 0;
         {
@@ -408,14 +408,16 @@ __global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3
             }
             sp += n2 * dpz;
             tq2 += n2 * dqz;
+            // (f is 0 there already where the axis is; masked too, so that nothing but the
+            // computed points' values can reach them.)
             const bool live = col_in && in_z(m);
-            sh.f[s][0][ty][tx] = n0 * sp;
+            sh.f[s][0][ty][tx] = live ? n0 * sp : T(0);
             sh.g[s][0][ty][tx] = live ? dqx - n0 * tq2 : T(0);
             if constexpr (NDIM == 3) {
-                sh.f[s][NDIM - 2][ty][tx] = n1 * sp;
+                sh.f[s][NDIM - 2][ty][tx] = live ? n1 * sp : T(0);
                 sh.g[s][NDIM - 2][ty][tx] = live ? dqy - n1 * tq2 : T(0);
             }
-            fz = n2 * sp;
+            fz = live ? n2 * sp : T(0);
             gz = live ? dqz - n2 * tq2 : T(0);
         }
         // One barrier a plane in 3D (the fluxes, in kSwicBuffers buffers, are rewritten 3
