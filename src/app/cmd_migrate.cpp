@@ -91,6 +91,10 @@ po::options_description migration_options() {
         ("migration.rho-filter", po::value<bool>()->default_value(true),
          "-d/dt on the data, so reflectors image zero-phase at their depth with positive polarity "
          "where impedance increases downward")
+        ("migration.end-taper", po::value<std::string>()->default_value("auto"),
+         "seconds at the end of each record tapered to 0 (half cosine) before the backward pass, so that it "
+         "starts without a broadband step (grid-scale noise in the image, strongest with anisotropy); auto: "
+         "1 / the wavelet's highest frequency; 0: none. Not for born-adjoint (the exact adjoint)")
         ("migration.normalise", po::value<bool>()->default_value(true), "divide the stack by the source illumination")
         ("migration.laplacian", po::value<bool>()->default_value(true), "apply -Laplacian to the stack (removes low-wavenumber noise)")
         ("migration.checkpoint-minutes", po::value<double>()->default_value(5),
@@ -147,6 +151,13 @@ MigrationOptions migration_from(const po::variables_map& vm) {
                  "Give the seconds kept muted after the direct wave's onset (e.g. 0.1), true or false");
     }
     m.rho_filter = vm["migration.rho-filter"].as<bool>();
+    const std::string taper = vm["migration.end-taper"].as<std::string>();
+    if (taper != "auto") {
+        const auto [end, ec] = std::from_chars(taper.data(), taper.data() + taper.size(), m.end_taper);
+        if (ec != std::errc() || end != taper.data() + taper.size() || !(m.end_taper >= 0) || !std::isfinite(m.end_taper))
+            fail("option migration.end-taper", "'" + taper + "' is not a non-negative number of seconds",
+                 "Give seconds (e.g. 0.04), 0 for none, or auto");
+    }
     return m;
 }
 
@@ -276,12 +287,6 @@ int cmd_migrate(int argc, char** argv) {
                 .grid.size());
     job.post.normalise = vm["migration.normalise"].as<bool>();
     job.post.laplacian = vm["migration.laplacian"].as<bool>();
-    // -Lap is an isotropic filter: in a tilted medium it moves flat reflectors (by up to
-    // two cells either way in tests/physics/test_anisotropic_migration.cpp).
-    if (job.post.laplacian && tilted(model))
-        spdlog::warn("migration.laplacian: the Laplacian filter is isotropic, and with a tilted model (model.theta) "
-                     "it can move reflectors by a cell or two; migration.laplacian false keeps them in place "
-                     "(docs/anisotropy.md)");
     job.post.top_mute = vm["migration.top-mute"].as<double>();
     job.post.top_taper = vm["migration.top-mute-taper"].as<double>();
     if (!(job.post.top_mute >= 0) || !(job.post.top_taper >= 0))

@@ -211,6 +211,8 @@ TEST_CASE("bad migration options are refused naming the option") {
                         // beyond the record: only t = 0 would be imaged (a zero image)
                         Bad{"--migration.image-every 100000", "migration.image-every"},
                         Bad{"--migration.aperture nan", "migration.aperture"},
+                        Bad{"--migration.end-taper -0.1", "migration.end-taper"},
+                        Bad{"--migration.end-taper soon", "migration.end-taper"},
                         Bad{"--model.dx -10", "model.dx"}}) {
         const auto r = run_rtm(migrate_cmd(job, b.args));
         INFO(b.args << ": " << r.output);
