@@ -555,15 +555,17 @@ TEST_CASE("a flat reflector under a tilted elliptical medium: TTI migration imag
         INFO("with the Laplacian: strongest at " << z_lap << " m");
         CHECK(std::abs(z_lap - 397.5) <= 1.5 * h);
     }
-    // Below the reflector (500 m to the bottom, 700 m) with the filter: measured 0.25 of the
-    // reflector's largest |value| (300 to 500 m) over columns 20..220 (0.92 untapered).
+    // Below the reflector (500 m to the bottom, 700 m) with the filter, over columns
+    // 20..220, against the reflector's largest |value| (300 to 500 m). Nothing is imaged
+    // there but the reflector's own side lobe, 100 m (about half a wavelength at 10 Hz)
+    // below it: that lobe of the filtered image measured 0.25 (at 505 m). The bound 0.4
+    // leaves it room and fails the untapered record's grid-scale noise (0.92 at 665 m).
     double refl = 0, below = 0;
     for (int ix = 20; ix <= 220; ++ix)
-        for (int iz = 60; iz < truth.grid().nz; ++iz)
-            {
-                double& m = iz < 100 ? refl : below;
-                m = std::max(m, double(std::abs(tti_lap.at(ix, 0, iz))));
-            }
+        for (int iz = 60; iz < truth.grid().nz; ++iz) {
+            double& m = iz < 100 ? refl : below;
+            m = std::max(m, double(std::abs(tti_lap.at(ix, 0, iz))));
+        }
     INFO("TTI image with the Laplacian: largest |value| below 500 m over the reflector's: " << below / refl);
     CHECK(below < 0.4 * refl);
 }
