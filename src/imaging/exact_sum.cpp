@@ -83,8 +83,12 @@ void ExactSum::add(const ExactSum& o) {
 
 double ExactSum::value() const {
     if (!used) return 0;
-    double v = 0;  // smallest bin first; a fixed order, so equal bins give equal doubles
-    for (int k = kKept - 1; k >= 0; --k) v += std::ldexp(double(bins[k]), kWidth * (top - k));
+    // Smallest bin first; a fixed order, so equal bins give equal doubles. Each bin scaled
+    // as ldexp would (exactly: a nonzero bin is an integer, >= 1 in magnitude), without
+    // the library call: the final image takes value() of every node's image and
+    // illumination (96 M calls for a 3D model of 48 M nodes, at the end of the job).
+    double v = 0;
+    for (int k = kKept - 1; k >= 0; --k) v += scaled(double(bins[k]), kWidth * (top - k));
     return v;
 }
 

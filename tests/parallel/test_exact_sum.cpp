@@ -127,6 +127,25 @@ TEST_CASE("exact sums are exact where the true sum is known") {
     CHECK(sum_of({-0.0, 0.0}).value() == 0.0);
 }
 
+TEST_CASE("value() is the bins' definition bit for bit, at every scale of a double") {
+    // value() scales each bin by a multiplication with a power of two instead of ldexp:
+    // the same double wherever the power is normal (the bin, an integer >= 1 in magnitude,
+    // times it is exact or overflows as ldexp does) and ldexp itself elsewhere. Sums whose
+    // top bins span the double range (values 2^-1070 .. 2^1020), against the definition.
+    std::mt19937_64 rng(17);
+    std::uniform_real_distribution<double> mant(-1, 1);
+    std::uniform_int_distribution<int> expo(-1070, 1020);
+    for (int trial = 0; trial < 2000; ++trial) {
+        ExactSum s;
+        const int e = expo(rng);
+        for (int k = 0; k < 5; ++k) s.add(std::ldexp(mant(rng), e - 40 * k));
+        double want = 0;
+        for (int k = 2; k >= 0; --k) want += std::ldexp(double(s.bins[k]), 32 * (s.top - k));
+        INFO("trial " << trial << ", exponent " << e);
+        CHECK(s.value() == want);
+    }
+}
+
 TEST_CASE("exact sums keep the relative accuracy of their largest term to 2^-64 per term") {
     // The dropped bits of each term are below 2^(32 (T - 2)) <= 2^-64 |largest term|
     // (the largest term is >= 2^(32 T)): n terms lose at most n 2^-64 of it.
