@@ -258,7 +258,7 @@ __global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3
     const int m0 = k0 - R, m1 = k1 + R;  // the planes of the loop
     auto in_z = [&](int iz) { return iz >= 0 && iz < B.nz; };
     auto load = [&](const T* f, int iz) { return col_in && in_z(iz) ? ld(f + (col + unsigned(iz) * sz)) : T(0); };
-    // Plane m's tiles (and the update's inputs of plane m - R, when written here) are asked
+    // 3D: plane m's tiles (and the update's inputs of plane m - R, when written here) are asked
     // for into buffer s by the first lanes of the warps: warp w asks for copies w, w + W,
     // ..., and warp 0 also sets the bytes the buffer's barrier waits for (one thread asking
     // for all of them held its warp, and the block's barrier, at every plane). Padded
