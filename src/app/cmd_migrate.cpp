@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -112,6 +113,20 @@ po::options_description output_options() {
     return d;
 }
 
+// An option that is "auto" (nullopt) or a finite number, positive (or also 0 where
+// zero_ok); refused naming the option otherwise.
+std::optional<double> auto_or_number(const po::variables_map& vm, const std::string& option, bool zero_ok,
+                                     const std::string& unit, const std::string& fix) {
+    const std::string text = vm[option].as<std::string>();
+    if (text == "auto") return std::nullopt;
+    double v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v < 0 || (v == 0 && !zero_ok))
+        fail("option " + option,
+             "'" + text + "' is not a " + (zero_ok ? "non-negative" : "positive") + " number of " + unit, fix);
+    return v;
+}
+
 MigrationOptions migration_from(const po::variables_map& vm) {
     MigrationOptions m;
     m.propagation = propagation_from(vm);
@@ -128,14 +143,8 @@ MigrationOptions migration_from(const po::variables_map& vm) {
     else if (st == "checkpoints") m.storage = SourceStorage::Checkpoints;
     else fail("option migration.storage", "unknown value '" + st + "'", "Use auto, snapshots, boundary or checkpoints");
     m.bf16_snapshots = vm["migration.bf16-snapshots"].as<bool>();
-    const std::string budget = vm["migration.memory-budget"].as<std::string>();
-    if (budget != "auto") {
-        double gb = 0;
-        const auto [end, ec] = std::from_chars(budget.data(), budget.data() + budget.size(), gb);
-        if (ec != std::errc() || end != budget.data() + budget.size() || !(gb > 0) || !std::isfinite(gb))
-            fail("option migration.memory-budget", "'" + budget + "' is not a positive number of GB", "Give gigabytes, e.g. 4, or auto");
-        m.memory_budget = gb * 1e9;
-    }
+    if (const auto gb = auto_or_number(vm, "migration.memory-budget", false, "GB", "Give gigabytes, e.g. 4, or auto"))
+        m.memory_budget = *gb * 1e9;
     const std::string c = vm["migration.condition"].as<std::string>();
     if (c == "cross-correlation") m.condition = ImagingCondition::CrossCorrelation;
     else if (c == "inverse-scattering") m.condition = ImagingCondition::InverseScattering;
@@ -151,13 +160,8 @@ MigrationOptions migration_from(const po::variables_map& vm) {
                  "Give the seconds kept muted after the direct wave's onset (e.g. 0.1), true or false");
     }
     m.rho_filter = vm["migration.rho-filter"].as<bool>();
-    const std::string taper = vm["migration.end-taper"].as<std::string>();
-    if (taper != "auto") {
-        const auto [end, ec] = std::from_chars(taper.data(), taper.data() + taper.size(), m.end_taper);
-        if (ec != std::errc() || end != taper.data() + taper.size() || !(m.end_taper >= 0) || !std::isfinite(m.end_taper))
-            fail("option migration.end-taper", "'" + taper + "' is not a non-negative number of seconds",
-                 "Give seconds (e.g. 0.04), 0 for none, or auto");
-    }
+    if (const auto s = auto_or_number(vm, "migration.end-taper", true, "seconds", "Give seconds (e.g. 0.04), 0 for none, or auto"))
+        m.end_taper = *s;
     return m;
 }
 

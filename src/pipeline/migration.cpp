@@ -49,10 +49,10 @@ DomainOptions damping_domain(const MigrationOptions& opt, double dt, const Wavel
 // transpose moves a frequency w of the record's end earlier by the factor cos(w dt / 2):
 // a taper after it would leave those). The record stops abruptly at its end, so without
 // it the backward pass starts with a step at every receiver, a broadband source up to
-// the grid's highest frequencies. Those reach depth fast in TTI (the rotated operator's grid-scale waves,
-// kh 0.5 pi to 0.9 pi, run at up to 1.85 times vp) and the imaging steps, every k
-// steps at the Nyquist rate of the wavelet's f_max, alias them into the image at
-// the grid's Nyquist wavenumber (docs/anisotropy.md, "Why it matters").
+// the grid's highest frequencies. Those reach depth fast in TTI (the rotated operator's
+// grid-scale waves, kh 0.5 pi to 0.9 pi, run at up to 1.85 times vp) and the imaging
+// steps, every k steps at the Nyquist rate of the wavelet's f_max, alias them into the
+// image at the grid's Nyquist wavenumber (docs/anisotropy.md, "Why it matters").
 // `to_record` is the shot's (its sampling and the steps'), made once for a batch: its
 // resampler's weights cost more than the transposes of a 2D shot's traces.
 // Returned as the backward pass's sources: each trace reversed in time and times
@@ -81,13 +81,14 @@ std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const Time
 #pragma omp parallel for schedule(dynamic)
     for (std::size_t r = 0; r < shot.ntraces(); ++r) {
         std::vector<double> tmp(nt);
-        if (end_weight.empty()) {
-            to_record.transpose(shot.trace(r), tmp.data());
-        } else {
-            std::vector<float> record(shot.trace(r), shot.trace(r) + shot.nt);
-            for (std::size_t k = 0; k < end_weight.size(); ++k) record[shot.nt - 1 - k] *= end_weight[k];
-            to_record.transpose(record.data(), tmp.data());
+        const float* record = shot.trace(r);
+        std::vector<float> tapered;
+        if (!end_weight.empty()) {
+            tapered.assign(record, record + shot.nt);
+            for (std::size_t k = 0; k < end_weight.size(); ++k) tapered[shot.nt - 1 - k] *= end_weight[k];
+            record = tapered.data();
         }
+        to_record.transpose(record, tmp.data());
         double t0 = -1, taper = 1.0 / wavelet.f_dominant;
         if (mute) {
             const double dx = shot.receivers[r].x - shot.source.x, dy = shot.receivers[r].y - shot.source.y,
