@@ -146,9 +146,6 @@ void Domain::set_anisotropy(const AnisotropyFields& extra, std::size_t nodes) {
         fail("absorbing layers", "C-PML is not proven stable for anisotropic (VTI/TTI) media",
              "Use damping layers (Boundary::Damping), as rtm model does for anisotropic models");
     tti_.tilted = tilted(extra);
-    if (tti_.tilted && opt_.free_surface)
-        fail("option propagation.free-surface", "a free surface with a tilted (TTI) model is not implemented",
-             "Set propagation.free-surface = false, or leave out model.theta and model.phi (VTI)");
     // Each parameter's volume (or none: 0), found once, not per point.
     const auto volume = [&](const char* name) -> const std::vector<float>* {
         const auto it = extra.find(name);

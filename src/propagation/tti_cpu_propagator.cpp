@@ -88,7 +88,7 @@ public:
         }
         // The free-surface mirror of u[n] before it is read (as the isotropic step: sources,
         // add_field, recall and restore_band change u[n] after the kernel's own mirror).
-        if (box_.free_surface)  // VTI only (the domain refuses TTI with a free surface)
+        if (box_.free_surface)
             for (int m = 0; m < batch(); ++m)
                 for (T* f : {p, q}) kernels::free_surface_cpu(box_, f + m * box_.padded_size());
         args_.p = p;

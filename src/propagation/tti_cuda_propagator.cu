@@ -120,7 +120,7 @@ public:
         if (rec_.records(n))
             kc::sample_pq_cuda(p, q, rec_.count, rec_.offset.data(), rec_.index.data(), rec_.weight.data(),
                                rec_.traces.data(), n, stream_);
-        if (box_.free_surface) {  // VTI only (the domain refuses TTI with a free surface)
+        if (box_.free_surface) {
             kc::free_surface_cuda(box_, p, stream_, batch());
             kc::free_surface_cuda(box_, q, stream_, batch());
         }

@@ -303,7 +303,7 @@ const std::string kTti = " --model.epsilon 0.2 --model.delta 0.1 --model.theta 3
 }  // namespace
 
 TEST_CASE("TTI and VTI shots over z-slabs: rtm model's gathers are one process's, bit for bit (2D over 2 and 3 ranks, "
-          "VTI with a free surface, 3D TTI with an azimuth)") {
+          "VTI and TTI with a free surface, 3D TTI with an azimuth)") {
     const auto dir = scratch("cli-slabs-tti-model");
     const double face = face_depth(151, 10, kPml, false, 2, 1);
     auto r = both(2, 2, model_2d(face, face, kTti, 2), dir / "tti2", "--output.shots");
@@ -322,6 +322,12 @@ TEST_CASE("TTI and VTI shots over z-slabs: rtm model's gathers are one process's
     REQUIRE(r.many.status == 0);
     CHECK_THAT(r.many.output, Contains("cpu VTI"));
     CHECK(bytes_of(dir / "vti" / "many") == bytes_of(dir / "vti" / "one"));
+    // TTI under a free surface: the top slab mirrors pass 1's fluxes about it.
+    r = both(2, 2, model_2d(fs_face, fs_face, kTti + " --propagation.free-surface true", 2), dir / "tti-fs",
+             "--output.shots");
+    REQUIRE(r.many.status == 0);
+    CHECK_THAT(r.many.output, Contains("cpu TTI"));
+    CHECK(bytes_of(dir / "tti-fs" / "many") == bytes_of(dir / "tti-fs" / "one"));
     r = both(2, 2, model_3d() + " --model.epsilon 0.15 --model.delta 0.05 --model.theta 25 --model.phi 40", dir / "tti3d",
              "--output.shots");
     INFO(r.one.output << r.many.output);

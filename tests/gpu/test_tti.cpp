@@ -42,7 +42,7 @@ struct Case {
     int nx, ny, nz;
     int layers;          // damping cells on every side (0: none)
     bool tilted;
-    bool free_surface = false;  // VTI only
+    bool free_surface = false;
     int batch = 1;
 };
 
@@ -205,14 +205,17 @@ void check_kernel(const Case& c, kc::TtiKernel kernel, unsigned seed, int steps)
 
 // Sizes no tile multiple (SWiC writes 24 x 24 columns per block in 3D fp32, 24 x 8 in fp64,
 // 120 in 2D), several z chunks, damping layers, batches in 2D and 3D (3D SWiC's tiles of
-// p, q, wp and wq at the members' planes stacked along z), a free surface with VTI.
+// p, q, wp and wq at the members' planes stacked along z), a free surface with VTI and with
+// TTI (z split into 2 chunks: SWiC's first mirrors the z fluxes, the second must not).
 const Case kKernelCases[] = {
     {2, 263, 1, 150, 10, true, false, 2},
     {2, 131, 1, 97, 0, true},
     {2, 140, 1, 90, 8, false, true, 2},
+    {2, 150, 1, 80, 8, true, true, 2},
     {3, 53, 21, 70, 6, true},
     {3, 30, 9, 40, 0, true, false, 2},
     {3, 41, 19, 37, 5, false, true},
+    {3, 45, 20, 70, 5, true, true},
 };
 
 template <class T>

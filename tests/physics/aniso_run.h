@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "physics/wavelet.h"
@@ -27,6 +28,7 @@ struct AnisoRun {
     int nt = 0;
     double f0 = 10;
     Position source;
+    std::vector<std::pair<Position, double>> more_sources;  // further sources: where, the wavelet's factor
     std::vector<Position> receivers;
     Precision precision = Precision::Double;
 
@@ -57,7 +59,14 @@ inline AnisoResult run(const AnisoRun& r, int check_every = 0, int early = 0, in
     Domain d(r.grid, sample(r.grid, r.vp), r.domain, extra);
     auto p = make_cpu_propagator(d, r.precision);
     const auto w = ricker(r.f0, r.domain.dt, r.nt);
-    p->set_sources({d.point(r.source.x, r.source.y, r.source.z, "source")}, {std::vector<double>(w.begin(), w.end())});
+    std::vector<PointStencil> sources{d.point(r.source.x, r.source.y, r.source.z, "source")};
+    std::vector<std::vector<double>> wavelets{std::vector<double>(w.begin(), w.end())};
+    for (const auto& [at, factor] : r.more_sources) {
+        sources.push_back(d.point(at.x, at.y, at.z, "source"));
+        wavelets.emplace_back();
+        for (double x : w) wavelets.back().push_back(factor * x);
+    }
+    p->set_sources(sources, wavelets);
     std::vector<PointStencil> rec;
     for (const auto& q : r.receivers) rec.push_back(d.point(q.x, q.y, q.z, "receiver"));
     p->set_receivers(rec, r.nt);

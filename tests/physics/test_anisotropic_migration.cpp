@@ -237,7 +237,7 @@ TEST_CASE("the TTI forward map and migration's backward pass are adjoint to roun
 
 
 TEST_CASE("TTI Born modelling and born-adjoint migration are adjoint (dot-product test: 2D, 3D, double and single, "
-          "snapshots and band)") {
+          "snapshots and band, and under a free surface)") {
     // The bounds of tests/numerics/test_adjoint.cpp, on DotTest::error (the operators'
     // relative error), with the TTI update's roundings:
     //   double: F dm stored as fp32 traces, 2^-24 of each sample: 1e-7. With the source
@@ -257,14 +257,20 @@ TEST_CASE("TTI Born modelling and born-adjoint migration are adjoint (dot-produc
         p.precision = Precision::Double;
         const DotTest snap = born_dot_test(ndim, 0.004, p, SourceStorage::Snapshots, false, 0, tilted_anisotropy);
         const DotTest band = born_dot_test(ndim, 0.004, p, SourceStorage::Boundary, false, 0, tilted_anisotropy);
+        p.free_surface = true;  // sources and receivers 10 m below it
+        const DotTest surface = born_dot_test(ndim, 0.004, p, SourceStorage::Snapshots, false, 0, tilted_anisotropy);
+        p.free_surface = false;
         p.precision = Precision::Single;
         const DotTest single = born_dot_test(ndim, 0.004, p, SourceStorage::Snapshots, false, 0, tilted_anisotropy);
         const double K = ndim == 3 ? 130 : 90, single_bound = 12 * std::sqrt(double(single.steps)) * K * u32;
         WARN(ndim << "D TTI, " << snap.steps << " steps: <F dm, d> = " << snap.lhs << ", <dm, F^T d> = " << snap.rhs
                   << "; mismatch " << snap.error() << " (double), " << band.error() << " (double, band; bound "
-                  << band.steps * u32 << "), " << single.error() << " (single; bound " << single_bound << ")");
+                  << band.steps * u32 << "), " << single.error() << " (single; bound " << single_bound << "), "
+                  << surface.error() << " (double, free surface)");
         CHECK(std::abs(snap.lhs) > 0);
         CHECK(snap.error() < 1e-7);
+        CHECK(std::abs(surface.lhs) > 0);
+        CHECK(surface.error() < 1e-7);
         CHECK(band.error() < band.steps * u32);
         CHECK(single.error() < single_bound);
     }

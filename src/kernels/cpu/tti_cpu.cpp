@@ -38,6 +38,19 @@ void vti(const TtiStepArgs<T>& A) {
         }
 }
 
+// Under a free surface pass 1's z fluxes are even about plane 0 (docs/anisotropy.md, "A
+// free surface": p and q are odd about it, the medium taken mirrored above it): planes
+// 1..R are copied into the halo above, where pass 2 reads them.
+template <class T>
+void mirror_z_fluxes(const TtiStepArgs<T>& A) {
+    const Box& B = A.box;
+#pragma omp parallel for schedule(static)
+    for (int iy = 0; iy < B.ny; ++iy)
+        for (int ix = 0; ix < B.nx; ++ix)
+            for (int k = 1; k <= R; ++k)
+                for (int c : {2, 5}) A.flux[c][B.at(ix, iy, -k)] = A.flux[c][B.at(ix, iy, k)];
+}
+
 template <class T, int NDIM>
 void tti(const TtiStepArgs<T>& A, const std::function<void()>& between) {
     const Box& B = A.box;
@@ -67,6 +80,7 @@ void tti(const TtiStepArgs<T>& A, const std::function<void()>& between) {
                 }
             }
         }
+    if (B.free_surface) mirror_z_fluxes(A);
     if (between) between();
     // Pass 2: the compact Laplacians minus the divergences of pass 1's fluxes, and the update.
 #pragma omp parallel for collapse(2) schedule(static)

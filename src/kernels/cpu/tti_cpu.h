@@ -21,7 +21,8 @@ struct TtiStepArgs {
     const T* cpq = nullptr;
     const T* cqq = nullptr;
     // TTI: the unit symmetry axis n per padded point (x, y, z; null: VTI) and six
-    // padded scratch fields whose halo stays zero (the first derivatives of pass 1).
+    // padded scratch fields whose halo stays zero (the first derivatives of pass 1), but
+    // for the z fluxes' halo above a free surface (their mirror).
     const T* axis[3] = {nullptr, nullptr, nullptr};
     T* flux[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
     // Damping k per padded point (0 in the window), as StepArgs::damp; null: none.
@@ -46,8 +47,9 @@ struct TtiStepArgs {
 //   all (2D: 32 + 56 = 88 B). Flops: pass 1 the first derivatives of p and q (11 each)
 //   and the projections, pass 2 their divergences, two compact Laplacians (14 per axis)
 //   and the update (16): about 270 in 3D, 180 in 2D.
-// A free surface (VTI only; the domain refuses it for TTI) then mirrors wp and wq as
-// the isotropic step does. OpenMP over z, SIMD along x.
+// A free surface mirrors wp and wq afterwards as the isotropic step does; in TTI pass 1's
+// z fluxes are also mirrored, evenly, into the halo above it (docs/anisotropy.md, "A free
+// surface"). OpenMP over z, SIMD along x.
 // between (TTI): called with the member's number after its pass 1 and before its pass 2
 // (the z-slabs' exchange of the fluxes' ghost planes, which pass 2 differentiates).
 template <class T>

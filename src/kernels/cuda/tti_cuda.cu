@@ -88,7 +88,8 @@ __global__ void vti_kernel(TtiStepArgs<T> A, const T* p, const T* q, T* wp, T* w
     update(A, wp, wq, i, pi, qi, hp, vq);
 }
 
-// Two-pass, pass 1: f[0..2] = n (n . grad p), f[3..5] = (I - n n^T) grad q.
+// Two-pass, pass 1: f[0..2] = n (n . grad p), f[3..5] = (I - n n^T) grad q; under a free
+// surface the z ones of planes 1..R also into the halo above (the twin's mirror_z_fluxes).
 template <class T, int NDIM>
 __global__ void tti_pass1_kernel(TtiStepArgs<T> A, const T* p, const T* q) {
     const Box& B = A.box;
@@ -113,6 +114,11 @@ __global__ void tti_pass1_kernel(TtiStepArgs<T> A, const T* p, const T* q) {
         const int ax = axes[k];
         A.flux[ax][i] = n[ax] * sp;
         A.flux[3 + ax][i] = gq[ax] - n[ax] * sq;
+    }
+    if (B.free_surface && iz >= 1 && iz <= R) {
+        const long g = B.at(ix, iy, -iz);
+        A.flux[2][g] = n[2] * sp;
+        A.flux[5][g] = gq[2] - n[2] * sq;
     }
 }
 
@@ -257,7 +263,11 @@ __global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3
     const int k0 = chunk * zchunk, k1 = min(B.nz, k0 + zchunk);
     const int m0 = k0 - R, m1 = k1 + R;  // the planes of the loop
     auto in_z = [&](int iz) { return iz >= 0 && iz < B.nz; };
-    auto load = [&](const T* f, int iz) { return col_in && in_z(iz) ? ld(f + (col + unsigned(iz) * sz)) : T(0); };
+    // The z queues' values: the halo above a free surface holds the mirror of p and q.
+    auto load = [&](const T* f, int iz) {
+        const bool read = in_z(iz) || (B.free_surface && iz >= -R && iz < 0);
+        return col_in && read ? ld(f + (col + unsigned(iz) * sz)) : T(0);
+    };
     // 3D: plane m's tiles (and the update's inputs of plane m - R, when written here) are asked
     // for into buffer s by the first lanes of the warps: warp w asks for copies w, w + W,
     // ..., and warp 0 also sets the bytes the buffer's barrier waits for (one thread asking
@@ -450,6 +460,20 @@ __global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3
                 ap[e(R + j)] += C.d[2][j - 1] * fz;
                 aq[e(R - j)] -= C.d[2][j - 1] * gz;
                 aq[e(R + j)] += C.d[2][j - 1] * gz;
+            }
+            // Under a free surface the z fluxes are even about it: plane g = 1..R's is also
+            // plane -g's, whose divergence reaches planes 0..R - g (+d_(o+g) into plane o).
+            // The first chunk starts at plane -R, so plane g is its rotation R + g of round 0.
+            // (Without a branch, adding 0 elsewhere: a branch here spilled registers.)
+            if constexpr (J > R && J <= 2 * R) {
+                constexpr int g = J - R;
+                const bool ghost = B.free_surface && k0 == 0 && round == 0;
+                const T gfz = ghost ? fz : T(0), ggz = ghost ? gz : T(0);
+#pragma unroll
+                for (int o = 0; o <= R - g; ++o) {
+                    ap[e(o - g + R)] += C.d[2][o + g - 1] * gfz;
+                    aq[e(o - g + R)] += C.d[2][o + g - 1] * ggz;
+                }
             }
             // Plane k = m - R has all its terms now: the update (the twin's), its inputs
             // from this plane's buffer.

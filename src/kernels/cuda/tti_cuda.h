@@ -58,7 +58,8 @@
 //   VTI (every kernel name): one kernel, one thread per point (no cross terms, nothing to
 //     pass through memory): reads p, q, wp, wq, cpp, cpq, cqq, damp, writes wp, wq: 40 B
 //     (36 without damping); flops 3D about 60.
-// A free surface (VTI only) mirrors wp and wq afterwards (free_surface_cuda), as the twin.
+// A free surface mirrors wp and wq afterwards (free_surface_cuda), and in TTI the z fluxes
+// of planes 1..R count also as those of their mirror planes above it, as the twin.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
