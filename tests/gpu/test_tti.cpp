@@ -15,9 +15,11 @@
 //           3 x 12 + 3, update 7: 124, taken as K = 130;  TTI 2D: 2/3 of that, K = 90;
 //   VTI: two compact second derivatives (2 x 13) and the update (7): K = 40.
 // N = 100 steps for the kernels: 3D TTI 3 x 10 x 130 x 2^-24 = 2.3e-4 relative L2.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <random>
+#include <utility>
 
 #include "gpu_test.h"
 #include "kernels/cpu/tti_cpu.h"
@@ -248,18 +250,27 @@ struct PropResult {
     std::vector<double> traces, field;
 };
 
-PropResult propagate(const Domain& d, bool gpu, int nt, const char* kernel) {
+double largest(const std::vector<double>& v) {
+    double m = 0;
+    for (double x : v) m = std::max(m, std::abs(x));
+    return m;
+}
+
+// shallow: the source and receivers near the top (a free surface's test), else the source
+// at 0.4 of the depth and the receivers below.
+PropResult propagate(const Domain& d, bool gpu, int nt, const char* kernel, bool shallow) {
     setenv("RTM_TTI_KERNEL", kernel, 1);
     auto p = gpu ? make_cuda_propagator(d, Precision::Single) : make_cpu_propagator(d, Precision::Single);
     unsetenv("RTM_TTI_KERNEL");
     const Grid& g = d.window();
     const auto w = ricker(15, d.dt(), nt);
     const double sy = g.ndim() == 3 ? 0.5 * g.y_max() + 0.7 : 0;
-    p->set_sources({d.point(0.45 * g.x_max() + 1.3, sy, 0.4 * g.z_max() + 2.1, "source")},
+    p->set_sources({d.point(0.45 * g.x_max() + 1.3, sy, (shallow ? 0.1 : 0.4) * g.z_max() + 2.1, "source")},
                    {std::vector<double>(w.begin(), w.end())});
     std::vector<PointStencil> rec;
     for (int k = 0; k < 7; ++k)
-        rec.push_back(d.point((0.1 + 0.13 * k) * g.x_max(), 0.3 * g.y_max(), (0.9 - 0.1 * k) * g.z_max(), "receiver"));
+        rec.push_back(d.point((0.1 + 0.13 * k) * g.x_max(), 0.3 * g.y_max(),
+                              (shallow ? 0.05 + 0.04 * k : 0.9 - 0.1 * k) * g.z_max(), "receiver"));
     p->set_receivers(rec, nt);
     for (int n = 0; n < nt; ++n) p->step(n);
     return {p->receiver_traces(), p->wavefield()};
@@ -268,12 +279,13 @@ PropResult propagate(const Domain& d, bool gpu, int nt, const char* kernel) {
 
 }  // namespace
 
-TEST_CASE("the GPU VTI/TTI propagator (two-pass and SWiC) equals the CPU one in fp32 after 300 steps, 2D and 3D",
+TEST_CASE("the GPU VTI/TTI propagator (two-pass and SWiC) equals the CPU one in fp32 after 300 steps, 2D and 3D, "
+          "TTI also under a free surface",
           "[gpu][tti]") {
     if (!gpu_or_skip()) return;
     const int nt = 300;
     for (int ndim : {2, 3})
-        for (bool tilted : {false, true}) {
+        for (const auto& [tilted, surface] : {std::pair{false, false}, std::pair{true, false}, std::pair{true, true}}) {
             Grid g;
             g.nx = ndim == 3 ? 47 : 161;
             g.ny = ndim == 3 ? 39 : 1;
@@ -297,18 +309,22 @@ TEST_CASE("the GPU VTI/TTI propagator (two-pass and SWiC) equals the CPU one in 
             DomainOptions o;
             o.boundary = Boundary::Damping;
             o.pml_cells = 12;
+            o.free_surface = surface;  // then the source and receivers near it
             // Half the TTI limit dt^2 (A + B) S2 sum 1/h^2 <= 4 (docs/anisotropy.md), A = vmax^2 (1 + 2 eps_max).
             const double vmax = 1803 + 8 * g.nz, sum = (ndim == 3 ? 3 : 2) / (g.dx * g.dx);
             o.dt = 0.5 * std::sqrt(4 / ((1.5 + 1) * vmax * vmax * stencil::second_derivative_symbol_max() * sum));
             const Domain d(g, vp, o, extra);
-            const PropResult ref = propagate(d, false, nt, "swic");
+            const PropResult ref = propagate(d, false, nt, "swic", surface);
             for (const auto& kernel : kc::tti_kernel_names()) {
-                const PropResult r = propagate(d, true, nt, kernel.c_str());
+                const PropResult r = propagate(d, true, nt, kernel.c_str(), surface);
                 const double et = rel_l2(r.traces, ref.traces), ef = rel_l2(r.field, ref.field);
                 const double tol = tti_bound(nt, terms(ndim, tilted), unit_roundoff(Precision::Single));
-                std::printf("%dD %s propagator, kernel %s, %d steps: relative L2 traces %.3g, wavefield %.3g (bound %.3g)\n",
-                            ndim, tilted ? "TTI" : "VTI", kernel.c_str(), nt, et, ef, tol);
-                INFO(ndim << "D " << (tilted ? "TTI" : "VTI") << ", kernel " << kernel << ": traces " << et
+                std::printf("%dD %s propagator%s, kernel %s, %d steps: relative L2 traces %.3g, wavefield %.3g (bound %.3g; "
+                            "largest |trace| %.3g, |field| %.3g)\n",
+                            ndim, tilted ? "TTI" : "VTI", surface ? " under a free surface" : "", kernel.c_str(), nt, et,
+                            ef, tol, largest(ref.traces), largest(ref.field));
+                INFO(ndim << "D " << (tilted ? "TTI" : "VTI") << (surface ? ", free surface" : "") << ", kernel " << kernel
+                          << ": traces " << et
                           << ", wavefield " << ef << ", bound " << tol);
                 CHECK(et <= tol);
                 CHECK(ef <= tol);

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "gpu_test.h"
 #include "migration_fixture.h"
@@ -204,7 +205,7 @@ TEST_CASE("the GPU VTI/TTI propagator's migration operations (band history, snap
 }
 
 TEST_CASE("TTI migrate_shot on the GPU matches the CPU (cross-correlation, inverse scattering and the born adjoint, "
-          "with snapshots, band, checkpoints, in 2D and 3D)",
+          "with snapshots, band, checkpoints, in 2D and 3D; the band under a free surface)",
           "[gpu][tti]") {
     if (!gpu_or_skip()) return;
     for (int ndim : {2, 3}) {
@@ -216,45 +217,56 @@ TEST_CASE("TTI migrate_shot on the GPU matches the CPU (cross-correlation, inver
         p.boundary = Boundary::Damping;
         const double xs = (nx - 1) * 5 + 3.7, ys = ndim == 3 ? (ny - 1) * 5 + 1.3 : 0;
         const ShotGather shot = model_shots(truth, {shot_geometry(truth, xs, ys, 20, 0.35, 0.002)}, w, p).front();
+        struct Case {
+            ImagingCondition cond;
+            SourceStorage storage;
+            bool surface;
+        };
+        std::vector<Case> cases;
         for (auto cond :
              {ImagingCondition::CrossCorrelation, ImagingCondition::InverseScattering, ImagingCondition::BornAdjoint})
-            for (auto storage : {SourceStorage::Snapshots, SourceStorage::Boundary, SourceStorage::Checkpoints}) {
-                MigrationOptions opt;
-                opt.aperture = -1;
-                opt.propagation.pml_cells = 10;
-                opt.condition = cond;
-                opt.storage = storage;
-                // A few states (one: 4 arrays of 4 B on the padded grid, 0.24 MB in 2D, 4.8 MB in 3D).
-                if (storage == SourceStorage::Checkpoints) opt.memory_budget = ndim == 3 ? 2e7 : 1e6;
-                opt.propagation.backend.gpu = false;
-                const ShotMigration cpu = migrate_shot(smooth, shot, w, opt);
-                opt.propagation.backend.gpu = true;
-                const ShotMigration gpu = migrate_shot(smooth, shot, w, opt);
-                REQUIRE(gpu.storage == storage);
-                REQUIRE(cpu.storage == storage);
-                double peak = 0;
-                for (double x : cpu.image) peak = std::max(peak, std::abs(x));
-                // As tests/gpu/test_imaging.cpp: sqrt(2) times a field's bound after the run's
-                // steps for the cross-correlation image (a band-rebuilt source field runs
-                // twice the steps: 2N); inverse scattering differentiates the fields, which
-                // amplifies their fresh rounding differences about tenfold: ten times that;
-                // the born adjoint applies diag(H, V) to the source field: d2_gain times.
-                const int K = ndim == 3 ? 130 : 90;
-                const int steps = storage == SourceStorage::Snapshots ? gpu.steps : 2 * gpu.steps;
-                const double gain = cond == ImagingCondition::CrossCorrelation    ? 1
-                                    : cond == ImagingCondition::InverseScattering ? 10
-                                                                                  : d2_gain(ndim, 15, models.vmax, 10);
-                const double tol = std::sqrt(2.0) * tti_bound(steps, K, unit_roundoff(Precision::Single)) * gain;
-                const double ei = rel_l2(gpu.image, cpu.image), el = rel_l2(gpu.illumination, cpu.illumination);
-                std::printf("%dD TTI migrate_shot, %s, %s: image GPU vs CPU %.3g, illumination %.3g (bound %.3g)\n", ndim,
-                            cond == ImagingCondition::CrossCorrelation    ? "cross-correlation"
-                            : cond == ImagingCondition::InverseScattering ? "inverse scattering"
-                                                                          : "born adjoint",
-                            storage_name(storage), ei, el, tol);
-                CHECK(peak > 0);
-                CHECK(ei <= tol);
-                CHECK(el <= tol);
-            }
+            for (auto storage : {SourceStorage::Snapshots, SourceStorage::Boundary, SourceStorage::Checkpoints})
+                cases.push_back({cond, storage, false});
+        cases.push_back({ImagingCondition::CrossCorrelation, SourceStorage::Boundary, true});
+        for (const auto& [cond, storage, surface] : cases) {
+            MigrationOptions opt;
+            opt.propagation.free_surface = surface;
+            opt.aperture = -1;
+            opt.propagation.pml_cells = 10;
+            opt.condition = cond;
+            opt.storage = storage;
+            // A few states (one: 4 arrays of 4 B on the padded grid, 0.24 MB in 2D, 4.8 MB in 3D).
+            if (storage == SourceStorage::Checkpoints) opt.memory_budget = ndim == 3 ? 2e7 : 1e6;
+            opt.propagation.backend.gpu = false;
+            const ShotMigration cpu = migrate_shot(smooth, shot, w, opt);
+            opt.propagation.backend.gpu = true;
+            const ShotMigration gpu = migrate_shot(smooth, shot, w, opt);
+            REQUIRE(gpu.storage == storage);
+            REQUIRE(cpu.storage == storage);
+            double peak = 0;
+            for (double x : cpu.image) peak = std::max(peak, std::abs(x));
+            // As tests/gpu/test_imaging.cpp: sqrt(2) times a field's bound after the run's
+            // steps for the cross-correlation image (a band-rebuilt source field runs
+            // twice the steps: 2N); inverse scattering differentiates the fields, which
+            // amplifies their fresh rounding differences about tenfold: ten times that;
+            // the born adjoint applies diag(H, V) to the source field: d2_gain times.
+            const int K = ndim == 3 ? 130 : 90;
+            const int steps = storage == SourceStorage::Snapshots ? gpu.steps : 2 * gpu.steps;
+            const double gain = cond == ImagingCondition::CrossCorrelation    ? 1
+                                : cond == ImagingCondition::InverseScattering ? 10
+                                                                              : d2_gain(ndim, 15, models.vmax, 10);
+            const double tol = std::sqrt(2.0) * tti_bound(steps, K, unit_roundoff(Precision::Single)) * gain;
+            const double ei = rel_l2(gpu.image, cpu.image), el = rel_l2(gpu.illumination, cpu.illumination);
+            std::printf("%dD TTI migrate_shot, %s, %s%s: image GPU vs CPU %.3g, illumination %.3g (bound %.3g)\n",
+                        ndim,
+                        cond == ImagingCondition::CrossCorrelation    ? "cross-correlation"
+                        : cond == ImagingCondition::InverseScattering ? "inverse scattering"
+                                                                      : "born adjoint",
+                        storage_name(storage), surface ? ", free surface" : "", ei, el, tol);
+            CHECK(peak > 0);
+            CHECK(ei <= tol);
+            CHECK(el <= tol);
+        }
     }
 }
 
