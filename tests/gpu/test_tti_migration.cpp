@@ -205,7 +205,7 @@ TEST_CASE("the GPU VTI/TTI propagator's migration operations (band history, snap
 }
 
 TEST_CASE("TTI migrate_shot on the GPU matches the CPU (cross-correlation, inverse scattering and the born adjoint, "
-          "with snapshots, band, checkpoints, in 2D and 3D; the band under a free surface)",
+          "with snapshots, band, checkpoints, in 2D and 3D, and the band under a free surface)",
           "[gpu][tti]") {
     if (!gpu_or_skip()) return;
     for (int ndim : {2, 3}) {
