@@ -58,7 +58,7 @@ public:
     // window: the physical grid (local coordinates: x = ix dx, y = iy dy, z = z0 + iz dz);
     // vp: its velocities (window.size() values, m/s); extra: anisotropy volumes on the
     // window (none: isotropic). An anisotropic domain needs damping layers (C-PML is not
-    // proven stable for it) and, when tilted, no free surface: both are refused.
+    // proven stable for it: refused).
     Domain(const Grid& window, const std::vector<float>& vp, const DomainOptions& opt,
            const AnisotropyFields& extra = {});
 

@@ -594,7 +594,8 @@ struct SwicLaunch {
     int zchunk = 0, chunks = 1;
 };
 
-// Columns of blocks over x and y; z split into chunks of at least 32 planes. Each chunk
+// Columns of blocks over x and y; z split into chunks of at least 32 planes (so under a
+// free surface planes 1..R, whose z fluxes are mirrored, are the first chunk's). Each chunk
 // costs 2R planes of warm-up, and the last wave of blocks may leave SMs idle: the count
 // of chunks is the one with the least (waves x planes per block), waves = the blocks over
 // those resident at once (at 512^3, 32 x 32 blocks: 484 columns; 2 chunks would be 7.3

@@ -10,9 +10,9 @@
 //   TTI: H = Lap_c - div(n n^T grad), V = Lap_c - div((I - n n^T) grad), grad and div the
 //        8th-order first-derivative stencils; the fluxes n n^T grad p and
 //        (I - n n^T) grad q are zero outside the computed points (the CPU twin's zero
-//        scratch halo), p and q zero there (TTI has no free surface). The arrays' halo and
-//        row padding hold zeros (Domain::each_stored; SWiC's tiles read them, and mask
-//        its fluxes there besides).
+//        scratch halo) but above a free surface, where p and q are mirrored oddly and the
+//        z fluxes evenly. Elsewhere the arrays' halo and row padding hold zeros
+//        (Domain::each_stored; SWiC's tiles read them, and mask its fluxes there besides).
 //
 // Kernels (TtiKernel), bytes counted per computed point in fp32 (minimal DRAM traffic:
 // each array read or written once), flops counted from the code (an FMA counts 2; a
