@@ -37,12 +37,13 @@ double face_depth(int nz, double dz, int pml, bool free_surface, int G, int k) {
 
 // layers2d: 3 shots, the source half a cell above the face `source_at`, the receivers a
 // third of a cell below `receivers_at` (their stencils straddle the faces).
-std::string model_2d(double source_at, double receivers_at, const std::string& extra, int batch = 1) {
+std::string model_2d(double source_at, double receivers_at, const std::string& extra, int batch = 1,
+                     const std::string& seconds = "0.5") {
     return "model --model.vp " + kVp + " --acquisition.source-x0 800 --acquisition.source-dx 1200 --acquisition.source-nx 3"
            " --acquisition.source-depth " + std::to_string(source_at - 5) +
            " --acquisition.receiver-x0 0 --acquisition.receiver-dx 25 --acquisition.receiver-nx 161"
            " --acquisition.receiver-depth " + std::to_string(receivers_at + 10.0 / 3) +
-           " --acquisition.record-length 0.5 --acquisition.record-dt 0.004 --wavelet.ricker-f0 10"
+           " --acquisition.record-length " + seconds + " --acquisition.record-dt 0.004 --wavelet.ricker-f0 10"
            " --propagation.device gpu --propagation.batch " + std::to_string(batch) + " " + extra;
 }
 
@@ -119,8 +120,8 @@ const std::string kTti = " --model.epsilon 0.2 --model.delta 0.1 --model.theta 3
 const std::string kTwoPass = "RTM_TTI_KERNEL=two-pass ";
 }  // namespace
 
-TEST_CASE("GPU z-slabs: TTI and VTI gathers are one GPU's, byte for byte (2D TTI over 2 and 3 ranks, VTI with a free "
-          "surface, 3D TTI with an azimuth)", "[gpu]") {
+TEST_CASE("GPU z-slabs: TTI and VTI gathers are one GPU's, byte for byte (2D TTI over 2 and 3 ranks, VTI and TTI "
+          "with a free surface, 3D TTI with an azimuth)", "[gpu]") {
     if (!gpu_or_skip()) return;
     const double face = face_depth(151, 10, 20, false, 2, 1);
     check_same(model_2d(face, face, kTti), 2, 2, scratch("gpu-slabs-tti2"), "--output.shots", {""}, "",
@@ -130,6 +131,10 @@ TEST_CASE("GPU z-slabs: TTI and VTI gathers are one GPU's, byte for byte (2D TTI
     const double fs_face = face_depth(151, 10, 20, true, 2, 1);
     check_same(model_2d(fs_face, fs_face, "--model.epsilon 0.2 --model.delta 0.1 --propagation.free-surface true"), 2, 2,
                scratch("gpu-slabs-vti"), "--output.shots", {""}, "", "cuda VTI");
+    // TTI under a free surface (the top slab mirrors pass 1's z fluxes): the source 45 m below
+    // it, so that the direct wave and its ghost reach the receivers on the face in 0.8 s.
+    check_same(model_2d(50, fs_face, kTti + " --propagation.free-surface true", 1, "0.8"), 2, 2,
+               scratch("gpu-slabs-tti-fs"), "--output.shots", {""}, "", "cuda TTI two-pass", kTwoPass);
     check_same(model_3d() + " --model.epsilon 0.15 --model.delta 0.05 --model.theta 25 --model.phi 40", 2, 2,
                scratch("gpu-slabs-tti3d"), "--output.shots", {""}, "", "cuda TTI two-pass", kTwoPass);
 }
