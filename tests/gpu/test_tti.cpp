@@ -253,12 +253,6 @@ struct PropResult {
     std::vector<double> traces, field;
 };
 
-double largest(const std::vector<double>& v) {
-    double m = 0;
-    for (double x : v) m = std::max(m, std::abs(x));
-    return m;
-}
-
 // shallow: the source and receivers near the top (a free surface's test), else the source
 // at 0.4 of the depth and the receivers below.
 PropResult propagate(const Domain& d, bool gpu, int nt, const char* kernel, bool shallow) {
@@ -325,7 +319,7 @@ TEST_CASE("the GPU VTI/TTI propagator (two-pass and SWiC) equals the CPU one in 
                 std::printf("%dD %s propagator%s, kernel %s, %d steps: relative L2 traces %.3g, wavefield %.3g (bound %.3g; "
                             "largest |trace| %.3g, |field| %.3g)\n",
                             ndim, tilted ? "TTI" : "VTI", surface ? " under a free surface" : "", kernel.c_str(), nt, et,
-                            ef, tol, largest(ref.traces), largest(ref.field));
+                            ef, tol, max_abs(ref.traces), max_abs(ref.field));
                 INFO(ndim << "D " << (tilted ? "TTI" : "VTI") << (surface ? ", free surface" : "") << ", kernel " << kernel
                           << ": traces " << et
                           << ", wavefield " << ef << ", bound " << tol);

@@ -24,13 +24,6 @@ using namespace rtm::test;
 namespace {
 
 
-template <class A>
-double max_abs(const std::vector<double, A>& v) {
-    double m = 0;
-    for (double x : v) m = std::max(m, std::abs(x));
-    return m;
-}
-
 
 // A 2D run: 81 x 61 nodes of 10 m, heterogeneous vp, damping layers, 300 steps of 1 ms.
 AnisoRun small_run() {

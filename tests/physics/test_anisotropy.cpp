@@ -8,6 +8,7 @@
 #include "numerics/analytic.h"
 #include "physics/anisotropy.h"
 #include "support/catch.hpp"
+#include "support/test_data.h"
 
 using namespace rtm;
 using namespace rtm::test;
@@ -21,12 +22,6 @@ Grid square_grid(int n, double h, int ndim) {
     g.ny = ndim == 3 ? n : 1;
     g.dx = g.dy = g.dz = h;
     return g;
-}
-
-double max_abs(const std::vector<double>& v) {
-    double m = 0;
-    for (double x : v) m = std::max(m, std::abs(x));
-    return m;
 }
 
 double max_diff(const std::vector<double>& a, const std::vector<double>& b) {

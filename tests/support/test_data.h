@@ -2,6 +2,7 @@
 // Where tests find things: the shared real-data folder (../shared/data beside the
 // checkout, or $RTM_SHARED_DATA), a scratch folder for files they write, and the
 // message of an expected error.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -88,6 +89,14 @@ double rel_l2(const std::vector<double, A>& a, const std::vector<double, B>& ref
         n += ref[i] * ref[i];
     }
     return std::sqrt(d / n);
+}
+
+// The largest |value| of a field or trace set (either allocator).
+template <class A>
+double max_abs(const std::vector<double, A>& v) {
+    double m = 0;
+    for (double x : v) m = std::max(m, std::abs(x));
+    return m;
 }
 
 }  // namespace rtm::test
