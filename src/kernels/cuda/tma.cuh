@@ -50,6 +50,13 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int 
         "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(z), "r"(smem_addr(bar))
         : "memory");
 }
+// The same tile fetched into L2 only (no shared memory, no barrier): a later load finds it there.
+__device__ __forceinline__ void tma_prefetch(const CUtensorMap* map, int x, int y, int z) {
+    asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];" ::"l"(
+                     reinterpret_cast<std::uint64_t>(map)),
+                 "r"(x), "r"(y), "r"(z)
+                 : "memory");
+}
 
 // Bulk tensor copies need compute capability 9.0 (Hopper) or later.
 inline bool tma_supported() {

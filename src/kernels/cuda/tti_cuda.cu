@@ -3,6 +3,7 @@
 #include "kernels/cuda/tti_cuda.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <type_traits>
 #include <limits>
 #include <map>
@@ -195,6 +196,12 @@ enum SwicIn { kWp, kWq, kCpp, kCpq, kCqq, kDamp, kInputs };
 struct SwicMaps {
     CUtensorMap p, q, n[3], in[kInputs];
 };
+// The 3D kernel takes map c as (&p)[c].
+static_assert(offsetof(SwicMaps, in) == 5 * sizeof(CUtensorMap), "SwicMaps holds its maps without gaps");
+
+// Two values of T in one aligned vector (float2, double2): one shared-memory load.
+template <class T>
+using Pair = std::conditional_t<sizeof(T) == 4, float2, double2>;
 
 // Buffers of tiles: plane m's are asked for at the start of plane m - 1, into buffer
 // (m - m0) % kSwicBuffers, while plane m - 1 is read from its own and plane m - 2's
@@ -213,7 +220,8 @@ struct SwicTiles {
     T p[kSwicBuffers][sP], q[kSwicBuffers][sP];
     T n[kSwicBuffers][NDIM][S::FY][S::FX];  // the axis (x, y in 3D, z) of each flux column
     T u[kSwicBuffers][kInputs][sU];         // the update's inputs of each writing column
-    T f[kSwicBuffers][NDIM - 1][S::FY][S::FX], g[kSwicBuffers][NDIM - 1][S::FY][S::FX];  // x (and y) fluxes
+    // The x (and y) fluxes of p and q side by side: a divergence reads both in one load.
+    Pair<T> fg[kSwicBuffers][NDIM - 1][S::FY][S::FX];
     std::uint64_t bar[kSwicBuffers];
 };
 
@@ -257,46 +265,56 @@ __global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3
     const bool row_writes = ty >= RY && ty < FY - RY;
     const bool writes = col_in && row_writes && tx >= R && tx < FX - R;
     // Offsets within a member in 32 bits (swic_kernel checks the box fits): fewer registers
-    // and one multiply-add per address; col + iz sz wraps for iz < -R, never loaded.
+    // and one multiply-add per address. A column outside the halo reads the halo's nearest
+    // column (zeros, as the tile's are).
     const unsigned sz = unsigned(B.sz());
-    const unsigned col = col_in ? unsigned(B.at(cx, cy, 0)) : 0;
+    const unsigned col = unsigned(B.at(min(max(cx, -R), B.nx + R - 1), min(max(cy, -RY), B.ny + RY - 1), 0));
     const int k0 = chunk * zchunk, k1 = min(B.nz, k0 + zchunk);
     const int m0 = k0 - R, m1 = k1 + R;  // the planes of the loop
     auto in_z = [&](int iz) { return iz >= 0 && iz < B.nz; };
-    // The z queues' values: the halo above a free surface holds the mirror of p and q.
-    auto load = [&](const T* f, int iz) {
-        const bool read = in_z(iz) || (B.free_surface && iz >= -R && iz < 0);
-        return col_in && read ? ld(f + (col + unsigned(iz) * sz)) : T(0);
-    };
+    // The z queues' values, without a branch: the halo planes hold zeros, or above a free
+    // surface the mirror of p and q. Planes beyond the halo (the first and the last chunk's
+    // outermost R) read the halo's nearest plane: they reach only the fluxes of planes
+    // outside the box, which are masked, and accumulators that are never written.
+    auto load = [&](const T* f, int iz) { return ld(f + (col + unsigned(min(max(iz, -R), B.nz + R - 1)) * sz)); };
     // 3D: plane m's tiles (and the update's inputs of plane m - R, when written here) are asked
-    // for into buffer s by the first lanes of the warps: warp w asks for copies w, w + W,
-    // ..., and warp 0 also sets the bytes the buffer's barrier waits for (one thread asking
-    // for all of them held its warp, and the block's barrier, at every plane). Padded
-    // coordinates: a member's plane iz is z member (nz + 2R) + iz + R; the tile's corner
-    // (bx, by) is x bx + R, y by + RY.
+    // for into buffer s by the first lanes of the ring's 2RY warps (rows of 32), whose path
+    // is the shorter (every warp's first lane asking cost every warp's path 45
+    // instructions a plane; one thread asking for all held its warp, and the block's
+    // barrier). Action c is copy c, the tile of map c in SwicMaps' order (c = 0 also sets
+    // the bytes the buffer's barrier waits for), then the two prefetches; ring warp r takes
+    // actions r, r + 2RY, ... Padded coordinates: a member's plane iz is z member (nz + 2R) +
+    // iz + R; the tile's corner (bx, by) is x bx + R, y by + RY, the axis's R (RY) further,
+    // the inputs' 2R (2RY).
     const int zm = member * (B.nz + 2 * R) + R;
-    constexpr int W = FX * FY / 32;
-    const int warp = tid / 32;
-    const bool issuer = tid % 32 == 0;
-    auto issue = [&](int m, int s) {
+    constexpr int kCopies = 2 + NDIM + kInputs, kActions = kCopies + 2;
+    const bool issuer = tid % 32 == 0 && !row_writes;
+    const int ring_warp = ty < RY ? ty : ty - (FY - 2 * RY);  // (3D: a warp is a row)
+    auto act = [&](int c, int m, int s) {
         const int k = m - R;
         const bool update = k >= k0 && k < k1;
         const int inputs = update ? (A.damp ? kInputs : kDamp) : 0;
         std::uint64_t* b = &sh.bar[s];
-        if (warp == 0)
+        if (c == 0)
             mbar_expect_tx(b, unsigned(sizeof(T) * (2 * S::PX * S::PY + NDIM * FX * FY + inputs * TX * S::TY)));
-        const int x = bx + R, y = by + RY;
-        for (int c = warp; c < 2 + NDIM + inputs; c += W) {
-            if (c < 2) {
-                tma_load(c ? sh.q[s] : sh.p[s], c ? &maps.q : &maps.p, x, y, zm + m, b);
-            } else if (c < 2 + NDIM) {
-                const int a = NDIM == 3 || c == 2 ? c - 2 : 2;  // the axis component (2D: x, z)
-                tma_load(sh.n[s][c - 2], &maps.n[a], x + R, y + RY, m + R, b);
-            } else {
-                const int j = c - 2 - NDIM;
-                tma_load(sh.u[s][j], &maps.in[j], x + 2 * R, y + 2 * RY, j <= kWq ? zm + k : k + R, b);
-            }
+        if (c >= kCopies) {
+            // Plane m + R of p and q, the next plane's queue entries, fetched into L2: the
+            // queues' loads then do not wait for DRAM (they waited 2.1 cycles an
+            // instruction, H200).
+            tma_prefetch(c == kCopies ? &maps.p : &maps.q, bx + R, by + RY, zm + m + R);
+            return;
         }
+        if (c >= 2 + NDIM + inputs) return;
+        const int kind = c < 2 ? 0 : c < 2 + NDIM ? 1 : 2;  // p and q, the axis, the inputs
+        const int j = c - 2 - NDIM;                          // the input
+        T* dst = kind == 0 ? (c ? sh.q[s] : sh.p[s]) : kind == 1 ? &sh.n[s][c - 2][0][0] : sh.u[s][j];
+        const int z = kind == 0 ? zm + m : kind == 1 ? m + R : j <= kWq ? zm + k : k + R;
+        tma_load(dst, &maps.p + c, bx + R + kind * R, by + RY + kind * RY, z, b);
+    };
+    auto issue = [&](int m, int s) {
+#pragma unroll
+        for (int c = 0; c < kActions; c += 2 * RY)
+            if (c + ring_warp < kActions) act(c + ring_warp, m, s);
     };
     // 2D: the threads copy the tiles themselves (cp.async), the interior of p and q from
     // their register queues, the ring (2R values) by the first 2R threads, the axis and
@@ -370,8 +388,9 @@ __global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3
             if (m + 1 < m1) copy(m + 1, (J + 1) % kSwicBuffers);
             __pipeline_commit();
         }
-        // Plane m's newest queue entry; its tiles (the copy engine's: use c = (m - m0) /
-        // kSwicBuffers of the buffer, whose parity is (3 round + J / 3) mod 2).
+        // Plane m's newest queue entry (from L2: issue() prefetched it); its tiles (the copy
+        // engine's: use c = (m - m0) / kSwicBuffers of the buffer, whose parity is
+        // (3 round + J / 3) mod 2).
         qp[e(2 * R)] = load(p, m + R);
         qq[e(2 * R)] = load(q, m + R);
         if constexpr (kTma) {
@@ -421,12 +440,8 @@ __global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3
             // (f is 0 there already where the axis is; masked too, so that nothing but the
             // computed points' values can reach them.)
             const bool live = col_in && in_z(m);
-            sh.f[s][0][ty][tx] = live ? n0 * sp : T(0);
-            sh.g[s][0][ty][tx] = live ? dqx - n0 * tq2 : T(0);
-            if constexpr (NDIM == 3) {
-                sh.f[s][NDIM - 2][ty][tx] = live ? n1 * sp : T(0);
-                sh.g[s][NDIM - 2][ty][tx] = live ? dqy - n1 * tq2 : T(0);
-            }
+            sh.fg[s][0][ty][tx] = {live ? n0 * sp : T(0), live ? dqx - n0 * tq2 : T(0)};
+            if constexpr (NDIM == 3) sh.fg[s][NDIM - 2][ty][tx] = {live ? n1 * sp : T(0), live ? dqy - n1 * tq2 : T(0)};
             fz = live ? n2 * sp : T(0);
             gz = live ? dqz - n2 * tq2 : T(0);
         }
@@ -437,18 +452,19 @@ __global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3
         if (writes) {
             // Plane m's own terms: the compact Laplacian and the in-plane divergences.
             T wpz = 0, wqz = 0, dfx = 0, dgx = 0, dfy = 0, dgy = 0;
-            const T* tf = &sh.f[s][0][ty][tx];
-            const T* tg = &sh.g[s][0][ty][tx];
+            const Pair<T>* tf = &sh.fg[s][0][ty][tx];
 #pragma unroll
             for (int k = 1; k <= R; ++k) {
                 wpz += C.c[2][k - 1] * (qp[e(R + k)] + qp[e(R - k)]);
                 wqz += C.c[2][k - 1] * (qq[e(R + k)] + qq[e(R - k)]);
-                dfx += C.d[0][k - 1] * (tf[k] - tf[-k]);
-                dgx += C.d[0][k - 1] * (tg[k] - tg[-k]);
+                const Pair<T> r = tf[k], l = tf[-k];
+                dfx += C.d[0][k - 1] * (r.x - l.x);
+                dgx += C.d[0][k - 1] * (r.y - l.y);
                 if constexpr (NDIM == 3) {
                     constexpr int Y = FY * FX;  // from the x fluxes to the y fluxes
-                    dfy += C.d[1][k - 1] * (tf[Y + k * FX] - tf[Y - k * FX]);
-                    dgy += C.d[1][k - 1] * (tg[Y + k * FX] - tg[Y - k * FX]);
+                    const Pair<T> u = tf[Y + k * FX], d = tf[Y - k * FX];
+                    dfy += C.d[1][k - 1] * (u.x - d.x);
+                    dgy += C.d[1][k - 1] * (u.y - d.y);
                 }
             }
             ap[e(R)] += C.centre * qp[e(R)] + wpx + wpy + wpz - dfx - dfy;
