@@ -5,7 +5,9 @@
 # JSON under $OUT. Exits non-zero when any test, bench or comparison failed (the list
 # of failures is printed last).
 # Usage: tools/gpu_check.sh [tests|rtm|quick|full|batch|final]
-#   tests: the GPU tests only (TESTS=regex: those whose names match it).
+#   tests: the GPU tests only (TESTS=regex: those whose names match it, CTest's -R, which
+#          is case-sensitive: the TTI kernels' tests match "TTI", not "tti"; a regex that
+#          matches no test fails).
 # The GPU tests run through CTest's label (ctest -L gpu) on the staged build tree, as
 # they would on a workstation with a GPU.
 #   rtm   (default): the GPU tests; `rtm bench --mode rtm` on a 2D and a 3D grid (one RTM
