@@ -279,13 +279,13 @@ __global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3
     auto load = [&](const T* f, int iz) { return ld(f + (col + unsigned(min(max(iz, -R), B.nz + R - 1)) * sz)); };
     // 3D: plane m's tiles (and the update's inputs of plane m - R, when written here) are asked
     // for into buffer s by the first lanes of the ring's 2RY warps (rows of 32), whose path
-    // is the shorter (every warp's first lane asking cost every warp's path 45
-    // instructions a plane; one thread asking for all held its warp, and the block's
-    // barrier). Action c is copy c, the tile of map c in SwicMaps' order (c = 0 also sets
-    // the bytes the buffer's barrier waits for), then the two prefetches; ring warp r takes
-    // actions r, r + 2RY, ... Padded coordinates: a member's plane iz is z member (nz + 2R) +
-    // iz + R; the tile's corner (bx, by) is x bx + R, y by + RY, the axis's R (RY) further,
-    // the inputs' 2R (2RY).
+    // is the shorter (every warp's first lane asking, in a loop over the copies, cost every
+    // warp's path about 48 instructions a plane; one thread asking for all held its warp,
+    // and the block's barrier). Action c is copy c, the tile of map c in SwicMaps' order
+    // (c = 0 also sets the bytes the buffer's barrier waits for), then the two prefetches;
+    // ring warp r takes actions r, r + 2RY, ... Padded coordinates: a member's plane iz is
+    // z member (nz + 2R) + iz + R; the tile's corner (bx, by) is x bx + R, y by + RY, the
+    // axis's R (RY) further, the inputs' 2R (2RY).
     const int zm = member * (B.nz + 2 * R) + R;
     constexpr int kCopies = 2 + NDIM + kInputs, kActions = kCopies + 2;
     const bool issuer = tid % 32 == 0 && !row_writes;
@@ -312,9 +312,12 @@ __global__ void __launch_bounds__(SwicShape<NDIM, FY3>::FX * SwicShape<NDIM, FY3
         tma_load(dst, &maps.p + c, bx + R + kind * R, by + RY + kind * RY, z, b);
     };
     auto issue = [&](int m, int s) {
+        static_assert(!kTma || RY > 0, "3D: the ring's 2RY warps ask");
+        if constexpr (kTma) {
 #pragma unroll
-        for (int c = 0; c < kActions; c += 2 * RY)
-            if (c + ring_warp < kActions) act(c + ring_warp, m, s);
+            for (int c = 0; c < kActions; c += 2 * RY)
+                if (c + ring_warp < kActions) act(c + ring_warp, m, s);
+        }
     };
     // 2D: the threads copy the tiles themselves (cp.async), the interior of p and q from
     // their register queues, the ring (2R values) by the first 2R threads, the axis and

@@ -38,12 +38,12 @@
 //     Accumulator m - 4 is then complete and its update is written. What is not in the
 //     queues comes a plane ahead into 3 shared buffers: in 3D by the copy engine (TMA:
 //     whole tiles of p, q, the axis and the update's inputs, asked for by the first lanes
-//     of the ring's warps, one copy each, with the tiles of p and q R planes further
-//     prefetched into L2 for the queues' loads; one barrier per plane), in 2D (a row of
-//     128 a plane: 11 small tiles a row ran at 0.75x, 49.7% of the ceiling against 65.9%)
-//     by the threads' cp.async. The x and y fluxes of p and q sit side by side in shared
-//     memory (one load for both), and the queues' loads have no branch (the halo planes
-//     hold zeros or the mirror). The queues rotate through their
+//     of the ring's warps, one or two copies each, with the tiles of p and q R planes
+//     further prefetched into L2 for the queues' loads; one barrier per plane), in 2D (a
+//     row of 128 a plane: 11 small tiles a row ran at 0.75x, 49.7% of the ceiling against
+//     65.9%) by the threads' cp.async. The x and y fluxes of p and q sit side by side in
+//     shared memory (one load for both), and the queues' loads have no branch (the halo
+//     planes hold zeros or the mirror). The queues rotate through their
 //     registers instead of shifting (the plane loop unrolled 9 times), the stencil
 //     coefficients are scaled by 1/h in the constant bank, the fluxes are formed without
 //     a branch (masked outside the computed points), and offsets within a member are 32
