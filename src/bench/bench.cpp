@@ -13,6 +13,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -21,6 +22,7 @@
 #include "bench/bench_common.h"
 #include "bench/bench_json.h"
 #include "core/error.h"
+#include "core/host_memory.h"
 #include "core/threads.h"
 #include "kernels/cpu/step_cpu.h"
 #include "propagation/backend.h"
@@ -52,8 +54,12 @@ void parse_grid(const std::string& s, Options& o) {
             break;
         }
     }
-    if ((v.size() != 2 && v.size() != 3) || *std::min_element(v.begin(), v.end()) < 1)
+    if (v.size() != 2 && v.size() != 3)
         fail("option --grid", "'" + s + "' is not NXxNYxNZ (3D) or NXxNZ (2D)", "Write for example 512x512x512");
+    // Below 16 points an axis is mostly the stencil's halo, and the CPU ceiling's passes
+    // over the grid's few points took minutes.
+    if (*std::min_element(v.begin(), v.end()) < 16)
+        fail("option --grid", "'" + s + "' has a size below 16 points", "Give at least 16 points per axis, e.g. 64x64");
     o.nx = v[0];
     o.ny = v.size() == 3 ? v[1] : 1;
     o.nz = v.back();
@@ -121,10 +127,11 @@ Ceiling cpu_ceiling(std::size_t grid_points) {
     const float* pb = b.data();
     const float* pd = d.data();
     float* pe = e.data();
-    // GB/s of both patterns on the first m elements, each timing `passes` passes (as many
-    // bytes as one pass over the whole arrays); the median of 5.
+    // GB/s of both patterns on the first m elements, each timing `passes` passes; the median of 5.
     auto measure = [&](std::size_t m, const std::string& where) {
-        const std::size_t passes = std::max<std::size_t>(1, n / m);
+        // As many bytes as one pass over the whole arrays, in at most 4096 passes (each
+        // is a parallel loop with its barrier).
+        const std::size_t passes = std::clamp<std::size_t>(n / m, 1, 4096);
         auto median = [&](auto&& f) {
             std::vector<double> t;
             for (int r = 0; r < 5; ++r) {
@@ -266,6 +273,17 @@ Row modelling_one(const Options& o, const Ceiling& c, const Domain& d, const std
     int n = 0;
     for (; n < warm; ++n) prop->step(n);
     sync();
+    // --sustain: the timed steps' indices stepped over and over (their traces overwritten)
+    // until the board has run for that long, then timed with its clocks sampled.
+    const auto t0 = Clock::now();
+    for (long k = 0; o.device == "gpu" && seconds_since(t0) < o.sustain;) {
+        for (int s = 0; s < o.steps; ++s, ++k) prop->step(warm + int(k % (nt - warm)));
+        sync();
+    }
+#ifdef RTM_HAVE_CUDA
+    std::unique_ptr<GpuSampler> sampler;
+    if (o.device == "gpu") sampler = std::make_unique<GpuSampler>();
+#endif
     std::vector<double> t;
     for (int r = 0; r < o.repeats; ++r) {
         const auto t0 = Clock::now();
@@ -274,6 +292,10 @@ Row modelling_one(const Options& o, const Ceiling& c, const Domain& d, const std
         t.push_back(seconds_since(t0) / o.steps);
     }
     std::sort(t.begin(), t.end());
+    GpuConditions gpu;
+#ifdef RTM_HAVE_CUDA
+    if (sampler) gpu = sampler->stop();
+#endif
     const auto tr = prop->receiver_traces();  // also proves the traces come back
     double peak = 0;
     for (double x : tr) peak = std::max(peak, std::abs(x));
@@ -314,6 +336,7 @@ Row modelling_one(const Options& o, const Ceiling& c, const Domain& d, const std
        << " B/pt with C-PML (ratio at that count " << r.ratio * r.needed_bytes_per_point / r.bytes_per_point
        << "); peak trace " << peak;
     r.note = os.str();
+    r.gpu = gpu;
     return r;
 }
 
@@ -346,9 +369,30 @@ Domain modelling_domain(const Options& o, int slabs, int slab) {
 
 namespace {
 
-void print(const Ceiling& c, const std::vector<Row>& rows) {
+// The arrays a kernel or modelling bench allocates, checked against the memory that
+// holds them before the first is made (a 10^15-point grid ended in std::bad_alloc):
+// full and stencil hold the batch's two wavefields and (v dt)^2; modelling also the
+// layers' memory (the propagator's arrays counted as 8 values a point) and its domain
+// in double on the host (3 values a point).
+void require_memory(const Options& o) {
+    const double points = double(o.nx) * o.ny * o.nz, e = o.dbl ? 8 : 4;
+    const bool modelling = o.mode == "modelling";
+    const double arrays = ((modelling ? 6 : 1) + 2.0 * o.batch) * e * points;
+    const double host = (modelling ? 24 * points : 0) + (o.device == "cpu" ? arrays : 0);
+    const auto check = [&](double need, double free, const std::string& where) {
+        if (!(free > 0) || need <= 0.9 * free) return;  // (free 0: not reported)
+        std::ostringstream os;
+        os.precision(3);
+        os << "needs about " << need / 1e9 << " GB of " << where << ", which has " << free / 1e9 << " GB free";
+        fail("option --grid", os.str(), "Give a smaller grid (or batch)");
+    };
+    check(host, available_host_bytes(), "host memory");
+    if (o.device == "gpu") check(arrays, device_free_bytes(), "GPU memory");
+}
+
+void print(const Ceiling& c, const std::vector<Row>& rows, double sustain) {
     std::printf("device : %s\n", c.device.c_str());
-    std::printf("ceiling: %.1f GB/s, %s\n", c.gbs, c.name.c_str());
+    std::printf("ceiling: %.1f GB/s, %s%s\n", c.gbs, c.name.c_str(), c.gpu.read ? (" [" + c.gpu.text() + "]").c_str() : "");
     for (const auto& x : c.others) std::printf("         %.1f GB/s, %s\n", x.second, x.first.c_str());
     std::printf("%-10s %-12s %-5s %-15s %9s %8s %8s %5s %9s %6s  %s\n", "mode", "variant", "prec", "grid",
                 "ms/step", "Gpts/s", "GB/s", "B/pt", "ceilGpts", "ratio", "note");
@@ -358,14 +402,27 @@ void print(const Ceiling& c, const std::vector<Row>& rows) {
         else std::snprintf(grid, sizeof grid, "%dx%d", r.nx, r.nz);
         std::printf("%-10s %-12s %-5s %-15s %9.3f %8.2f %8.1f %5.0f %9.2f %5.1f%%  %s\n", r.mode.c_str(),
                     r.variant.c_str(), r.precision.c_str(), grid, r.seconds_per_step * 1e3, r.gpts, r.gbs,
-                    r.bytes_per_point, r.ceiling_gpts, 100 * r.ratio, r.note.c_str());
+                    r.bytes_per_point, r.ceiling_gpts, 100 * r.ratio,
+                    (r.note + (r.device == "gpu" ? " [" + r.gpu.text() + "]" : "")).c_str());
     }
+    // Clocks fall once a board reaches its power limit, after a second or so of work.
+    const bool gpu = !rows.empty() && rows.front().device == "gpu";
+    if (gpu && sustain == 0)
+        std::printf("(timed in the first fraction of a second of each kernel; --sustain 10 times the clocks "
+                    "a long job runs at)\n");
     std::fflush(stdout);
 }
 
 void write_json(const std::string& file, const std::string& cmd, const Ceiling& c, const std::vector<Row>& rows) {
     nlohmann::json j = json_header(cmd, c.device);
-    j["ceiling"] = {{"name", c.name}, {"GBps", c.gbs}};
+    // The GPU's clocks while a row (or the ceiling) was timed, when NVML gave them.
+    const auto clocks = [](const GpuConditions& g) {
+        return g.read ? nlohmann::json{{"sm_MHz", g.sm_mhz}, {"max_sm_MHz", g.max_sm_mhz}, {"power_W", g.power_w},
+                                       {"power_limit_W", g.power_limit_w}, {"power_capped_share", g.capped_share},
+                                       {"thermal_share", g.thermal_share}}
+                      : nlohmann::json();
+    };
+    j["ceiling"] = {{"name", c.name}, {"GBps", c.gbs}, {"gpu", clocks(c.gpu)}};
     for (const auto& x : c.others) j["bandwidths"][x.first] = x.second;
     for (const auto& r : rows)
         j["rows"].push_back({{"mode", r.mode}, {"variant", r.variant}, {"precision", r.precision},
@@ -373,7 +430,8 @@ void write_json(const std::string& file, const std::string& cmd, const Ceiling& 
                              {"seconds_per_step", r.seconds_per_step}, {"Gpoints_per_s", r.gpts},
                              {"bytes_per_point", r.bytes_per_point}, {"GBps", r.gbs},
                              {"ceiling_Gpoints_per_s", r.ceiling_gpts}, {"ratio", r.ratio},
-                             {"needed_bytes_per_point", r.needed_bytes_per_point}, {"note", r.note}});
+                             {"needed_bytes_per_point", r.needed_bytes_per_point}, {"note", r.note},
+                             {"gpu", clocks(r.gpu)}});
     std::ofstream f(file);
     if (!f) fail(file, "cannot be written", "Check the folder exists and is writable");
     f << j.dump(2) << "\n";
@@ -412,6 +470,10 @@ int run_bench(int argc, char** argv) {
         ("scaling", po::value(&scaling)->default_value("strong"),
          "slabs: strong (G GPUs step the --grid one GPU steps) or weak (G GPUs step a grid of G NZ planes, "
          "one GPU --grid)")
+        ("sustain", po::value(&o.sustain)->default_value(0),
+         "GPU: seconds each kernel and the copy ceiling run before they are timed. 0 times the first fraction "
+         "of a second, at the board's highest clocks; 10 times what a long job gets, once the board has "
+         "settled at its power limit (each row gives the SM clock and power it ran at)")
         ("json", po::value(&json), "also write the results to this JSON file");
     po::variables_map vm;
     try {
@@ -436,6 +498,8 @@ int run_bench(int argc, char** argv) {
     o.weak = scaling == "weak";
     if (o.device != "auto" && o.device != "cpu" && o.device != "gpu")
         fail("option --device", "unknown device '" + o.device + "'", "Use auto, cpu or gpu");
+    if (o.sustain > 0 && o.mode != "full" && o.mode != "stencil" && o.mode != "modelling")
+        fail("option --sustain", "is for the kernel modes (full, stencil, modelling)", "Leave it out for --mode " + o.mode);
     if (o.mode == "slabs") {
 #ifdef RTM_HAVE_CUDA
         slabs_mode(o, json, cmd);
@@ -452,7 +516,15 @@ int run_bench(int argc, char** argv) {
     }
     set_cpu_threads(o.threads, "--threads");
 
-    if (o.steps < 1 || o.repeats < 1) fail("option --steps", "must be at least 1");
+    if (o.steps < 1) fail("option --steps", "must be at least 1");
+    if (o.repeats < 1) fail("option --repeats", "must be at least 1");
+    if (o.pml < 0) fail("option --pml", "must not be negative", "Give the absorbing cells per side, e.g. 20");
+    if (!(o.sustain >= 0 && o.sustain <= 3600)) {
+        char given[40];
+        std::snprintf(given, sizeof given, "%g", o.sustain);
+        fail("option --sustain", std::string("is ") + given + " seconds",
+             "Give 0 to 3600 seconds (10 is enough to reach a power limit)");
+    }
     if (o.batch < 1) fail("option --batch", "must be at least 1");
     if (o.batch > 1 && (o.mode == "stencil" || o.mode == "rtm"))
         fail("option --batch", "batches are for --mode full and modelling", "Leave --batch at 1");
@@ -463,6 +535,8 @@ int run_bench(int argc, char** argv) {
     if (o.physics != "iso" && (o.mode != "full" || o.device != "gpu" || o.batch != 1))
         fail("option --physics " + o.physics, "times the GPU's VTI/TTI step alone",
              "Use --mode full --device gpu (or auto on a GPU machine) and --batch 1");
+    if (o.sustain > 0 && o.device != "gpu")
+        fail("option --sustain", "holds a GPU at its power limit; this bench runs on the CPU", "Leave it out");
     if (o.mode == "rtm") {
         // --steps is the shot's step count here; --repeats the wall-clock repeats.
         std::string name = "CPU, " + std::to_string(omp_get_max_threads()) + " OpenMP threads";
@@ -471,6 +545,7 @@ int run_bench(int argc, char** argv) {
         return 0;
     }
 
+    require_memory(o);
     Ceiling c;
     std::vector<Row> rows;
     if (o.device == "cpu") {
@@ -499,7 +574,7 @@ int run_bench(int argc, char** argv) {
                 o.variants.push_back(v);
             }
         }
-        c = gpu_ceiling();
+        c = gpu_ceiling(o.sustain);
         if (o.physics != "iso") rows = gpu_tti_kernels(o, c);
         else if (o.mode == "modelling") rows = modelling(o, c);
         else rows = gpu_kernels(o, c);
@@ -508,7 +583,7 @@ int run_bench(int argc, char** argv) {
 #endif
     }
     c.device += chosen;
-    print(c, rows);
+    print(c, rows, o.sustain);
     if (!json.empty()) write_json(json, cmd, c, rows);
     return 0;
 }

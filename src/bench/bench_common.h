@@ -2,8 +2,10 @@
 // What the bench measures and reports, shared by the CPU and GPU halves.
 #include <string>
 
-#include "kernels/step_args.h"
 #include <vector>
+
+#include "bench/gpu_clocks.h"
+#include "kernels/step_args.h"
 
 namespace rtm {
 class Domain;
@@ -26,6 +28,10 @@ struct Options {
     int batch = 1;                      // full, modelling: shots in one launch (GPU), sharing vdt2
     std::string physics = "iso";        // iso|vti|tti: the isotropic step or the VTI/TTI one (full, GPU)
     bool weak = false;                  // slabs: G ranks step a grid G times deeper than one GPU's
+    // GPU: seconds each kernel (and the copy ceiling) runs before it is timed, so that
+    // the board has settled at its power limit (bench/gpu_clocks.h); 0 times the first
+    // fraction of a second, at the highest clocks.
+    double sustain = 0;
     // Minimal bytes per point of the full update: u, w read, w written per member, vdt2
     // read once for the whole batch (members share the model).
     double full_bytes() const { return (dbl ? 8 : 4) * (3 + 1.0 / batch); }
@@ -46,6 +52,7 @@ struct Ceiling {
     std::string name;         // what the ratio is taken against
     double gbs = 0;           // that bandwidth, GB/s (bytes read + written)
     std::vector<std::pair<std::string, double>> others;  // further bandwidths measured
+    GpuConditions gpu;        // the GPU's clocks while the copy kernel was timed
 };
 
 struct Row {
@@ -59,6 +66,7 @@ struct Row {
     double ratio = 0;             // gpts / ceiling_gpts
     double needed_bytes_per_point = 0;  // bytes this mode truly must move (C-PML etc.), 0: same
     std::string note;
+    GpuConditions gpu;            // the GPU's clocks while timed (GPU rows)
 };
 
 // --mode rtm (bench_rtm.cpp): one migrate_shot against one model_shots, printed and
@@ -73,7 +81,7 @@ Domain modelling_domain(const Options& o, int slabs = 1, int slab = 0);
 #ifdef RTM_HAVE_CUDA
 // --mode slabs (bench_slabs.cpp): one shot over the ranks of mpirun in z-slabs against one GPU.
 void slabs_mode(Options o, const std::string& json_file, const std::string& cmd);
-Ceiling gpu_ceiling();
+Ceiling gpu_ceiling(double sustain);  // the copy kernel run `sustain` s before it is timed
 std::vector<Row> gpu_kernels(const Options& o, const Ceiling& c);  // modes full, stencil
 std::vector<Row> gpu_tti_kernels(const Options& o, const Ceiling& c);  // --physics vti|tti
 void gpu_synchronize();

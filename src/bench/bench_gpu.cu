@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 
@@ -96,6 +97,27 @@ struct Events {
     }
 };
 
+// f run for `sustain` seconds (in rounds of `inner` calls), then timed as Events::median
+// times it, with the GPU's clocks sampled over the timed repeats (bench/gpu_clocks.h).
+struct Timed {
+    double seconds = 0;
+    GpuConditions gpu;
+};
+template <class F>
+Timed timed(double sustain, int reps, int inner, F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < sustain) {
+        for (int i = 0; i < inner; ++i) f();
+        RTM_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    Events ev;
+    GpuSampler sampler;
+    Timed r;
+    r.seconds = ev.median(reps, inner, f);
+    r.gpu = sampler.stop();
+    return r;
+}
+
 template <class T>
 std::vector<Row> kernels_t(const Options& o, const Ceiling& c) {
     const kernels::Box box = o.box();
@@ -111,7 +133,6 @@ std::vector<Row> kernels_t(const Options& o, const Ceiling& c) {
     for (int i = 0; i < 3; ++i) A.inv_h2[i] = A.inv_h[i] = (i == 1 && box.ndim == 2) ? T(0) : T(1);
     A.vdt2 = v.data();
     A.batch = o.batch;
-    Events ev;
     std::vector<Row> rows;
     const double bpp = stencil ? 2 * sizeof(T) : o.full_bytes();
     for (const auto& name : o.variants) {
@@ -131,10 +152,11 @@ std::vector<Row> kernels_t(const Options& o, const Ceiling& c) {
             }
         };
         for (int i = 0; i < 3; ++i) one();  // warm-up
-        const double t = ev.median(o.repeats, o.steps, one);
+        const Timed t = timed(o.sustain, o.repeats, o.steps, one);
         const auto info = kc::describe_step<T>(box, cfg, stencil, o.batch);
-        rows.push_back(kernel_row<T>(o.mode, name, o, t, double(box.points()) * o.batch, bpp, c.gbs, info,
+        rows.push_back(kernel_row<T>(o.mode, name, o, t.seconds, double(box.points()) * o.batch, bpp, c.gbs, info,
                                      o.batch > 1 ? ", batch of " + std::to_string(o.batch) : ""));
+        rows.back().gpu = t.gpu;
     }
     return rows;
 }
@@ -175,7 +197,6 @@ std::vector<Row> tti_kernels_t(const Options& o, const Ceiling& c) {
                 A.flux[k] = flux[k].data();
             }
     }
-    Events ev;
     std::vector<Row> rows;
     double two_pass = 0;
     for (const auto& name : o.variants) {
@@ -187,7 +208,8 @@ std::vector<Row> tti_kernels_t(const Options& o, const Ceiling& c) {
             std::swap(q, wq);
         };
         for (int i = 0; i < 3; ++i) one();  // warm-up
-        const double t = ev.median(o.repeats, o.steps, one);
+        const Timed tm = timed(o.sustain, o.repeats, o.steps, one);
+        const double t = tm.seconds;
         const auto info = kc::describe_tti<T>(box, tilted, k);
         const double bpp = kc::tti_bytes_per_point(k, box.ndim, tilted, false, sizeof(T));
         const double gpts = double(box.points()) / t * 1e-9;
@@ -196,6 +218,7 @@ std::vector<Row> tti_kernels_t(const Options& o, const Ceiling& c) {
         if (k != kc::TtiKernel::TwoPass && two_pass > 0)
             std::snprintf(speedup, sizeof speedup, ", %.3fx the two-pass kernel", gpts / two_pass);
         rows.push_back(kernel_row<T>(o.physics, name, o, t, double(box.points()), bpp, c.gbs, info, speedup));
+        rows.back().gpu = tm.gpu;
     }
     return rows;
 }
@@ -208,7 +231,7 @@ std::vector<Row> gpu_tti_kernels(const Options& o, const Ceiling& c) {
 
 void gpu_synchronize() { RTM_CUDA_CHECK(cudaDeviceSynchronize()); }
 
-Ceiling gpu_ceiling() {
+Ceiling gpu_ceiling(double sustain) {
     Ceiling c;
     int dev = 0;
     cudaDeviceProp p{};
@@ -226,7 +249,10 @@ Ceiling gpu_ceiling() {
     fill(e, 14, -1, 1);
     Events ev;
     for (int i = 0; i < 3; ++i) kc::copy_cuda(a.data(), b.data(), n);
-    const double tc = ev.median(7, 10, [&] { kc::copy_cuda(a.data(), b.data(), n); });
+    // The ceiling at the clocks the kernels are timed at: sustained as long as they are.
+    const Timed copy = timed(sustain, 7, 10, [&] { kc::copy_cuda(a.data(), b.data(), n); });
+    const double tc = copy.seconds;
+    c.gpu = copy.gpu;
     const double tm = ev.median(7, 10, [&] {
         RTM_CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), n * 4, cudaMemcpyDeviceToDevice));
     });

@@ -183,3 +183,48 @@ TEST_CASE("rtm bench uses rtm model's device by default and its CPU ratio stays 
     // moves at least those bytes, cannot beat it (a 64x64 step measured ~23% on 2 cores).
     CHECK(j["rows"][0]["ratio"].get<double>() <= 1.0);
 }
+
+TEST_CASE("rtm bench --sustain is refused where it would hold nothing") {
+    SECTION("on the CPU") {
+        const auto r = run_rtm("bench --device cpu --grid 64x64 --steps 2 --repeats 1 --sustain 5");
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains("option --sustain") && Contains("runs on the CPU"));
+    }
+    SECTION("for a mode that is not a kernel's") {
+        const auto r = run_rtm("bench --mode rtm --sustain 5");
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains("option --sustain") && Contains("Leave it out for --mode rtm"));
+    }
+    SECTION("a negative or absurd duration") {
+        for (const char* s : {"-1", "1e9", "nan"}) {
+            const auto r = run_rtm(std::string("bench --grid 64x64 --steps 2 --repeats 1 --sustain ") + s);
+            INFO(s << ": " << r.output);
+            CHECK(r.status == 1);
+            CHECK_THAT(r.output, Contains("option --sustain") && Contains("Give 0 to 3600 seconds"));
+        }
+    }
+}
+
+TEST_CASE("rtm bench refuses what it cannot time and names the option before any work") {
+    // Each within seconds: a 1x1x1 grid once ran for minutes, a 10^15-point one ended in
+    // std::bad_alloc.
+    const struct {
+        const char* args;
+        const char* says;
+    } cases[] = {
+        {"--grid 1x1x1", "has a size below 16 points"},
+        {"--grid 0x0", "has a size below 16 points"},
+        {"--grid 64", "is not NXxNYxNZ"},
+        {"--grid 100000x100000x100000", "GB of host memory, which has"},
+        {"--grid 64x64 --repeats 0", "option --repeats: must be at least 1"},
+        {"--grid 64x64 --steps 0", "option --steps: must be at least 1"},
+        {"--mode modelling --grid 64x64 --pml -1", "option --pml: must not be negative"},
+    };
+    for (const auto& c : cases) {
+        const auto r = run_rtm(std::string("bench --device cpu ") + c.args);
+        INFO(c.args << ": " << r.output);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains(c.says));
+        CHECK_THAT(r.output, !Contains("std::"));
+    }
+}
