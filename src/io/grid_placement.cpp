@@ -25,7 +25,7 @@ struct Axis {
     std::int64_t first = 0, step = 1, n = 1;
 };
 
-Axis key_axis(std::vector<std::int64_t> keys, int byte, const std::string& path) {
+Axis key_axis(std::vector<std::int64_t> keys, const std::string& name, const std::string& path) {
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     Axis a;
@@ -36,7 +36,7 @@ Axis key_axis(std::vector<std::int64_t> keys, int byte, const std::string& path)
     for (std::size_t i = 1; i < keys.size(); ++i)
         if ((keys[i] - a.first) % a.step != 0)
             fail(path,
-                 "the " + trace_field_name(byte) + " values are not evenly spaced: " + std::to_string(keys[i - 1]) + " and " +
+                 "the " + name + " values are not evenly spaced: " + std::to_string(keys[i - 1]) + " and " +
                      std::to_string(keys[i]) + " do not fit a step of " + std::to_string(a.step) + " from " +
                      std::to_string(a.first),
                  regular_fix);
@@ -55,23 +55,25 @@ double spacing_from_options(double value, const char* name, const std::string& p
          "Give the spacing with option model." + std::string(name) + " (metres), or fill the coordinates in the file");
 }
 
-// Fills g.node from the per-trace keys; duplicate and missing nodes are errors.
+// Fills g.node from the per-trace keys (named x_name and y_name in messages; y_name
+// empty for a line); duplicate and missing nodes are errors.
 void fill_nodes(GridPlacement& g, const Axis& ax, const Axis& ay, const std::vector<std::int64_t>& xk,
-                const std::vector<std::int64_t>& yk, const std::string& path) {
+                const std::vector<std::int64_t>& yk, const std::string& x_name, const std::string& y_name,
+                const std::string& path) {
     const std::size_t n = xk.size();
     // Checked one axis at a time first: line numbers far apart must not overflow.
     const std::int64_t cap = 4 * std::int64_t(n) + 16;
     const std::int64_t nodes = (ax.n > cap || ay.n > cap) ? cap + 1 : ax.n * ay.n;
     auto key_text = [&](std::int64_t x, std::int64_t y) {
-        std::string s = trace_field_name(g.x_byte) + " " + std::to_string(x);
-        if (g.y_byte) s = trace_field_name(g.y_byte) + " " + std::to_string(y) + ", " + s;
+        std::string s = x_name + " " + std::to_string(x);
+        if (!y_name.empty()) s = y_name + " " + std::to_string(y) + ", " + s;
         return s;
     };
     if (nodes > cap)
         fail(path,
-             "the line numbers span " + std::to_string(ax.n) + " x " + std::to_string(ay.n) + " nodes (" +
-                 trace_field_name(g.x_byte) + (g.y_byte ? " and " + trace_field_name(g.y_byte) : std::string()) +
-                 ") but the file has only " + std::to_string(n) + " traces: most nodes have no trace",
+             "the line numbers span " + std::to_string(ax.n) + " x " + std::to_string(ay.n) + " nodes (" + x_name +
+                 (y_name.empty() ? std::string() : " and " + y_name) + ") but the file has only " + std::to_string(n) +
+                 " traces: most nodes have no trace",
              regular_fix);
     std::vector<std::int64_t> owner(nodes, -1);
     g.node.resize(n);
@@ -177,6 +179,49 @@ void fit_frame(GridPlacement& g, const TraceSpots& ts, const GridReadOptions& op
     }
 }
 
+// Lattice indices of every trace from its coordinates alone, for a cube without line
+// numbers: the x step from the first trace to its nearest neighbour, the y step to the
+// nearest trace off that line (on a lattice, a neighbour along the other axis, or a
+// diagonal one of a skewed lattice: either spans it), and each trace's indices solve
+// P - P0 = ix a + iy b, rounded. Each axis runs the way the file's order runs (first
+// trace to last). False when every trace lies on the first line: a 2D line. The
+// indices are then checked as line numbers are (fill_nodes) and the spacing and frame
+// fitted to every trace (fit_frame, which bounds how far any is off its node).
+bool lattice_indices(const TraceSpots& ts, std::vector<std::int64_t>& xk, std::vector<std::int64_t>& yk) {
+    const auto& s = ts.spots;
+    const std::size_t n = s.size();
+    auto rel = [&](std::size_t i) { return std::pair<double, double>(s[i].X - s[0].X, s[i].Y - s[0].Y); };
+    std::size_t ia = 0;
+    for (std::size_t i = 1; i < n; ++i) {
+        const auto [x, y] = rel(i);
+        const auto [ax, ay] = rel(ia);
+        if (std::hypot(x, y) > 2 * ts.resolution && (ia == 0 || std::hypot(x, y) < std::hypot(ax, ay))) ia = i;
+    }
+    if (ia == 0) return false;
+    const auto [ax, ay] = rel(ia);
+    const double la = std::hypot(ax, ay), tol = coordinate_tolerance(la, ts.resolution);
+    std::size_t ib = 0;
+    for (std::size_t i = 1; i < n; ++i) {
+        const auto [x, y] = rel(i);
+        const auto [bx, by] = rel(ib);
+        const bool off = std::abs(x * ay - y * ax) / la > tol;
+        if (off && (ib == 0 || std::hypot(x, y) < std::hypot(bx, by))) ib = i;
+    }
+    if (ib == 0) return false;
+    const auto [bx, by] = rel(ib);
+    const double det = ax * by - ay * bx;
+    xk.resize(n), yk.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto [x, y] = rel(i);
+        xk[i] = std::llround((x * by - y * bx) / det);
+        yk[i] = std::llround((ax * y - ay * x) / det);
+    }
+    for (auto* k : {&xk, &yk})
+        if (k->back() < k->front())
+            for (auto& v : *k) v = -v;
+    return true;
+}
+
 // A straight 2D line placed by coordinates alone, ordered by distance along it.
 void place_along_line(GridPlacement& g, const TraceSpots& ts, bool cdp_varies, const std::string& path) {
     const auto& s = ts.spots;
@@ -224,7 +269,7 @@ void place_along_line(GridPlacement& g, const TraceSpots& ts, bool cdp_varies, c
             fail(path,
                  trace_no(i) + " " + at_xy(s[i]) + " is " + num(std::abs(d[i])) +
                      " m off the straight line through the end traces " + at_xy(s[a]) + " and " + at_xy(s[b]),
-                 "rtm reads straight 2D lines and inline/crossline cubes: fix the coordinates or give line numbers");
+                 "rtm reads straight 2D lines and regular cubes: fix the coordinates or give line numbers");
 
     g.node.resize(n);
     for (std::size_t k = 0; k < n; ++k) g.node[order[k]] = k;
@@ -317,17 +362,17 @@ GridPlacement place_traces(const TraceSpots& ts, const GridReadOptions& opt, con
         g.method = "a single trace";
         return g;
     }
-    if (how == How::Coordinates) {
-        if (il_varies && xl_varies)
-            fail(path, "the traces do not lie on one line and placement by coordinates only reads 2D lines",
-                 "Place the traces by inline/crossline numbers (the default)");
-        place_along_line(g, ts, cdp_varies, path);
-        g.method = "distance along the line from " + coords;
-        return g;
-    }
-
     std::vector<std::int64_t> xk(n), yk(n, 0);
-    if (how == How::Cdp) {
+    std::string x_name, y_name;  // what the keys are, for messages
+    if (how == How::Coordinates) {
+        if (!lattice_indices(ts, xk, yk)) {
+            place_along_line(g, ts, cdp_varies, path);
+            g.method = "distance along the line from " + coords;
+            return g;
+        }
+        x_name = "lattice column (from " + coords + ")";
+        y_name = "lattice row";
+    } else if (how == How::Cdp) {
         g.x_byte = SEGY_TR_ENSEMBLE;
         for (std::size_t i = 0; i < n; ++i) xk[i] = s[i].cdp;
     } else if (il_varies && !xl_varies) {  // a 2D line along the inline numbers
@@ -341,15 +386,19 @@ GridPlacement place_traces(const TraceSpots& ts, const GridReadOptions& opt, con
             for (std::size_t i = 0; i < n; ++i) yk[i] = s[i].inline_no;
         }
     }
-    const Axis ax = key_axis(xk, g.x_byte, path);
-    const Axis ay = g.y_byte ? key_axis(yk, g.y_byte, path) : Axis{};
-    g.x_first = ax.first, g.x_step = ax.step, g.y_first = ay.first, g.y_step = g.y_byte ? ay.step : 0;
-    fill_nodes(g, ax, ay, xk, yk, path);
-    g.method = (g.y_byte ? "inline/crossline numbers (bytes " + std::to_string(g.y_byte) + "/" + std::to_string(g.x_byte) + ")"
-                         : trace_field_name(g.x_byte) + " values");
+    if (g.x_byte) x_name = trace_field_name(g.x_byte);
+    if (g.y_byte) y_name = trace_field_name(g.y_byte);
+    const Axis ax = key_axis(xk, x_name, path);
+    const Axis ay = y_name.empty() ? Axis{} : key_axis(yk, y_name, path);
+    if (g.x_byte) g.x_first = ax.first, g.x_step = ax.step;
+    if (g.y_byte) g.y_first = ay.first, g.y_step = ay.step;
+    fill_nodes(g, ax, ay, xk, yk, x_name, y_name, path);
+    g.method = how == How::Coordinates ? "a lattice of " + coords
+               : g.y_byte ? "inline/crossline numbers (bytes " + std::to_string(g.y_byte) + "/" + std::to_string(g.x_byte) + ")"
+                          : trace_field_name(g.x_byte) + " values";
     if (xy_varies) {
         fit_frame(g, ts, opt, path);
-        g.method += " with spacing from " + coords;
+        if (how != How::Coordinates) g.method += " with spacing from " + coords;
     } else {
         g.grid.dx = g.grid.nx > 1 ? spacing_from_options(opt.dx, "dx", path) : (opt.dx > 0 ? opt.dx : 1.0);
         g.grid.dy = g.grid.ny > 1 ? spacing_from_options(opt.dy, "dy", path) : g.grid.dx;

@@ -258,7 +258,10 @@ void describe_segy(const std::string& path, std::ostream& out) {
                 return range(double(first), double(first + step * (n - 1)), 12) +
                        (step != 1 && n > 1 ? " step " + std::to_string(step) : std::string());
             };
-            if (g.ny > 1) {
+            if (g.ny > 1 && !p.y_byte) {  // a lattice of coordinates, without line numbers
+                out << "geometry:        3D cube: " << g.ny << " rows x " << g.nx << " columns, dx " << metres(g.dx)
+                    << " m, dy " << metres(g.dy) << " m\n";
+            } else if (g.ny > 1) {
                 out << "geometry:        3D cube: " << g.ny << " inlines x " << g.nx << " crosslines\n";
                 out << "  inlines:       " << keys(p.y_first, p.y_step, g.ny) << " (byte " << p.y_byte << "): y, dy "
                     << metres(g.dy) << " m\n";

@@ -131,6 +131,45 @@ TEST_CASE("a 2D line without line numbers is ordered by distance along its coord
     CHECK(r.data == v.data);
 }
 
+TEST_CASE("a cube without line numbers is placed by its coordinates alone") {
+    const auto dir = scratch("cube-by-coordinates");
+    const Volume v = numbered_volume(cube_grid());  // rotated 30 degrees, dx 12.5, dy 20
+    io::write_volume((dir / "sorted.sgy").string(), v);
+    for (const bool shuffle : {false, true}) {
+        const std::string path = (dir / (shuffle ? "shuffled.sgy" : "plain.sgy")).string();
+        // Shuffled: the first and last traces of the cube stay first and last in the file
+        // (the file's order orients the axes).
+        std::vector<int> order(7 * 5);
+        std::iota(order.begin(), order.end(), 0);
+        if (shuffle) std::shuffle(order.begin() + 1, order.end() - 1, std::mt19937(3));
+        copy_traces((dir / "sorted.sgy").string(), path, order);
+        for (int byte : {SEGY_TR_INLINE, SEGY_TR_CROSSLINE, SEGY_TR_ENSEMBLE}) set_trace_field(path, -1, byte, 0);
+        for (const auto placement : {io::GridReadOptions::Placement::Auto, io::GridReadOptions::Placement::Coordinates}) {
+            io::GridReadOptions opt;
+            opt.placement = placement;
+            const Volume r = io::read_volume(path, opt);
+            check_same_grid(r.grid, v.grid);
+            CHECK(r.data == v.data);
+        }
+    }
+    SECTION("a trace off its node by more than the tolerance is named") {
+        const std::string path = (dir / "displaced.sgy").string();
+        std::vector<int> order(7 * 5);
+        std::iota(order.begin(), order.end(), 0);
+        copy_traces((dir / "sorted.sgy").string(), path, order);
+        for (int byte : {SEGY_TR_INLINE, SEGY_TR_CROSSLINE, SEGY_TR_ENSEMBLE}) set_trace_field(path, -1, byte, 0);
+        // Node (3, 2), away from the three traces that span the lattice. Coordinates are in
+        // centimetres (scalar -100): 3 m off its node along X, a quarter of dx, beyond the
+        // tolerance (5% of the spacing and two centimetres).
+        REQUIRE(trace_field(path, 17, SEGY_TR_SOURCE_GROUP_SCALAR) == -100);
+        set_trace_field(path, 17, SEGY_TR_CDP_X, trace_field(path, 17, SEGY_TR_CDP_X) + 300);
+        const std::string msg = error_of([&] { io::read_volume(path); });
+        INFO(msg);
+        CHECK(contains(msg, path));
+        CHECK(contains(msg, "trace 18"));
+    }
+}
+
 TEST_CASE("a cube without coordinates takes its spacing from the options") {
     const auto dir = scratch("cube-no-coordinates");
     const std::string path = (dir / "cube.sgy").string();
