@@ -355,8 +355,13 @@ GridPlacement place_traces(const TraceSpots& ts, const GridReadOptions& opt, con
 
     GridPlacement g;
     if (how == How::Single) {
+        // One trace has no neighbour to take a spacing from, and the propagation needs one
+        // (its time step and absorbing layers scale with it): the user gives it.
+        if (!(opt.dx > 0))
+            fail(path, "the file holds a single trace, so the trace spacing dx is unknown",
+                 "Give the spacing with option model.dx (metres)");
         g.node = {0};
-        g.grid.dx = opt.dx > 0 ? opt.dx : 1.0;
+        g.grid.dx = opt.dx;
         g.grid.dy = opt.dy > 0 ? opt.dy : g.grid.dx;
         g.grid.frame.ox = s[0].X, g.grid.frame.oy = s[0].Y;
         g.method = "a single trace";

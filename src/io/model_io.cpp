@@ -85,7 +85,8 @@ Volume read_volume(const std::string& path, const GridReadOptions& opt) {
                        std::to_string(first) + " in trace 1 and " + detail::binary_field_name(SEGY_BIN_INTERVAL) + " = " +
                        std::to_string(file.binary().get(SEGY_BIN_INTERVAL)) +
                        " (values over 32767 do not fit the signed 16-bit field)",
-             "Set the sample interval in the file (dz in mm for depth models), or give dz in GridReadOptions");
+             "Set the sample interval in the file (dz in mm for depth models), or give the depth step with option "
+             "model.dz (metres)");
     } else {
         grid.dz = interval * opt.depth_unit;
     }

@@ -245,9 +245,10 @@ SegyReader::SegyReader(const std::string& path, bool mapped) : path_(path) {
                        ") leave " + std::to_string(body % per_trace) + " bytes over after " +
                        std::to_string(body / per_trace) + " whole traces (" +
                        (nt > 0 && nt != nb ? trace_field_name(SEGY_TR_SAMPLE_COUNT) + " = " + std::to_string(nt) + " fits no better"
-                                           : std::string("no other sample count in the headers")) +
+                                           : std::string("trace 1's own header gives no other count")) +
                        ")",
-             "The file is truncated (an interrupted copy or write?) or its sample count is wrong: copy or export it again");
+             "The file is truncated (an interrupted copy or write?), its sample count is wrong, or its traces "
+             "differ in length (rtm reads traces of one length): copy or export it again");
     }
     raw_.resize(std::size_t(trace_bytes_) + 8);
     if (mapped) segy_mmap(fp_.get());  // (no map: stdio, as without)

@@ -164,12 +164,26 @@ TEST_CASE("a 2D line with a gap in its coordinates is reported as missing a posi
     check_message(error_of([&] { io::read_volume(gap); }), {gap.c_str(), "50 m apart", "25 m apart", "missing"});
 }
 
+TEST_CASE("a model of a single trace needs its spacing given") {
+    const std::string full = write_cube("single-trace");
+    const std::string one = (std::filesystem::path(full).parent_path() / "one.sgy").string();
+    copy_traces(full, one, {5});
+    // One trace has no neighbour: a spacing of 1 m was once made up, and with it a time
+    // step 10x too small.
+    check_message(error_of([&] { io::read_volume(one); }), {one.c_str(), "single trace", "model.dx"});
+    io::GridReadOptions opt;
+    opt.dx = 25;
+    const Volume v = io::read_volume(one, opt);
+    CHECK(v.grid.nx == 1);
+    CHECK(v.grid.dx == 25);
+}
+
 TEST_CASE("a zero sample interval is an error unless dz is given") {
     const std::string path = write_cube("zero-interval");
     set_trace_field(path, -1, SEGY_TR_SAMPLE_INTER, 0);
     set_binary_field(path, SEGY_BIN_INTERVAL, 0);
     check_message(error_of([&] { io::read_volume(path); }),
-                  {path.c_str(), "sample interval is zero", "byte 117", "byte 3217", "GridReadOptions"});
+                  {path.c_str(), "sample interval is zero", "byte 117", "byte 3217", "model.dz"});
     io::GridReadOptions opt;
     opt.dz = 12;
     CHECK(io::read_volume(path, opt).grid.dz == 12);
