@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "core/error.h"
 #include "io/grid_placement.h"
@@ -58,13 +59,37 @@ std::string upper(std::string s) {
     return s;
 }
 
+// Shot gathers rather than a model: sources (source X/Y) each shared by several traces,
+// and most traces' receivers (group X/Y) away from their source. A model's placement
+// would only call them irregular.
+bool looks_like_shots(const std::vector<detail::TraceHeader>& headers) {
+    std::set<std::pair<std::int32_t, std::int32_t>> sources;
+    std::size_t moved = 0;
+    for (const auto& h : headers) {
+        const auto sx = h.get(SEGY_TR_SOURCE_X), sy = h.get(SEGY_TR_SOURCE_Y);
+        if (sx != 0 || sy != 0) sources.insert({sx, sy});
+        moved += h.get(SEGY_TR_GROUP_X) != sx || h.get(SEGY_TR_GROUP_Y) != sy;
+    }
+    return !sources.empty() && 2 * sources.size() <= headers.size() && 2 * moved > headers.size();
+}
+
 }  // namespace
 
 Volume read_volume(const std::string& path, const GridReadOptions& opt) {
     check_options(opt);
     const detail::SegyReader file(path, true);  // (mapped: a volume is read at once)
     const auto headers = file.headers();
-    const detail::GridPlacement place = detail::place_traces(detail::read_spots(headers, opt), opt, path);
+    const detail::GridPlacement place = [&] {
+        try {
+            return detail::place_traces(detail::read_spots(headers, opt), opt, path);
+        } catch (const Error&) {
+            if (!looks_like_shots(headers)) throw;
+            fail(path,
+                 "its traces are shot gathers (receivers, group X/Y at bytes 81/85, away from their sources, source "
+                 "X/Y at bytes 73/77), not a model with one trace per grid node",
+                 "Give shot records with data.shots and the velocity model with model.vp");
+        }
+    }();
 
     Grid grid = place.grid;
     grid.nz = file.samples();

@@ -164,6 +164,13 @@ TEST_CASE("a 2D line with a gap in its coordinates is reported as missing a posi
     check_message(error_of([&] { io::read_volume(gap); }), {gap.c_str(), "50 m apart", "25 m apart", "missing"});
 }
 
+TEST_CASE("shot gathers read as a model are named as shot gathers") {
+    // Their receivers lie along lines through each source: placed as a grid they only
+    // looked irregular ("a position is missing").
+    const std::string path = (source_dir() / "shots" / "layers2d.sgy").string();
+    check_message(error_of([&] { io::read_volume(path); }), {path.c_str(), "shot gathers", "data.shots", "model.vp"});
+}
+
 TEST_CASE("a model of a single trace needs its spacing given") {
     const std::string full = write_cube("single-trace");
     const std::string one = (std::filesystem::path(full).parent_path() / "one.sgy").string();
