@@ -118,6 +118,15 @@ ShotIndex::ShotIndex(const std::string& path) : path_(path) {
         std::vector<std::size_t> order(members.size());
         for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return channel[a] < channel[b]; });
+        // A channel twice is a trace given twice (a file appended to itself, a merge
+        // gone wrong): its data would be migrated twice.
+        for (std::size_t r = 1; r < order.size(); ++r)
+            if (channel[order[r]] == channel[order[r - 1]])
+                fail(path, "field record " + std::to_string(id) + " has two traces with " +
+                               detail::trace_field_name(SEGY_TR_NUMBER_ORIG_FIELD) + " " + std::to_string(channel[order[r]]) +
+                               ": traces " + std::to_string(members[order[r - 1]] + 1) + " and " +
+                               std::to_string(members[order[r]] + 1),
+                     "Remove the duplicated traces, or number the record's channels one per trace");
         std::vector<int> in_file(members.size());
         for (std::size_t r = 0; r < order.size(); ++r) {
             const int i = members[order[r]];

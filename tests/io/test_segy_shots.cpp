@@ -112,6 +112,22 @@ TEST_CASE("traces of gathers interleaved in the file read back grouped by field 
     for (const auto& g : back) check_same_gather(g, by_id(shots, g.id));
 }
 
+TEST_CASE("a gather with a channel given twice is refused naming the record and both traces") {
+    const auto dir = scratch("shots-duplicated");
+    io::write_shots((dir / "sorted.sgy").string(), three_shots());
+    // The file appended to part of itself: the first gather's traces 1-3 again at the end
+    // (an appended copy was once migrated twice without a word).
+    copy_traces((dir / "sorted.sgy").string(), (dir / "twice.sgy").string(),
+                {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0, 1, 2});
+    const std::string path = (dir / "twice.sgy").string();
+    const std::string msg = error_of([&] { io::ShotIndex index(path); });
+    INFO(msg);
+    CHECK(contains(msg, path));
+    CHECK(contains(msg, "two traces with"));
+    CHECK(contains(msg, "byte 13"));
+    CHECK(contains(msg, "traces 1 and 16"));
+}
+
 TEST_CASE("gathers without field record numbers are grouped by source position") {
     const auto dir = scratch("shots-no-ffid");
     const std::string path = (dir / "shots.sgy").string();
