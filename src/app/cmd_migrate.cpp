@@ -43,18 +43,20 @@ const char* kUsage =
     "folder: image.sgy (post-processed stack, on the model's grid), illumination.sgy,\n"
     "image.png (3D: image_inline.png, image_crossline.png, image_depth.png), written at the\n"
     "end of every run. A shot that fails (bad data, a blow-up) is recorded as failed in\n"
-    "state.json and the others go on; running the command again retries it.\n"
+    "state.json and the others go on; running the command again retries it, which helps\n"
+    "where the cause has gone (memory, a device): the folder refuses changed input files\n"
+    "and settings, so fixed data or settings go into a new job folder.\n"
     "\n"
     "Exit status: 0 when every shot tried is done (or the run stopped at migration.max-shots),\n"
     "3 when the job holds failed shots (each with its reason in the log and state.json),\n"
     "128 + the signal when SIGINT or SIGTERM stopped it, failed shots or not (after the shot under way, with a\n"
     "checkpoint and the image: resume by running it again), 1 on an error that stops the\n"
-    "job, 2 on a usage error.";
+    "job, 2 on a usage error (an unknown option, a value that does not parse or is missing).";
 
 po::options_description data_options() {
     po::options_description d("Recorded data ([data] section)");
     d.add_options()
-        ("data.shots", po::value<std::vector<std::string>>()->multitoken(),
+        ("data.shots", input_file_list()->multitoken(),
          "SEG-Y shot files (repeat the option or list several); every gather is migrated. Given on the "
          "command line, they replace the INI file's (as every option does)");
     return d;
@@ -121,9 +123,9 @@ std::optional<double> auto_or_number(const po::variables_map& vm, const std::str
     if (text == "auto") return std::nullopt;
     double v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v < 0 || (v == 0 && !zero_ok))
-        fail("option " + option,
-             "'" + text + "' is not a " + (zero_ok ? "non-negative" : "positive") + " number of " + unit, fix);
+    const std::string what = "'" + text + "' is not a " + (zero_ok ? "non-negative" : "positive") + " number of " + unit;
+    if (ec != std::errc() || end != text.data() + text.size()) fail_usage("option " + option, what, fix);  // exit 2
+    if (!std::isfinite(v) || v < 0 || (v == 0 && !zero_ok)) fail("option " + option, what, fix);
     return v;
 }
 
@@ -141,7 +143,7 @@ MigrationOptions migration_from(const po::variables_map& vm) {
     else if (st == "snapshots") m.storage = SourceStorage::Snapshots;
     else if (st == "boundary") m.storage = SourceStorage::Boundary;
     else if (st == "checkpoints") m.storage = SourceStorage::Checkpoints;
-    else fail("option migration.storage", "unknown value '" + st + "'", "Use auto, snapshots, boundary or checkpoints");
+    else fail_usage("option migration.storage", "unknown value '" + st + "'", "Use auto, snapshots, boundary or checkpoints");
     m.bf16_snapshots = vm["migration.bf16-snapshots"].as<bool>();
     if (const auto gb = auto_or_number(vm, "migration.memory-budget", false, "GB", "Give gigabytes, e.g. 4, or auto"))
         m.memory_budget = *gb * 1e9;
@@ -149,15 +151,16 @@ MigrationOptions migration_from(const po::variables_map& vm) {
     if (c == "cross-correlation") m.condition = ImagingCondition::CrossCorrelation;
     else if (c == "inverse-scattering") m.condition = ImagingCondition::InverseScattering;
     else if (c == "born-adjoint") m.condition = ImagingCondition::BornAdjoint;
-    else fail("option migration.condition", "unknown value '" + c + "'", "Use cross-correlation, inverse-scattering or born-adjoint");
+    else fail_usage("option migration.condition", "unknown value '" + c + "'", "Use cross-correlation, inverse-scattering or born-adjoint");
     const std::string mute = vm["migration.mute-direct"].as<std::string>();
     m.mute_direct = mute != "false";
     if (mute != "true" && mute != "false") {
         char* end = nullptr;
         m.mute_after = std::strtod(mute.c_str(), &end);
-        if (mute.empty() || *end || !(m.mute_after >= 0) || !std::isfinite(m.mute_after))
-            fail("option migration.mute-direct", "'" + mute + "' is not a window in seconds, true or false",
-                 "Give the seconds kept muted after the direct wave's onset (e.g. 0.1), true or false");
+        const std::string what = "'" + mute + "' is not a window in seconds, true or false",
+                          fix = "Give the seconds kept muted after the direct wave's onset (e.g. 0.1), true or false";
+        if (mute.empty() || *end) fail_usage("option migration.mute-direct", what, fix);  // exit 2
+        if (!(m.mute_after >= 0) || !std::isfinite(m.mute_after)) fail("option migration.mute-direct", what, fix);
     }
     m.rho_filter = vm["migration.rho-filter"].as<bool>();
     if (const auto s = auto_or_number(vm, "migration.end-taper", true, "seconds", "Give seconds (e.g. 0.04), 0 for none, or auto"))
@@ -167,14 +170,12 @@ MigrationOptions migration_from(const po::variables_map& vm) {
 
 // The input files whose content the job folder's fingerprint holds: replacing one under
 // the same name (even by one of the same size) must not resume into a stack of two
-// models or two data sets.
-std::vector<std::string> fingerprint_inputs(const po::variables_map& vm, const std::vector<std::string>& files) {
-    std::vector<std::string> inputs = files;
-    for (const char* k : {"model.vp", "wavelet.file"})
-        if (vm.count(k)) inputs.push_back(vm[k].as<std::string>());
-    for (const char* k : {"model.epsilon", "model.delta", "model.theta", "model.phi"})  // a file, or a number
-        if (vm.count(k) && std::filesystem::is_regular_file(vm[k].as<std::string>()))
-            inputs.push_back(vm[k].as<std::string>());
+// models or two data sets. Every input file but the configuration file, whose settings
+// the fingerprint holds by their values (settings_of).
+std::vector<std::string> fingerprint_inputs(const po::options_description& desc, const po::variables_map& vm) {
+    std::vector<std::string> inputs;
+    for (const auto& [option, path] : input_files(desc, vm))
+        if (option != "config") inputs.push_back(path);
     return inputs;
 }
 
@@ -226,22 +227,26 @@ int cmd_migrate(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_options(argc, argv, kUsage, desc, model_command_options(), vm)) return 0;
 
+    // No input may be a file the job writes or removes in its folder (its image, say).
+    std::vector<Product> products;
+    for (const auto& f : job_files(vm["output.job"].as<std::string>())) products.push_back({f, "output.job"});
+    check_inputs_kept(desc, vm, products);
     // The GPU's start goes on beside the reads (choose_backend waits for it).
     start_device(parse_device(vm["propagation.device"].as<std::string>()), parallel::World::get().node_rank());
-    if (!vm.count("data.shots")) fail("option data.shots", "no shot files given", "Set [data] shots = FILE.sgy");
+    if (!vm.count("data.shots")) fail_usage("option data.shots", "no shot files given", "Set [data] shots = FILE.sgy");
     const auto files = vm["data.shots"].as<std::vector<std::string>>();
     for (std::size_t i = 0; i < files.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
             if (std::filesystem::exists(files[i]) && std::filesystem::exists(files[j]) &&
                 std::filesystem::equivalent(files[i], files[j]))
                 fail("option data.shots", files[i] + " is given twice (its shots would be stacked twice)",
-                     "List each shot file once (the command line adds to the config file's list)");
+                     "List each shot file once");
     // Three reads of different files at once, each on its own thread (one after another
     // they took 0.24, 0.10 and 0.18 s before a 3D migration's first step, H200 host,
     // 2026-11-24): the model (on every core), every shot file's trace headers (checked
     // now; a gather's samples are read when its turn comes), and on rank 0 the inputs'
-    // content for the job's fingerprint (the other ranks never open the job folder, and a
-    // dry run stops before it: a survey's files can take minutes to read in full).
+    // content for the job's fingerprint (the other ranks never read the job's state, and
+    // a dry run stops before it: a survey's files can take minutes to read in full).
     // Their errors come in that order.
     auto indexed = run_beside(true, 0, [&files] {
         const PhaseTimer indexing("index shots");
@@ -253,7 +258,7 @@ int cmd_migrate(int argc, char** argv) {
     // scope ends) rather than waiting for it.
     std::atomic<bool> stop_hashing{false};
     auto hashed = run_beside(parallel::World::get().root() && !vm["dry-run"].as<bool>(), 0,
-                             [inputs = fingerprint_inputs(vm, files), &stop_hashing] {
+                             [inputs = fingerprint_inputs(desc, vm), &stop_hashing] {
                                  const PhaseTimer hashing("fingerprint inputs");
                                  std::vector<std::pair<std::string, std::string>> hashes;
                                  for (const auto& f : inputs) hashes.emplace_back(f, io::content_hash(f, &stop_hashing));
@@ -335,9 +340,14 @@ int cmd_migrate(int argc, char** argv) {
         return 0;
     }
     const int done = rep.done_before + rep.done_now;
+    // A rerun retries them, but this folder refuses changed input files and settings (its
+    // fingerprint): only a cause outside them can have gone away.
     if (rep.failed)
-        spdlog::error("{} of {} shots done, {} failed ({} in this run; reasons above and in {}/state.json): fix what "
-                      "they say and run the same command to retry them",
+        spdlog::error("{} of {} shots done, {} failed ({} in this run; reasons above and in {}/state.json). Running the "
+                      "same command again retries them, which helps where the cause lay outside the input files and "
+                      "settings (memory, a device, a disk): a cause in them (bad samples, a geometry, a blow-up) is "
+                      "fixed by changing them, which this job folder refuses, so migrate the fixed inputs into a new "
+                      "output.job folder (or delete this one)",
                       done, rep.total, rep.failed, rep.failed_now.size(), job.folder);
     else
         spdlog::info("stopped after {} shots this run ({} of {} done); run the same command to resume", rep.done_now,

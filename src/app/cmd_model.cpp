@@ -46,10 +46,10 @@ const char* kUsage =
 po::options_description born_options() {
     po::options_description d("Born modelling ([model] section)");
     d.add_options()
-        ("model.born-dm", po::value<std::string>(),
+        ("model.born-dm", input_file(),
          "Born modelling of the data scattered by this perturbation of slowness squared "
          "(s^2/m^2, SEG-Y on the model's grid), in the background model.vp")
-        ("model.born-reflectivity", po::value<std::string>(),
+        ("model.born-reflectivity", input_file(),
          "Born modelling from a normal-incidence reflectivity (SEG-Y on the model's grid; "
          "dm = -4 r / v^2)");
     return d;
@@ -58,7 +58,7 @@ po::options_description born_options() {
 po::options_description acquisition_options() {
     po::options_description d("Acquisition ([acquisition] section)");
     d.add_options()
-        ("acquisition.geometry", po::value<std::string>(),
+        ("acquisition.geometry", input_file(),
          "take sources, receivers and sampling from this SEG-Y shot file instead of a regular spread")
         ("acquisition.source-x0", po::value<double>()->default_value(0), "first source x, m")
         ("acquisition.source-dx", po::value<double>()->default_value(0), "source spacing along x, m")
@@ -179,23 +179,11 @@ void born(const po::variables_map& vm, const Model& model, const std::vector<Sho
 
 // Refuses an output path that names an input file (it would be replaced) or the other
 // output (the preview would overwrite the gathers), naming both options.
-void check_outputs(const po::variables_map& vm, const std::string& shots, const std::string& preview) {
-    namespace fs = std::filesystem;
-    auto same = [](const std::string& a, const std::string& b) {
-        std::error_code ea, eb;
-        return fs::weakly_canonical(a, ea) == fs::weakly_canonical(b, eb) && !ea && !eb;
-    };
-    for (const char* in : {"model.vp", "acquisition.geometry", "wavelet.file", "model.born-dm", "model.born-reflectivity"}) {
-        if (!vm.count(in)) continue;
-        const std::string path = vm[in].as<std::string>();
-        if (same(shots, path))
-            fail("option output.shots", "'" + shots + "' is the input given as " + in + ": writing the gathers would replace it",
-                 "Choose another output.shots file");
-        if (same(preview, path))
-            fail("option output.preview", "'" + preview + "' is the input given as " + in + ": the preview would replace it",
-                 "Choose another output.preview file (or an output.shots name ending in .sgy)");
-    }
-    if (same(shots, preview))
+void check_outputs(const po::options_description& desc, const po::variables_map& vm, const std::string& shots,
+                   const std::string& preview) {
+    check_inputs_kept(desc, vm, {{shots, "output.shots"}, {preview, "output.preview"}});
+    std::error_code ea, eb;  // (neither need exist yet)
+    if (std::filesystem::weakly_canonical(shots, ea) == std::filesystem::weakly_canonical(preview, eb) && !ea && !eb)
         fail("option output.preview", "the preview '" + preview + "' would overwrite the gathers (output.shots)",
              "Give output.shots a name ending in .sgy, or another output.preview");
 }
@@ -214,6 +202,11 @@ int cmd_model(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_options(argc, argv, kUsage, desc, migrate_command_options(), vm)) return 0;
 
+    // The outputs, before any work: no input is among them.
+    const std::string out = vm["output.shots"].as<std::string>();
+    std::string png = vm["output.preview"].as<std::string>();
+    if (png.empty()) png = std::filesystem::path(out).replace_extension(".png").string();
+    check_outputs(desc, vm, out, png);
     // The GPU's start goes on beside the reads (choose_backend waits for it).
     start_device(parse_device(vm["propagation.device"].as<std::string>()), parallel::World::get().node_rank());
     PhaseTimer reading("read model");
@@ -226,10 +219,6 @@ int cmd_model(int argc, char** argv) {
 
     // Each gather is written as its batch finishes (the file's headers from the geometry,
     // checked before any propagation); the middle one is kept for the preview.
-    const std::string out = vm["output.shots"].as<std::string>();
-    std::string png = vm["output.preview"].as<std::string>();
-    if (png.empty()) png = std::filesystem::path(out).replace_extension(".png").string();
-    check_outputs(vm, out, png);
     // Under several ranks one file: rank 0 makes it (headers from the geometry), every
     // rank writes its own gathers at their places, rank 0 commits once all have closed.
     PhaseTimer planning("plan and checks");

@@ -1,8 +1,10 @@
 #include "app/config.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <spdlog/spdlog.h>
 
@@ -21,17 +23,47 @@ void refuse_strays(const po::parsed_options& parsed, const std::string& command,
         if (o.position_key >= 0) {
             const std::string arg = o.value.empty() ? "" : o.value.front();
             if (std::filesystem::path(arg).extension() == ".ini")
-                fail("command line", "'" + arg + "' is not an option",
-                     "Did you mean --config " + arg + "? (the configuration file comes after --config)");
-            fail("command line", "'" + arg + "' is not an option (" + command + " takes its files through options)",
-                 "See " + command + " --help");
+                fail_usage("command line", "'" + arg + "' is not an option",
+                           "Did you mean --config " + arg + "? (the configuration file comes after --config)");
+            fail_usage("command line", "'" + arg + "' is not an option (" + command + " takes its files through options)",
+                       "See " + command + " --help");
         }
         if (!o.unregistered) continue;
         if (others.find_nothrow(o.string_key, false))
-            fail("option " + o.string_key, command + " does not use it (it belongs to another rtm command)",
-                 "Remove it, or run the command it belongs to");
-        fail("option " + o.string_key, "unknown to " + command, "See " + command + " --help for its options");
+            fail_usage("option " + o.string_key, command + " does not use it (it belongs to another rtm command)",
+                       "Remove it, or run the command it belongs to");
+        fail_usage("option " + o.string_key, "unknown to " + command, "See " + command + " --help for its options");
     }
+}
+
+// The text of the --config file `path`. Refused: what cannot be read, a folder (which
+// would read as an empty file: a job of defaults), and a file that is not text (a SEG-Y
+// file given by mistake, whose EBCDIC header the INI parser would print as one invalid
+// line of kilobytes): a NUL or another control character than tab, line and page ends.
+// Read in pieces and checked as it comes, so a shots file of gigabytes is refused at its
+// first binary byte.
+std::string config_text(const std::string& path) {
+    if (std::filesystem::is_directory(path))
+        fail(path, "is a folder, not an INI configuration file", "Give --config the job's .ini file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(path, "cannot open the configuration file", "Check the --config path");
+    const auto binary = [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u < 0x20 && u != '\t' && u != '\n' && u != '\r' && u != '\f' && u != '\v';
+    };
+    std::string text;
+    char piece[65536];
+    while (in.read(piece, sizeof piece) || in.gcount() > 0) {
+        const std::size_t n = std::size_t(in.gcount());
+        if (const char* b = std::find_if(piece, piece + n, binary); b != piece + n)
+            fail(path, "is not an INI text file (byte " + std::to_string(text.size() + std::size_t(b - piece) + 1) +
+                           " is a binary value)",
+                 "Give --config the job's .ini file of [section] key = value lines (a SEG-Y file goes to its own "
+                 "option, e.g. model.vp)");
+        text.append(piece, n);
+    }
+    if (in.bad()) fail(path, "a read of the configuration file failed", "Check the file and the disk");
+    return text;
 }
 
 }  // namespace
@@ -42,13 +74,14 @@ bool parse_options(int argc, char** argv, const std::string& usage, po::options_
     po::options_description common("General");
     common.add_options()
         ("help,h", "show this help")
-        ("config,c", po::value<std::string>(), "INI configuration file; its [section] key = value "
-                                               "lines are the options section.key below, and "
-                                               "options on the command line take precedence. One file "
-                                               "may hold several commands' jobs: a command skips the "
-                                               "other commands' options");
+        ("config,c", input_file(), "INI configuration file; its [section] key = value "
+                                   "lines are the options section.key below, and "
+                                   "options on the command line take precedence. One file "
+                                   "may hold several commands' jobs: a command skips the "
+                                   "other commands' options");
     po::options_description all;
     all.add(common).add(desc);
+    desc.add(common);  // the caller's input_files include the configuration file
     try {
         const po::parsed_options parsed = po::command_line_parser(argc, argv).options(all).allow_unregistered().run();
         po::store(parsed, vm);
@@ -59,27 +92,43 @@ bool parse_options(int argc, char** argv, const std::string& usage, po::options_
         refuse_strays(parsed, command, others);
         if (vm.count("config")) {
             const std::string path = vm["config"].as<std::string>();
-            std::ifstream in(path);
-            if (!in) fail(path, "cannot open the configuration file", "Check the --config path");
+            std::istringstream in(config_text(path));
             try {
                 const po::parsed_options file = po::parse_config_file(in, all, true);
                 for (const auto& o : file.options) {
                     if (!o.unregistered) continue;
                     if (!others.find_nothrow(o.string_key, false))
-                        fail(path, "unknown option '" + o.string_key + "'",
-                             "Check its [section] and key against " + command + " --help");
+                        fail_usage(path, "unknown option '" + o.string_key + "'",
+                                   "Check its [section] and key against " + command + " --help");
                     spdlog::debug("{}: {} ignores {} (an option of another rtm command)", path, command, o.string_key);
                 }
                 po::store(file, vm);
             } catch (const po::error& e) {
-                fail(path, e.what(), "See " + command + " --help for the options and their sections");
+                fail_usage(path, e.what(), "See " + command + " --help for the options and their sections");
             }
         }
         po::notify(vm);
     } catch (const po::error& e) {
-        fail("command line", e.what(), "See " + command + " --help");
+        fail_usage("command line", e.what(), "See " + command + " --help");
     }
     return true;
+}
+
+std::vector<std::pair<std::string, std::string>> input_files(const po::options_description& desc,
+                                                             const po::variables_map& vm) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& o : desc.options()) {
+        const std::string& key = o->long_name();
+        if (!vm.count(key)) continue;
+        const auto* semantic = o->semantic().get();
+        std::vector<std::string> paths;
+        if (dynamic_cast<const InputFileValue<std::string>*>(semantic)) paths = {vm[key].as<std::string>()};
+        else if (dynamic_cast<const InputFileValue<std::vector<std::string>>*>(semantic))
+            paths = vm[key].as<std::vector<std::string>>();
+        for (const auto& p : paths)
+            if (std::filesystem::is_regular_file(p)) out.emplace_back(key, p);
+    }
+    return out;
 }
 
 }  // namespace rtm::app

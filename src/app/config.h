@@ -4,6 +4,8 @@
 // on the command line taking precedence. Boost.Program_options does the parsing.
 // Paths are relative to the working directory.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
@@ -16,9 +18,32 @@ namespace po = boost::program_options;
 // `others` are the options of rtm's other commands: one INI file may hold a modelling
 // and a migration job, so the file's options found there are skipped (a debug message
 // says so); on the command line they are refused. Unknown options, bare arguments and
-// bad values throw rtm::Error naming the option (and the file).
+// bad values throw rtm::UsageError naming the option (and the file); a configuration
+// file that cannot be read, a folder or not text, rtm::Error. `desc` gains the general
+// options (--help, --config).
 bool parse_options(int argc, char** argv, const std::string& usage, po::options_description& desc,
                    const po::options_description& others, po::variables_map& vm);
+
+// The value of an option that names an input file, shown as `shown` in --help:
+// input_files finds every option made with one, so that a new input cannot be left out
+// of the checks that no output replaces an input, nor of a migration job's fingerprint.
+template <class T>
+class InputFileValue : public po::typed_value<T> {
+public:
+    explicit InputFileValue(const char* shown) : po::typed_value<T>(nullptr) { this->value_name(shown); }
+};
+inline po::typed_value<std::string>* input_file(const char* shown = "FILE") {
+    return new InputFileValue<std::string>(shown);
+}
+inline po::typed_value<std::vector<std::string>>* input_file_list() {
+    return new InputFileValue<std::vector<std::string>>("FILE...");
+}
+
+// The input files given (options made with input_file or input_file_list): each option's
+// name and path, for every path that names a file (the anisotropy parameters may be
+// numbers; a path that names nothing fails where it is read).
+std::vector<std::pair<std::string, std::string>> input_files(const po::options_description& desc,
+                                                             const po::variables_map& vm);
 
 // All the options of each job command (defined beside the command).
 po::options_description model_command_options();

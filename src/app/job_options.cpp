@@ -20,7 +20,7 @@ namespace rtm::app {
 po::options_description model_options() {
     po::options_description d("Velocity model ([model] section)");
     d.add_options()
-        ("model.vp", po::value<std::string>(), "P velocity, m/s: SEG-Y, one trace per surface position, samples along depth")
+        ("model.vp", input_file(), "P velocity, m/s: SEG-Y, one trace per surface position, samples along depth")
         ("model.placement", po::value<std::string>()->default_value("auto"),
          "how traces are placed on the grid: lines (inline/crossline numbers), coordinates (CDP X/Y "
          "with the coordinate scalar), or auto (line numbers when they vary, else coordinates)")
@@ -31,17 +31,17 @@ po::options_description model_options() {
         ("model.dz", po::value<double>()->default_value(0), "depth spacing, m, overriding the sample-interval field (0: from the file)")
         ("model.dx", po::value<double>()->default_value(0), "trace spacing along x, m, for files without trace coordinates (0: from the coordinates)")
         ("model.dy", po::value<double>()->default_value(0), "trace spacing along y, m, as model.dx")
-        ("model.epsilon", po::value<std::string>(),
+        ("model.epsilon", input_file("FILE|NUMBER"),
          "Thomsen epsilon (dimensionless, -0.5 < eps <= 1; horizontal P velocity vp sqrt(1 + 2 eps)): SEG-Y on "
          "vp's grid or a constant number; with any of epsilon, delta, theta, phi the model is anisotropic "
          "(pseudo-acoustic VTI, TTI with theta or phi; docs/anisotropy.md)")
-        ("model.delta", po::value<std::string>(),
+        ("model.delta", input_file("FILE|NUMBER"),
          "Thomsen delta (dimensionless, -0.5 < delta <= 1): SEG-Y or a number; where delta > epsilon it is "
          "lowered to epsilon (the system is unstable there), with a warning counting the nodes")
-        ("model.theta", po::value<std::string>(),
+        ("model.theta", input_file("FILE|NUMBER"),
          "tilt of the symmetry axis from vertical, degrees (-180..180; towards +x, or towards azimuth phi in 3D): "
          "SEG-Y or a number; absent (with phi): VTI")
-        ("model.phi", po::value<std::string>(),
+        ("model.phi", input_file("FILE|NUMBER"),
          "azimuth of the tilt, degrees from x towards y (-360..360; 3D only, with theta): SEG-Y or a number")
         ("model.elliptic-above", po::value<double>()->default_value(0),
          "depth, m: above it delta is set to epsilon (an elliptical medium), so sources and receivers "
@@ -56,7 +56,7 @@ po::options_description wavelet_options() {
     po::options_description d("Source wavelet ([wavelet] section)");
     d.add_options()
         ("wavelet.ricker-f0", po::value<double>()->default_value(10), "peak frequency of a Ricker wavelet, Hz")
-        ("wavelet.file", po::value<std::string>(),
+        ("wavelet.file", input_file(),
          "SEG-Y file whose first trace is the wavelet (its own sample interval; overrides the Ricker)")
         ("wavelet.f-max", po::value<double>()->default_value(0),
          "highest frequency of a wavelet file, Hz, for the dispersion check (0: 2.5 x ricker-f0)");
@@ -94,7 +94,7 @@ io::GridReadOptions grid_read_options(const po::variables_map& vm) {
     if (placement == "auto") g.placement = io::GridReadOptions::Placement::Auto;
     else if (placement == "lines") g.placement = io::GridReadOptions::Placement::LineNumbers;
     else if (placement == "coordinates") g.placement = io::GridReadOptions::Placement::Coordinates;
-    else fail("option model.placement", "unknown value '" + placement + "'", "Use auto, lines or coordinates");
+    else fail_usage("option model.placement", "unknown value '" + placement + "'", "Use auto, lines or coordinates");
     g.inline_byte = vm["model.inline-byte"].as<int>();
     g.crossline_byte = vm["model.crossline-byte"].as<int>();
     g.depth_unit = vm["model.depth-unit"].as<double>();
@@ -105,7 +105,7 @@ io::GridReadOptions grid_read_options(const po::variables_map& vm) {
 }
 
 Model load_model(const po::variables_map& vm) {
-    if (!vm.count("model.vp")) fail("option model.vp", "no velocity model given", "Set [model] vp = FILE.sgy or --model.vp FILE.sgy");
+    if (!vm.count("model.vp")) fail_usage("option model.vp", "no velocity model given", "Set [model] vp = FILE.sgy or --model.vp FILE.sgy");
     const io::GridReadOptions g = grid_read_options(vm);
     io::ModelPaths paths;
     paths.vp = vm["model.vp"].as<std::string>();
@@ -211,7 +211,7 @@ PropagationOptions propagation_from(const po::variables_map& vm) {
     const std::string prec = vm["propagation.precision"].as<std::string>();
     if (prec == "single") p.precision = Precision::Single;
     else if (prec == "double") p.precision = Precision::Double;
-    else fail("option propagation.precision", "unknown value '" + prec + "'", "Use single or double");
+    else fail_usage("option propagation.precision", "unknown value '" + prec + "'", "Use single or double");
     p.batch = vm["propagation.batch"].as<int>();
     if (p.batch < 0) fail("option propagation.batch", "must not be negative", "Give 0 (automatic) or a number of shots");
     set_cpu_threads(vm["propagation.threads"].as<int>(), "propagation.threads");  // the host's share on a GPU too

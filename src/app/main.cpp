@@ -42,15 +42,16 @@ namespace {
 // An error on one rank of several: rank 0 reports it and ends the job; the others wait
 // a moment first, so that an error every rank meets (a bad option, a missing file) is
 // printed once, and one that only this rank meets (its GPU, its shot) still is.
-int fail_rank(const std::string& message, bool reported) {
+// `code`: the exit status (2 for a usage error, 1 for any other).
+int fail_rank(const std::string& message, bool reported, int code = 1) {
     const auto& world = rtm::parallel::World::get();
     if (world.size() == 1) {
         spdlog::error("{}", message);
-        return 1;
+        return code;
     }
     if (!world.root()) std::this_thread::sleep_for(std::chrono::seconds(2));
     if (!reported) spdlog::get("every-rank")->error("{}", message);
-    world.abort(1);
+    world.abort(code);
 }
 
 }  // namespace
@@ -85,6 +86,8 @@ int main(int argc, char** argv) {
         return 2;
     } catch (const rtm::ReportedError& e) {
         return fail_rank(e.what(), true);
+    } catch (const rtm::UsageError& e) {  // every rank parses the same command line
+        return fail_rank(e.what(), false, 2);
     } catch (const rtm::Error& e) {
         return fail_rank(e.what(), false);
     } catch (const std::exception& e) {

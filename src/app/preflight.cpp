@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include <spdlog/spdlog.h>
@@ -58,6 +61,10 @@ void check_output_path(const std::string& path, const std::string& option, bool 
     const std::string where = "option " + option;
     std::error_code ec;
     const fs::path p(path);
+    // The folder where the output's entries are made: an existing job folder itself; for
+    // a file, its folder (the writers make PATH.tmp there and rename it); for a path
+    // still to be made, its nearest existing ancestor (the rest is made).
+    fs::path dir = fs::absolute(p, ec);
     if (fs::exists(p, ec)) {
         if (folder && !fs::is_directory(p, ec))
             fail(where, "'" + path + "' is a file, not a folder", "Choose a folder name for " + option);
@@ -65,16 +72,34 @@ void check_output_path(const std::string& path, const std::string& option, bool 
             fail(where, "'" + path + "' is a folder, not a file", "Give " + option + " a file name");
         if (::access(p.c_str(), W_OK) != 0)
             fail(where, "'" + path + "' is not writable", "Choose another path or change its permissions");
-        return;
+        if (!folder) dir = dir.parent_path();
+    } else {
+        dir = dir.parent_path();
+        while (!dir.empty() && !fs::exists(dir, ec) && dir != dir.parent_path()) dir = dir.parent_path();
+        if (!fs::is_directory(dir, ec))
+            fail(where, "'" + path + "' cannot be made: " + dir.string() + " is a file", "Choose a path under a folder");
     }
-    // The nearest existing ancestor must be a writable folder (the rest is made).
-    fs::path a = fs::absolute(p, ec).parent_path();
-    while (!a.empty() && !fs::exists(a, ec) && a != a.parent_path()) a = a.parent_path();
-    if (!fs::is_directory(a, ec))
-        fail(where, "'" + path + "' cannot be made: " + a.string() + " is a file", "Choose a path under a folder");
-    if (::access(a.c_str(), W_OK | X_OK) != 0)
-        fail(where, "'" + path + "' cannot be made: the folder " + a.string() + " is not writable",
+    // Made and removed at once: the permission bits do not say it (root passes every
+    // access() test, while /proc, /sys or a read-only mount refuse what the bits allow).
+    std::string probe = (dir / ".rtm-write-test-XXXXXX").string();
+    if (!::mkdtemp(probe.data()))
+        fail(where, "'" + path + "' cannot be written: the folder " + dir.string() + " takes no new files (" +
+                        std::strerror(errno) + ")",
              "Choose a path under a folder you may write to");
+    ::rmdir(probe.c_str());
+}
+
+void check_inputs_kept(const po::options_description& desc, const po::variables_map& vm,
+                       const std::vector<Product>& products) {
+    for (const auto& [in, path] : input_files(desc, vm))
+        for (const Product& p : products) {
+            std::error_code ec;  // (a product that does not exist yet is no input)
+            if (fs::equivalent(path, p.path, ec) && !ec)
+                fail("option " + p.option,
+                     "'" + p.path + "' is the file given as " + in + (path == p.path ? "" : " ('" + path + "')") +
+                         ": rtm writes (or removes) it, which would lose that input",
+                     "Give " + p.option + " another path, or move the input elsewhere");
+        }
 }
 
 bool preflight_model(const po::variables_map& vm, const Model& model, const std::vector<ShotGather>& geometry,

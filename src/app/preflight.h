@@ -15,9 +15,22 @@ namespace rtm::app {
 po::options_description plan_options();
 
 // Refuses `path` (named by `option`) when it cannot be written: an existing folder where
-// a file goes (or a file where a folder goes), no write permission, or an ancestor that
-// is a file or not writable, so that the folders cannot be made.
+// a file goes (or a file where a folder goes), no write permission, an ancestor that is
+// a file, or a folder where no entry can be made (tried: a probe folder made and removed
+// at once), so that the real run would fail there. Leaves nothing behind (a dry run).
 void check_output_path(const std::string& path, const std::string& option, bool folder);
+
+// A file a command writes or removes, and the option that puts it there.
+struct Product {
+    std::string path, option;
+};
+
+// Refuses, before any work, an input file (every option that names one: config.h
+// input_files) that is one of `products`, as std::filesystem::equivalent says (the same
+// file under another name or through a link too): writing or removing it would lose the
+// input. Names both options and the file.
+void check_inputs_kept(const po::options_description& desc, const po::variables_map& vm,
+                       const std::vector<Product>& products);
 
 // Prints the plan and checks the outputs; true when --dry-run asks to stop there.
 bool preflight_model(const po::variables_map& vm, const Model& model, const std::vector<ShotGather>& geometry,

@@ -481,7 +481,7 @@ int run_bench(int argc, char** argv) {
                   vm);
         po::notify(vm);
     } catch (const po::error& e) {
-        fail("rtm bench", e.what(), "See rtm bench --help");
+        fail_usage("rtm bench", e.what(), "See rtm bench --help");  // exit 2, as every command
     }
     if (vm.count("help")) {
         std::cout << desc << "\n";

@@ -19,12 +19,29 @@ public:
     using Error::Error;
 };
 
+// A command line (or configuration file) that rtm cannot take as it is: an unknown
+// option, a value that does not parse, a value missing. rtm exits 2 on it (1 on any
+// other error), as its usage says.
+class UsageError : public Error {
+public:
+    using Error::Error;
+};
+
+// "<where>: <what>. <fix>"
+inline std::string error_text(const std::string& where, const std::string& what, const std::string& fix) {
+    return where + ": " + what + (fix.empty() ? "" : ". " + fix);
+}
+
 // Throws rtm::Error("<where>: <what>. <fix>").
 [[noreturn]] inline void fail(const std::string& where, const std::string& what,
                               const std::string& fix = "") {
-    std::string msg = where + ": " + what;
-    if (!fix.empty()) msg += ". " + fix;
-    throw Error(msg);
+    throw Error(error_text(where, what, fix));
+}
+
+// Throws rtm::UsageError("<where>: <what>. <fix>").
+[[noreturn]] inline void fail_usage(const std::string& where, const std::string& what,
+                                    const std::string& fix = "") {
+    throw UsageError(error_text(where, what, fix));
 }
 
 }  // namespace rtm

@@ -23,8 +23,10 @@
 #include "core/threads.h"
 #include "parallel/shot_groups.h"
 #include "parallel/work_queue.h"
+#include "io/file_hash.h"
 #include "io/model_io.h"
 #include "pipeline/job_previews.h"
+#include "pipeline/job_state.h"
 
 namespace rtm {
 
@@ -61,9 +63,10 @@ std::string settings_changed(const std::string& was, const std::string& now) {
     return out.empty() ? "the options differ" : out;
 }
 
-constexpr int kVersion = 4;  // 2: double stack, per-input hashes, failed shots; 3: exact stack, ranks' parts;
-                             // 4: the empty exact sum is all zeros
+// A part's first bytes. Its layout is that of state version 5 (the hash at its end): a
+// part is read only in a folder whose state.json is of this version.
 constexpr char kPartMagic[8] = {'R', 'T', 'M', 'P', 'A', 'R', 'T', '3'};
+constexpr std::size_t kHashDigits = 16;  // of io::bytes_hash, at a part's end
 
 [[noreturn]] void io_failed(const fs::path& path, const char* what) {
     fail(path.string(), std::string("cannot ") + what + " (" + std::strerror(errno) + ")",
@@ -88,10 +91,7 @@ void sync_file(const fs::path& path) {
     if (rc != 0) io_failed(path, "sync to disk");
 }
 
-struct Bytes {
-    const void* data;
-    std::size_t size;
-};
+using Bytes = io::ByteRange;
 
 // Writes the pieces to PATH.tmp, fsyncs it and renames it to PATH: a reader, or a job
 // resumed after a crash or power loss, sees the old file or the whole new one. (The
@@ -123,7 +123,7 @@ void write_durably(const fs::path& path, std::initializer_list<Bytes> pieces) {
 void read_exactly(std::istream& in, const fs::path& path, void* data, std::size_t size) {
     in.read(static_cast<char*>(data), std::streamsize(size));
     if (in.gcount() != std::streamsize(size))
-        fail(path.string(), "the job's file is shorter than the model's stack", "Delete the job folder to start again");
+        fail(path.string(), "the job's file is shorter than the model's stack", kStartJobAgain);
 }
 
 void read_stack(std::istream& in, const fs::path& path, imaging::Stack& stack) {
@@ -132,6 +132,16 @@ void read_stack(std::istream& in, const fs::path& path, imaging::Stack& stack) {
 }
 
 Bytes bytes_of(const ZeroedArray<imaging::ExactSum>& v) { return {v.data(), v.size() * sizeof(imaging::ExactSum)}; }
+
+// The bytes of a stack file (image, then illumination) or of a part's stack.
+std::uintmax_t stack_bytes(const imaging::Stack& stack) {
+    return 2 * std::uintmax_t(stack.image.size()) * sizeof(imaging::ExactSum);
+}
+
+// The content hash of a stack's file (io/file_hash.h), from the sums in memory.
+std::string stack_hash(const imaging::Stack& stack) {
+    return io::bytes_hash({bytes_of(stack.image), bytes_of(stack.illumination)});
+}
 
 // On every core: MPI calls it on one thread, for chunks of the 3 GB of a 3D stack.
 void combine_sums(const void* in, void* inout, std::size_t n) {
@@ -241,25 +251,16 @@ State open_state(const std::string& folder, const std::vector<JobShot>& names, c
     json inputs = json::object();
     for (const auto& [file, hash] : fp.inputs) inputs[file] = hash;
     if (!fs::exists(st.file())) {
-        st.j = {{"version", kVersion}, {"settings", fp.settings}, {"inputs", inputs}, {"generation", 0},
+        st.j = {{"version", kStateVersion}, {"settings", fp.settings}, {"inputs", inputs}, {"generation", 0},
                 {"shots", json::array()}};
         for (const auto& n : names) st.j["shots"].push_back({{"file", n.file}, {"id", n.id}, {"status", "pending"}});
         st.save();
         return st;
     }
-    std::ifstream in(st.file());
-    try {
-        st.j = json::parse(in);
-    } catch (const std::exception& e) {
-        fail(st.file().string(), std::string("cannot be read: ") + e.what(), "Delete the job folder to start again");
-    }
+    st.j = read_state(st.file());
     const std::string again = "Use a new output.job folder, or delete this one to start again";
-    if (st.j.value("version", 1) != kVersion)
-        fail(folder, "holds a job written by another version of rtm (state version " +
-                         std::to_string(st.j.value("version", 1)) + ", this one writes " + std::to_string(kVersion) + ")",
-             again);
-    if (st.j.value("settings", "") != fp.settings)
-        fail(folder, "holds a job with other settings: " + settings_changed(st.j.value("settings", ""), fp.settings),
+    if (st.j["settings"] != fp.settings)
+        fail(folder, "holds a job with other settings: " + settings_changed(st.j["settings"].get<std::string>(), fp.settings),
              again);
     for (const auto& [file, hash] : fp.inputs) {
         const std::string was = st.j["inputs"].value(file, "");
@@ -276,6 +277,25 @@ State open_state(const std::string& folder, const std::vector<JobShot>& names, c
     return st;
 }
 
+// Reads the committed stack into `stack`, checked against the size and content hash
+// that state.json recorded with it (commit).
+void load_stack(const State& st, imaging::Stack& stack) {
+    const fs::path path = st.stack(st.generation());
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (ec) fail(path.string(), "the job's stack file is missing (" + ec.message() + ")", kStartJobAgain);
+    if (size != stack_bytes(stack))
+        fail(path.string(), "is damaged: " + std::to_string(size) + " bytes, not the " +
+                                std::to_string(stack_bytes(stack)) + " of the model's stack",
+             kStartJobAgain);
+    std::ifstream in(path, std::ios::binary);
+    read_stack(in, path, stack);
+    const std::string hash = stack_hash(stack), was = st.j["stack"]["hash"];
+    if (hash != was)
+        fail(path.string(), "is damaged: its content hash " + hash + " is not the " + was + " it was committed with",
+             kStartJobAgain);
+}
+
 // The ranks' checkpoints (write_part) in the job folder.
 std::vector<fs::path> part_files(const fs::path& folder) {
     static const std::regex part_name(R"(part-\d+\.bin)");
@@ -286,51 +306,71 @@ std::vector<fs::path> part_files(const fs::path& folder) {
 }
 
 // Commits `stack` (every shot marked done in st.j) as a new generation: the stack file,
-// then state.json naming it, then the other generations and the parts go.
+// then state.json naming it, with its content hash and the shots it holds (what reading
+// it back checks), then the other generations and the parts go.
 void commit(State& st, const imaging::Stack& stack) {
     const int gen = st.generation() + 1;
     write_durably(st.stack(gen), {bytes_of(stack.image), bytes_of(stack.illumination)});
     sync_folder(st.folder);
+    json done = json::array();
+    for (std::size_t i = 0; i < st.j["shots"].size(); ++i)
+        if (st.j["shots"][i]["status"] == "done") done.push_back(i);
     st.j["generation"] = gen;
+    st.j["stack"] = {{"hash", stack_hash(stack)}, {"done", done}};
     st.save();  // the commit point
     st.remove_stale(gen);
     for (const fs::path& part : part_files(st.folder)) fs::remove(part);
 }
 
 // A rank's checkpoint: the generation its run started from, the shots it has done in
-// this run and their stack.
+// this run and their stack, then the content hash (kHashDigits hex digits) of all that
+// after the magic, which reading it back checks.
 void write_part(const fs::path& folder, int rank, int base_gen, const std::vector<std::int64_t>& done,
                 const imaging::Stack& mine) {
     const std::int64_t head[3] = {base_gen, std::int64_t(done.size()), std::int64_t(mine.image.size())};
-    write_durably(folder / ("part-" + std::to_string(rank) + ".bin"), {{kPartMagic, sizeof kPartMagic},
-                                  {head, sizeof head},
-                                  {done.data(), done.size() * sizeof(std::int64_t)},
-                                  bytes_of(mine.image),
-                                  bytes_of(mine.illumination)});
+    const Bytes list = {done.data(), done.size() * sizeof(std::int64_t)};
+    const std::string hash = io::bytes_hash({{head, sizeof head}, list, bytes_of(mine.image), bytes_of(mine.illumination)});
+    write_durably(folder / ("part-" + std::to_string(rank) + ".bin"),
+                  {{kPartMagic, sizeof kPartMagic}, {head, sizeof head}, list, bytes_of(mine.image),
+                   bytes_of(mine.illumination), {hash.data(), hash.size()}});
     sync_folder(folder);
 }
 
 // Adds the parts of an interrupted run (killed before its end) to `stack` and marks
-// their shots done, then commits; parts from before the last commit are removed.
+// their shots done, then commits; parts from before the last commit are removed. A
+// damaged part is refused: its shots are not in the job's stack, so removing it costs
+// only their migration again.
 void absorb_parts(State& st, imaging::Stack& stack) {
     int parts = 0, shots = 0;
     for (const fs::path& path : part_files(st.folder)) {
+        const std::string damaged = "Delete it to migrate its shots again (they are not in the job's stack yet)";
         std::ifstream in(path, std::ios::binary);
         char magic[8];
         std::int64_t head[3];
         in.read(magic, sizeof magic);
         in.read(reinterpret_cast<char*>(head), sizeof head);
         if (!in || !std::equal(magic, magic + 8, kPartMagic) || head[2] != std::int64_t(stack.image.size()))
-            fail(path.string(), "is not a checkpoint of this job's ranks", "Delete the job folder to start again");
+            fail(path.string(), "is not a checkpoint of this job's ranks", damaged);
         if (head[0] != st.generation()) continue;  // its shots are in the committed stack already
+        const std::uintmax_t size = sizeof kPartMagic + sizeof head + std::uintmax_t(head[1]) * sizeof(std::int64_t) +
+                                    stack_bytes(stack) + kHashDigits;
+        std::error_code ec;
+        if (head[1] < 0 || head[1] > std::int64_t(st.j["shots"].size()) || fs::file_size(path, ec) != size || ec)
+            fail(path.string(), "is damaged: its size disagrees with its header", damaged);
         std::vector<std::int64_t> done(static_cast<std::size_t>(head[1]));
         read_exactly(in, path, done.data(), done.size() * sizeof(std::int64_t));
         imaging::Stack part(stack.grid);
         read_stack(in, path, part);
+        std::string hash(kHashDigits, ' ');
+        read_exactly(in, path, hash.data(), hash.size());
+        if (hash != io::bytes_hash({{head, sizeof head},
+                                    {done.data(), done.size() * sizeof(std::int64_t)},
+                                    bytes_of(part.image),
+                                    bytes_of(part.illumination)}))
+            fail(path.string(), "is damaged: its content differs from the checksum written with it", damaged);
         for (const std::int64_t i : done) {
             if (i < 0 || std::size_t(i) >= st.j["shots"].size() || st.j["shots"][std::size_t(i)]["status"] == "done")
-                fail(path.string(), "holds a shot that is done already (or none of this job)",
-                     "Delete the job folder to start again");
+                fail(path.string(), "holds a shot that is done already (or none of this job)", kStartJobAgain);
             st.j["shots"][std::size_t(i)]["status"] = "done";
         }
         stack.add(part);
@@ -343,6 +383,22 @@ void absorb_parts(State& st, imaging::Stack& stack) {
 }
 
 }  // namespace
+
+std::vector<std::string> job_files(const std::string& folder) {
+    // state.json, the stacks, the ranks' parts, the products and previews (the SEG-Y and
+    // PNG writers go through PATH.tmp; 3D previews are three slices), and the shots'
+    // pictures (keep-shot-images).
+    static const std::regex job_file(R"((state\.json|stack-\d+\.bin|part-\d+\.bin|image\.sgy|illumination\.sgy|)"
+                                     R"(image(_inline|_crossline|_depth)?\.png)(\.tmp)?)");
+    static const std::regex shot_picture(R"(shot-.*\.png(\.tmp)?)");
+    std::vector<std::string> out;
+    for (const auto& [dir, name] : {std::pair{fs::path(folder), &job_file}, std::pair{fs::path(folder) / "shots", &shot_picture}}) {
+        std::error_code ec;  // (no folder: no file)
+        for (fs::directory_iterator e(dir, ec), end; !ec && e != end; e.increment(ec))
+            if (std::regex_match(e->path().filename().string(), *name)) out.push_back(e->path().string());
+    }
+    return out;
+}
 
 JobReport run_migration_job(const Model& model, const std::vector<JobShot>& names,
                             const std::function<ShotGather(std::size_t)>& load_shot, const Wavelet& wavelet,
@@ -364,6 +420,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         st = open_state(opt.folder, names, fingerprint);
         complete_before = st.complete();
         if (complete_before) {
+            check_products(st.j, st.folder);
             spdlog::info("job {} is complete: its {} shots are in its image ({}); nothing to do (use a new output.job "
                          "folder, or delete this one, to migrate again)",
                          opt.folder, n, (st.folder / "image.sgy").string());
@@ -371,11 +428,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         }
         resuming = st.generation() > 0 || !part_files(st.folder).empty();
         if (resuming) stack = imaging::Stack(model.grid());
-        if (st.generation() > 0) {
-            std::ifstream in(st.stack(st.generation()), std::ios::binary);
-            if (!in) fail(st.stack(st.generation()).string(), "the job's stack file is missing", "Delete the job folder to start again");
-            read_stack(in, st.stack(st.generation()), stack);
-        }
+        if (st.generation() > 0) load_stack(st, stack);
         st.remove_stale(st.generation());
         absorb_parts(st, stack);
         base_gen = st.generation();
@@ -779,8 +832,13 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             // A run killed before that point resumes from the last commit.
             rep.outputs = write_products(st.folder, job, opt, done, rep.total);
             const PhaseTimer t("sync the products, record the job complete");
-            for (const auto& p : rep.outputs) sync_file(p);
+            json products = json::object();
+            for (const auto& p : rep.outputs) {
+                sync_file(p);
+                products[fs::path(p).filename().string()] = product_record(p);  // checked by a run of the complete job
+            }
             sync_folder(st.folder);
+            st.j["products"] = products;
             st.j["complete"] = true;
             st.save();
             st.remove_stale(-1);

@@ -27,16 +27,23 @@
 // a later commit are stale and removed unread. The products are written at the end of
 // each run (a partial one too: the log says how many shots they hold). A run that
 // completes the job (every shot done) commits no stack: it writes and syncs the
-// products, then records the job complete in state.json and removes the stacks and
-// parts; running a complete job again changes nothing.
+// products, then records the job complete in state.json, with each product's size and
+// content hash, and removes the stacks and parts; running a complete job again checks
+// the products and changes nothing.
+//
+// Nothing read back is trusted unchecked (pipeline/job_state.h): state.json's fields,
+// the committed stack against the content hash state.json recorded with it, a part
+// against the hash at its end. A damaged folder is refused, naming the file, rather than
+// resumed into a wrong image.
 //
 // SIGINT or SIGTERM on any rank stops every rank after the shot under way, with the
 // commit and the products (a second signal kills at once).
 //
 // A shot that throws (bad data, a blow-up, a geometry outside the model, a device out of
 // memory) is tried once more on another rank, then recorded as failed with the error's
-// message; the other shots go on. A later run retries the failed shots (the cause may
-// have been transient, or fixed) and never redoes done ones.
+// message; the other shots go on. A later run retries the failed shots and never redoes
+// done ones; the retry can only succeed where the cause has gone (memory, a device, a
+// disk), as the fingerprint refuses changed input files and settings.
 //
 // Batches (propagation.batch, migration_batch): a rank takes up to a batch of shots at
 // once and migrates those of one window together (migrate_shots); a batch that throws
@@ -103,6 +110,10 @@ struct JobReport {
     // and its shots' propagation steps' time and grid-point updates, summed over ranks.
     double seconds = 0, busy_seconds = 0, point_updates = 0;
 };
+
+// The files in `folder` (and its shots/) that a job there writes, replaces or removes,
+// those that exist now: no input of the job may be one of them.
+std::vector<std::string> job_files(const std::string& folder);
 
 // Runs (or resumes) the job over the shots `names`, on every rank of the world (all
 // call it); load_shot(i) reads shot i of them when a rank takes it (two batches of

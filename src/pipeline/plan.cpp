@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <exception>
 #include <sstream>
 
 #include <omp.h>
@@ -213,6 +214,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     int gpus_needed = 0;  // ranks per shot whose shares fit, when this many do not (0: none found)
     std::string over_ranks;  // what the refusals suggest when gpus_needed is found
     double propagations = 1;
+    std::exception_ptr over_budget;  // migration's refusal of its memory budget, raised after the machine's checks
     // A rank of a shot group holds its slab of the box and the slab's halos: the largest
     // slab's share (migration plans it in detail through slab_share below).
     double share = 1;
@@ -326,11 +328,20 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
                               (prop.backend.gpu ? " under mpirun, one rank per GPU" : " under mpirun") +
                               " (README, On a cluster)"
                         : "";
-        const MemoryPlan mp = plan_memory(mine, mo.storage, budget, "a shot of this job",
-                                          over_ranks.empty() ? "" : over_ranks + "; or use migration.storage auto or "
-                                                                                 "checkpoints, or a smaller aperture");
+        // A plan that does not fit the budget is refused (naming migration.memory-budget)
+        // after the checks of the machine's memory below, which count no kept wavefield
+        // then: an automatic budget is what the propagation leaves, so where its own
+        // arrays overflow the machine, what sets their size is at fault.
+        const MemoryPlan mp = try_plan_memory(mine, mo.storage, budget);
+        if (!mp.fits) try {
+                plan_memory(mine, mo.storage, budget, "a shot of this job",
+                            over_ranks.empty() ? "" : over_ranks + "; or use migration.storage auto or "
+                                                                   "checkpoints, or a smaller aperture");
+            } catch (const Error&) {
+                over_budget = std::current_exception();
+            }
         const SourceStorage st = mp.storage;
-        const double kept = mp.bytes_kept;
+        const double kept = mp.fits ? mp.bytes_kept : 0;
         propagations = st == SourceStorage::Boundary ? 3 : 1 + mp.recompute;  // the receivers' and the source's (recomputed)
         device = device_needs(mine, kept, st);
         storage_line = "source wavefield: " + std::string(storage_name(st)) + " (" + bytes(kept) + " a shot" +
@@ -387,9 +398,12 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
                  bytes(big.bytes) + ")" + (group_ranks > 1 ? " on each of its " + std::to_string(group_ranks) +
                                                                   " ranks per shot" : ""),
              gpus_needed ? over_ranks + "; or make what sets it smaller"
-                         : "Make what sets it smaller, or lower migration.memory-budget so that the source wavefield "
-                           "is checkpointed");
+             : over_budget ? "Make what sets it smaller"  // (the kept wavefield is counted as none already)
+                           : "Make what sets it smaller, or lower migration.memory-budget so that the source wavefield "
+                             "is checkpointed");
     }
+
+    if (over_budget) std::rethrow_exception(over_budget);
 
     const int threads = omp_get_max_threads();
     const double bandwidth = prop.backend.gpu ? device_memory_bandwidth() : 0;

@@ -91,7 +91,7 @@ DeviceChoice parse_device(const std::string& s) {
     if (s == "auto") return DeviceChoice::Auto;
     if (s == "cpu") return DeviceChoice::Cpu;
     if (s == "gpu") return DeviceChoice::Gpu;
-    fail("option propagation.device", "unknown device '" + s + "'", "Use auto, cpu or gpu");
+    fail_usage("option propagation.device", "unknown device '" + s + "'", "Use auto, cpu or gpu");
 }
 
 #ifndef RTM_HAVE_CUDA

@@ -63,3 +63,30 @@ TEST_CASE("rtm migrate refuses a wavelet file holding an infinite sample, naming
     CHECK(r.status == 1);
     CHECK_THAT(r.output, Contains(broken + ": trace 44 (field record 2, channel 3) sample 51 (t = 0.2 s) is inf"));
 }
+
+// The job folder holds its inputs' content hashes and refuses changed files, so the
+// message after a shot fails must not promise that fixing the file and running the same
+// command retries it: it says a cause in the inputs needs a new job folder, and that is
+// what works.
+TEST_CASE("after a shot fails for its data, the message says that the fixed file needs a new job folder, and it does") {
+    const auto dir = scratch("cli-nan-retry");
+    const std::string file = shots_with(dir, std::numeric_limits<float>::quiet_NaN());
+    const auto cmd = [&](const std::string& job) {
+        return "migrate --model.vp " + kSmooth + " --data.shots " + file + " --propagation.device cpu --output.job " +
+               (dir / job).string();
+    };
+    const auto r = run_rtm(cmd("job"));
+    INFO(r.output);
+    REQUIRE(r.status == 3);
+    CHECK_THAT(r.output, Contains("1 of 2 shots done, 1 failed") &&
+                             Contains("migrate the fixed inputs into a new output.job folder") &&
+                             !Contains("fix what they say and run the same command"));
+    shots_with(dir, 0.f);  // the sample fixed
+    const auto same = run_rtm(cmd("job"));
+    INFO(same.output);
+    CHECK(same.status == 1);
+    CHECK_THAT(same.output, Contains(file + ": is not the file the job in"));
+    const auto fresh = run_rtm(cmd("fresh"));
+    INFO(fresh.output);
+    CHECK(fresh.status == 0);
+}

@@ -88,6 +88,14 @@ double seconds_of(F&& f) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Every name under `dir`, to see that a dry run leaves nothing behind.
+std::vector<std::string> names_under(const fs::path& dir) {
+    std::vector<std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) out.push_back(e.path().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 }  // namespace
 
 TEST_CASE("rtm model --dry-run prints the plan (grid, dt and why, steps, shots, memory, time) and writes nothing", "[plan]") {
@@ -199,6 +207,13 @@ TEST_CASE("plans beyond the machine's memory are refused before allocating, nami
     INFO(r.output);
     CHECK(r.status == 1);
     CHECK_THAT(r.output, Contains("option wavelet.ricker-f0") && Contains("longer than any seismic record"));
+    // Migration's automatic memory budget is what the propagation's arrays leave (none
+    // here): the layers that set their size are named, not the budget.
+    const auto m = run_rtm(migrate_job(shots_file(dir, 200, 0.004), dir, "--propagation.pml 100000 --dry-run"));
+    INFO(m.output);
+    CHECK(m.status == 1);
+    CHECK_THAT(m.output, Contains("propagation.pml") && Contains("more than this machine's") &&
+                             !Contains("migration.memory-budget"));
 }
 
 TEST_CASE("shots whose records cannot hold a reflection are refused naming the file, shot and header fields", "[plan]") {
@@ -276,4 +291,26 @@ TEST_CASE("output paths are checked before the work: not under a file, not a fol
     r = run_rtm(model_job(dir, "--acquisition.record-dt 0.0000005 --acquisition.record-length 0.1"));
     CHECK(r.status == 1);
     CHECK_THAT(r.output, Contains("option acquisition.record-dt") && Contains("whole microseconds"));
+}
+
+TEST_CASE("a dry run checks the output paths as the run does: a folder that takes no new file is refused, and "
+          "nothing is left behind", "[plan]") {
+    const auto dir = scratch("cli-plan-dry-outputs");
+    const std::string shots = shots_file(dir, 200, 0.004);
+    // /proc takes no new entry, whoever asks (root passes every permission test).
+    for (const std::string dry : {" --dry-run", ""}) {
+        auto r = run_rtm(model_job(dir, "--output.shots /proc/rtm-test.sgy" + dry));
+        INFO(r.output);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains("option output.shots: '/proc/rtm-test.sgy' cannot be written"));
+        r = run_rtm(migrate_job(shots, dir, "--output.job /proc/rtm-test-job" + dry));
+        INFO(r.output);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains("option output.job: '/proc/rtm-test-job' cannot be written"));
+    }
+    const auto before = names_under(dir);
+    const auto r = run_rtm(migrate_job(shots, dir, "--output.job " + (dir / "new" / "job").string() + " --dry-run"));
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK(names_under(dir) == before);
 }

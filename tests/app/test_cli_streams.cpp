@@ -108,11 +108,11 @@ TEST_CASE("a forgotten --config is named: rtm model job.ini asks whether --confi
     const auto dir = scratch("cli-forgot-config");
     const auto r = run_rtm_apart("model job.ini", dir / "stderr.txt");
     INFO(r.out << r.err);
-    CHECK(r.status == 1);
+    CHECK(r.status == 2);  // a usage error
     CHECK_THAT(r.err, Contains("Did you mean --config job.ini?"));
     const auto s = run_rtm_apart("migrate --config job.ini " + kModel, dir / "stderr.txt");
     INFO(s.out << s.err);
-    CHECK(s.status == 1);
+    CHECK(s.status == 2);
     CHECK_THAT(s.err, Contains(kModel) && Contains("is not an option"));
 }
 
@@ -121,22 +121,65 @@ TEST_CASE("options a command does not have are refused naming them, from the com
     const auto err = dir / "stderr.txt";
     // Another command's option on the command line.
     auto r = run_rtm_apart(small_model_job(dir, "--migration.aperture 500"), err);
-    CHECK(r.status == 1);
+    CHECK(r.status == 2);  // usage errors, all
     CHECK_THAT(r.err, Contains("migration.aperture") && Contains("rtm model does not use it"));
     for (const std::string option : {"acquisition.source-x0", "model.born-dm"}) {  // Born modelling is rtm model's
         r = run_rtm_apart("migrate --" + option + " 5 --model.vp " + kModel, err);
-        CHECK(r.status == 1);
+        CHECK(r.status == 2);
         CHECK_THAT(r.err, Contains(option) && Contains("rtm migrate does not use it"));
     }
     // An option no command has, on the command line and in the file.
     r = run_rtm_apart(small_model_job(dir, "--wavelet.ricker-f00 12"), err);
-    CHECK(r.status == 1);
+    CHECK(r.status == 2);
     CHECK_THAT(r.err, Contains("wavelet.ricker-f00") && Contains("unknown to rtm model"));
     const auto ini = dir / "typo.ini";
     std::ofstream(ini) << "[model]\nvp = " << kModel << "\n[migration]\naperturee = 500\n";
     r = run_rtm_apart("migrate --config " + ini.string(), err);
-    CHECK(r.status == 1);
+    CHECK(r.status == 2);
     CHECK_THAT(r.err, Contains(ini.string()) && Contains("migration.aperturee"));
+}
+
+// README and every command's usage: exit status 2 on a usage error, 1 on any other.
+TEST_CASE("a usage error exits 2 in every command: an unknown option, a value that does not parse, a value missing") {
+    const auto dir = scratch("cli-usage-errors");
+    const auto err = dir / "stderr.txt";
+    const std::string ini = (dir / "job.ini").string();
+    std::ofstream(ini) << "[wavelet]\nricker-f0 = ten\n";
+    struct Case {
+        std::string args, named;
+    };
+    for (const Case& c : {Case{"model --bogus", "bogus"}, Case{"migrate --bogus", "bogus"},
+                          Case{"info --bogus " + kModel, "--bogus"}, Case{"bench --bogus", "--bogus"},
+                          Case{"model --wavelet.ricker-f0 abc", "wavelet.ricker-f0"},
+                          Case{"migrate --wavelet.ricker-f0 abc", "wavelet.ricker-f0"},
+                          Case{"migrate --propagation.pml 1.5", "propagation.pml"},
+                          Case{"model --config", "config"}, Case{"migrate --config", "config"},
+                          Case{"migrate --config " + ini, "ricker-f0"}}) {
+        const auto r = run_rtm_apart(c.args, err);
+        INFO(c.args << "\n" << r.out << r.err);
+        CHECK(r.status == 2);
+        CHECK_THAT(r.err, Contains(c.named));
+    }
+    // Other errors stay 1: a value that parses but is wrong, a file that cannot be read.
+    const auto pml = run_rtm_apart(small_model_job(dir, "--propagation.pml -1"), err);
+    CHECK(pml.status == 1);
+    CHECK_THAT(pml.err, Contains("option propagation.pml"));
+    CHECK(run_rtm_apart("migrate --config " + (dir / "absent.ini").string(), err).status == 1);
+}
+
+TEST_CASE("a folder or a binary file given to --config is refused in a short message, not as an INI line of its bytes") {
+    const auto dir = scratch("cli-config-not-ini");
+    const auto err = dir / "stderr.txt";
+    auto r = run_rtm_apart("migrate --config " + dir.string(), err);
+    INFO(r.err);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Contains(dir.string() + ": is a folder, not an INI configuration file"));
+    r = run_rtm_apart("model --config " + kModel, err);
+    INFO(r.err);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Contains(kModel + ": is not an INI text file"));
+    // It used to print the 3200-byte textual header as the invalid line.
+    CHECK(r.err.size() < 3200);
 }
 
 TEST_CASE("one INI holds a modelling and a migration job: each command skips the other's options, saying so at debug level") {

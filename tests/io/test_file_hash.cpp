@@ -27,3 +27,14 @@ TEST_CASE("a file's content hash follows its bytes, names a missing file, and st
     const std::atomic<bool> stop{true};
     CHECK(io::content_hash(a, &stop).empty());
 }
+
+// A job's stack is hashed in memory as it is committed, and again as it is read back
+// (pipeline/migration_job.cpp): the same digits as the file that holds the bytes.
+TEST_CASE("the hash of bytes in memory, in pieces, is the content hash of a file holding them") {
+    const auto dir = scratch("bytes-hash");
+    const std::string first(3 << 20, 'x'), second = "tail";  // a piece longer than one 1 MB read
+    std::ofstream(dir / "both.bin", std::ios::binary) << first << second;
+    const std::string in_memory = io::bytes_hash({{first.data(), first.size()}, {second.data(), second.size()}});
+    CHECK(in_memory == io::content_hash((dir / "both.bin").string()));
+    CHECK(in_memory != io::bytes_hash({{first.data(), first.size()}}));
+}
