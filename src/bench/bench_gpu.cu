@@ -105,6 +105,7 @@ struct Timed {
 };
 template <class F>
 Timed timed(double sustain, int reps, int inner, F&& f) {
+    GpuSampler{}.stop();  // NVML opened (once) now, not between the sustained and the timed calls
     const auto t0 = std::chrono::steady_clock::now();
     while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < sustain) {
         for (int i = 0; i < inner; ++i) f();

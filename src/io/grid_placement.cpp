@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "core/error.h"
 
@@ -180,41 +181,52 @@ void fit_frame(GridPlacement& g, const TraceSpots& ts, const GridReadOptions& op
 }
 
 // Lattice indices of every trace from its coordinates alone, for a cube without line
-// numbers: the x step from the first trace to its nearest neighbour, the y step to the
-// nearest trace off that line (on a lattice, a neighbour along the other axis, or a
-// diagonal one of a skewed lattice: either spans it), and each trace's indices solve
-// P - P0 = ix a + iy b, rounded. Each axis runs the way the file's order runs (first
-// trace to last). False when every trace lies on the first line: a 2D line. The
-// indices are then checked as line numbers are (fill_nodes) and the spacing and frame
-// fitted to every trace (fit_frame, which bounds how far any is off its node).
+// numbers. The x step a runs from the first trace to its nearest neighbour, the y step b
+// to the nearest trace off that line; nearest within the coordinates' tolerance, ties
+// to the trace first in the file (square bins: the file's order picks x, not rounding).
+// Each trace's indices solve P - P0 = ix a + iy b, rounded. On a skewed lattice the
+// nearest trace off the line can be a diagonal neighbour: b, b - a and b + a are tried,
+// and the first whose indices fill their bounding box exactly is kept. Each axis runs the
+// way the file's order runs (first trace to last).
+// False for a line: fewer than half the traces off the first line (a cube of two or more
+// rows has at least half; a crooked 2D line has a few, which place_along_line names).
+// The indices are then checked as line numbers are (fill_nodes) and the spacing and
+// frame fitted to every trace (fit_frame, which bounds how far any is off its node).
 bool lattice_indices(const TraceSpots& ts, std::vector<std::int64_t>& xk, std::vector<std::int64_t>& yk) {
     const auto& s = ts.spots;
     const std::size_t n = s.size();
     auto rel = [&](std::size_t i) { return std::pair<double, double>(s[i].X - s[0].X, s[i].Y - s[0].Y); };
-    std::size_t ia = 0;
-    for (std::size_t i = 1; i < n; ++i) {
-        const auto [x, y] = rel(i);
-        const auto [ax, ay] = rel(ia);
-        if (std::hypot(x, y) > 2 * ts.resolution && (ia == 0 || std::hypot(x, y) < std::hypot(ax, ay))) ia = i;
-    }
+    auto dist = [&](std::size_t i) { return std::hypot(rel(i).first, rel(i).second); };
+    // The first trace (in file order) among those nearest to trace 1 that pass `keep`.
+    auto nearest = [&](auto keep) {
+        double best = std::numeric_limits<double>::infinity();
+        for (std::size_t i = 1; i < n; ++i)
+            if (keep(i) && dist(i) > 2 * ts.resolution) best = std::min(best, dist(i));
+        for (std::size_t i = 1; i < n; ++i)
+            if (keep(i) && dist(i) > 2 * ts.resolution && dist(i) <= best + coordinate_tolerance(best, ts.resolution))
+                return i;
+        return std::size_t(0);
+    };
+    const std::size_t ia = nearest([](std::size_t) { return true; });
     if (ia == 0) return false;
     const auto [ax, ay] = rel(ia);
     const double la = std::hypot(ax, ay), tol = coordinate_tolerance(la, ts.resolution);
-    std::size_t ib = 0;
-    for (std::size_t i = 1; i < n; ++i) {
-        const auto [x, y] = rel(i);
-        const auto [bx, by] = rel(ib);
-        const bool off = std::abs(x * ay - y * ax) / la > tol;
-        if (off && (ib == 0 || std::hypot(x, y) < std::hypot(bx, by))) ib = i;
-    }
-    if (ib == 0) return false;
-    const auto [bx, by] = rel(ib);
-    const double det = ax * by - ay * bx;
+    auto off_line = [&](std::size_t i) { return std::abs(rel(i).first * ay - rel(i).second * ax) / la > tol; };
+    std::size_t off = 0;
+    for (std::size_t i = 1; i < n; ++i) off += off_line(i);
+    if (2 * off < n) return false;
+    const std::size_t ib = nearest(off_line);
     xk.resize(n), yk.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto [x, y] = rel(i);
-        xk[i] = std::llround((x * by - y * bx) / det);
-        yk[i] = std::llround((ax * y - ay * x) / det);
+    for (const int k : {0, -1, 1}) {
+        const double bx = rel(ib).first + k * ax, by = rel(ib).second + k * ay, det = ax * by - ay * bx;
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto [x, y] = rel(i);
+            xk[i] = std::llround((x * by - y * bx) / det);
+            yk[i] = std::llround((ax * y - ay * x) / det);
+        }
+        const auto [x0, x1] = std::minmax_element(xk.begin(), xk.end());
+        const auto [y0, y1] = std::minmax_element(yk.begin(), yk.end());
+        if ((*x1 - *x0 + 1) * (*y1 - *y0 + 1) == std::int64_t(n)) break;  // (else fill_nodes names the gap)
     }
     for (auto* k : {&xk, &yk})
         if (k->back() < k->front())
@@ -250,6 +262,13 @@ void place_along_line(GridPlacement& g, const TraceSpots& ts, bool cdp_varies, c
     std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
     const double typical = sorted[sorted.size() / 2];
     const double tol = coordinate_tolerance(typical, ts.resolution);
+    // Off the line first: a trace moved across a line also moves along it.
+    for (std::size_t i = 0; i < n; ++i)
+        if (std::abs(d[i]) > tol)
+            fail(path,
+                 trace_no(i) + " " + at_xy(s[i]) + " is " + num(std::abs(d[i])) +
+                     " m off the straight line through the end traces " + at_xy(s[a]) + " and " + at_xy(s[b]),
+                 "rtm reads straight 2D lines and regular cubes: fix the coordinates or give line numbers");
     for (std::size_t k = 0; k + 1 < n; ++k) {
         const std::size_t i = order[k], j = order[k + 1];
         if (gaps[k] <= tol)
@@ -264,12 +283,6 @@ void place_along_line(GridPlacement& g, const TraceSpots& ts, bool cdp_varies, c
                      (gaps[k] > 1.5 * typical ? "a position is missing between them" : "inconsistent trace spacing"),
                  regular_fix);
     }
-    for (std::size_t i = 0; i < n; ++i)
-        if (std::abs(d[i]) > tol)
-            fail(path,
-                 trace_no(i) + " " + at_xy(s[i]) + " is " + num(std::abs(d[i])) +
-                     " m off the straight line through the end traces " + at_xy(s[a]) + " and " + at_xy(s[b]),
-                 "rtm reads straight 2D lines and regular cubes: fix the coordinates or give line numbers");
 
     g.node.resize(n);
     for (std::size_t k = 0; k < n; ++k) g.node[order[k]] = k;

@@ -60,15 +60,17 @@ std::string upper(std::string s) {
 }
 
 // Shot gathers rather than a model: sources (source X/Y) each shared by several traces,
-// and most traces' receivers (group X/Y) away from their source. A model's placement
-// would only call them irregular.
+// and most traces' receivers (group X/Y, given) away from their source. A model's
+// placement would only call them irregular. (A model with source X/Y filled and group
+// X/Y zero is no shot file.)
 bool looks_like_shots(const std::vector<detail::TraceHeader>& headers) {
     std::set<std::pair<std::int32_t, std::int32_t>> sources;
     std::size_t moved = 0;
     for (const auto& h : headers) {
         const auto sx = h.get(SEGY_TR_SOURCE_X), sy = h.get(SEGY_TR_SOURCE_Y);
         if (sx != 0 || sy != 0) sources.insert({sx, sy});
-        moved += h.get(SEGY_TR_GROUP_X) != sx || h.get(SEGY_TR_GROUP_Y) != sy;
+        const auto gx = h.get(SEGY_TR_GROUP_X), gy = h.get(SEGY_TR_GROUP_Y);
+        moved += (gx != 0 || gy != 0) && (gx != sx || gy != sy);
     }
     return !sources.empty() && 2 * sources.size() <= headers.size() && 2 * moved > headers.size();
 }
@@ -82,11 +84,12 @@ Volume read_volume(const std::string& path, const GridReadOptions& opt) {
     const detail::GridPlacement place = [&] {
         try {
             return detail::place_traces(detail::read_spots(headers, opt), opt, path);
-        } catch (const Error&) {
+        } catch (const Error& e) {
             if (!looks_like_shots(headers)) throw;
             fail(path,
-                 "its traces are shot gathers (receivers, group X/Y at bytes 81/85, away from their sources, source "
-                 "X/Y at bytes 73/77), not a model with one trace per grid node",
+                 "its traces look like shot gathers (receivers, group X/Y at bytes 81/85, away from their sources, "
+                 "source X/Y at bytes 73/77), not a model with one trace per grid node (placed as a grid: " +
+                     std::string(e.what()) + ")",
                  "Give shot records with data.shots and the velocity model with model.vp");
         }
     }();

@@ -37,6 +37,11 @@ ShotTrace shot_trace(const detail::TraceHeader& h) {
 
 std::string at(const Position& p) { return "(X " + num(p.x) + ", Y " + num(p.y) + ", depth " + num(p.z) + ")"; }
 
+// Within the millimetre, as the source positions of one record are compared.
+bool same_position(const Position& a, const Position& b) {
+    return std::abs(a.x - b.x) <= 1e-3 && std::abs(a.y - b.y) <= 1e-3 && std::abs(a.z - b.z) <= 1e-3;
+}
+
 // Refuses trace i (0-based, in file order) of gather g (its r-th trace) when a sample is
 // not finite: one NaN would turn the whole stacked image into NaN.
 void check_samples(const std::string& path, int i, const ShotGather& g, std::size_t r) {
@@ -104,7 +109,7 @@ ShotIndex::ShotIndex(const std::string& path) : path_(path) {
         g.source = traces[members.front()].source;
         for (int i : members) {
             const Position& s = traces[i].source;
-            if (std::abs(s.x - g.source.x) > 1e-3 || std::abs(s.y - g.source.y) > 1e-3 || std::abs(s.z - g.source.z) > 1e-3)
+            if (!same_position(s, g.source))
                 fail(path, "field record " + std::to_string(id) + " (" + detail::trace_field_name(SEGY_TR_FIELD_RECORD) +
                                ") has two source positions: trace " + std::to_string(members.front() + 1) + " at " +
                                at(g.source) + " and trace " + std::to_string(i + 1) + " at " + at(s) +
@@ -118,14 +123,18 @@ ShotIndex::ShotIndex(const std::string& path) : path_(path) {
         std::vector<std::size_t> order(members.size());
         for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return channel[a] < channel[b]; });
-        // A channel twice is a trace given twice (a file appended to itself, a merge
-        // gone wrong): its data would be migrated twice.
+        // A channel twice at one receiver position is a trace given twice (a file appended
+        // to itself, a merge gone wrong): its data would be migrated twice. (A channel
+        // number alone may repeat: streamers numbered each from 1, repeated shots at one
+        // position without field record numbers.)
         for (std::size_t r = 1; r < order.size(); ++r)
-            if (channel[order[r]] == channel[order[r - 1]])
-                fail(path, "field record " + std::to_string(id) + " has two traces with " +
+            if (channel[order[r]] == channel[order[r - 1]] &&
+                same_position(traces[members[order[r]]].receiver, traces[members[order[r - 1]]].receiver))
+                fail(path, std::string(any_ffid ? "field record " + std::to_string(id) : "the gather of source " + at(g.source)) +
+                               " has two traces with " +
                                detail::trace_field_name(SEGY_TR_NUMBER_ORIG_FIELD) + " " + std::to_string(channel[order[r]]) +
-                               ": traces " + std::to_string(members[order[r - 1]] + 1) + " and " +
-                               std::to_string(members[order[r]] + 1),
+                               " at one receiver position: traces " + std::to_string(members[order[r - 1]] + 1) +
+                               " and " + std::to_string(members[order[r]] + 1),
                      "Remove the duplicated traces, or number the record's channels one per trace");
         std::vector<int> in_file(members.size());
         for (std::size_t r = 0; r < order.size(); ++r) {

@@ -152,6 +152,22 @@ TEST_CASE("a cube without line numbers is placed by its coordinates alone") {
             CHECK(r.data == v.data);
         }
     }
+    SECTION("a skewed lattice, whose nearest trace off the first line is a diagonal neighbour") {
+        // Axes 105 degrees apart, dx 12.5, dy 25: from node (0, 0) node (1, 1) is nearer
+        // (24.9 m) than node (0, 1) (25 m).
+        Grid g = cube_grid();
+        g.dy = 25;
+        const double a = 30 * std::acos(-1.0) / 180, b = a + 105 * std::acos(-1.0) / 180;
+        g.frame.eyx = std::cos(b), g.frame.eyy = std::sin(b);
+        g.frame.exx = std::cos(a), g.frame.exy = std::sin(a);
+        const Volume w = numbered_volume(g);
+        const std::string path = (dir / "skewed.sgy").string();
+        io::write_volume(path, w);
+        for (int byte : {SEGY_TR_INLINE, SEGY_TR_CROSSLINE, SEGY_TR_ENSEMBLE}) set_trace_field(path, -1, byte, 0);
+        const Volume r = io::read_volume(path);
+        check_same_grid(r.grid, w.grid);
+        CHECK(r.data == w.data);
+    }
     SECTION("a trace off its node by more than the tolerance is named") {
         const std::string path = (dir / "displaced.sgy").string();
         std::vector<int> order(7 * 5);
@@ -168,6 +184,22 @@ TEST_CASE("a cube without line numbers is placed by its coordinates alone") {
         CHECK(contains(msg, path));
         CHECK(contains(msg, "trace 18"));
     }
+}
+
+TEST_CASE("a crooked 2D line without line numbers names the trace off the line") {
+    const auto dir = scratch("line-crooked");
+    const std::string path = (dir / "line.sgy").string();
+    io::write_volume(path, numbered_volume(line_grid()));
+    for (int byte : {SEGY_TR_INLINE, SEGY_TR_CROSSLINE, SEGY_TR_ENSEMBLE}) set_trace_field(path, -1, byte, 0);
+    // Trace 5 moved 3 m (0.4 dx) across the line: one trace off it is a crooked line,
+    // not a second row of a cube.
+    REQUIRE(trace_field(path, 4, SEGY_TR_SOURCE_GROUP_SCALAR) == -100);
+    set_trace_field(path, 4, SEGY_TR_CDP_Y, trace_field(path, 4, SEGY_TR_CDP_Y) + 300);
+    const std::string msg = error_of([&] { io::read_volume(path); });
+    INFO(msg);
+    CHECK(contains(msg, path));
+    CHECK(contains(msg, "trace 5"));
+    CHECK(contains(msg, "off the straight line"));
 }
 
 TEST_CASE("a cube without coordinates takes its spacing from the options") {
