@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_jobs.h"
 #include "run_rtm.h"
 #include "support/catch.hpp"
 #include "support/test_data.h"
@@ -19,28 +20,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kVp = (source_dir() / "velocity_models" / "layers2d_vp.segy").string();
-const std::string kSmooth = (source_dir() / "velocity_models" / "layers2d_vp_smooth.segy").string();
+const std::string kSmooth = layers_vp_smooth();
 
-// Three short shots modelled once for all tests here.
 const fs::path& shots_file() {
-    static const fs::path p = [] {
-        const auto dir = scratch("cli-integrity-shots");
-        const auto r = run_rtm("model --model.vp " + kVp +
-                               " --acquisition.source-x0 1000 --acquisition.source-dx 1000 --acquisition.source-nx 3"
-                               " --acquisition.receiver-x0 0 --acquisition.receiver-dx 40 --acquisition.receiver-nx 101"
-                               " --acquisition.record-length 0.6 --acquisition.record-dt 0.004 --wavelet.ricker-f0 10"
-                               " --propagation.device cpu --output.shots " + (dir / "shots.sgy").string());
-        REQUIRE(r.status == 0);
-        return dir / "shots.sgy";
-    }();
+    static const fs::path p = modelled_layers_shots("cli-integrity-shots", 3, 1000, 1000, 101, 40, 0.6);
     return p;
 }
 
 std::string migrate_cmd(const fs::path& job, const std::string& extra = "") {
-    return "migrate --model.vp " + kSmooth + " --data.shots " + shots_file().string() +
-           " --wavelet.ricker-f0 10 --migration.aperture 800 --propagation.device cpu --output.job " + job.string() +
-           " " + extra;
+    return migrate_layers_cmd(shots_file(), job, extra);
 }
 
 void write_file(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }

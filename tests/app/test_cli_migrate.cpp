@@ -14,6 +14,7 @@
 
 #include "io/model_io.h"
 #include "io/shot_io.h"
+#include "cli_jobs.h"
 #include "run_rtm.h"
 #include "support/catch.hpp"
 #include "support/test_data.h"
@@ -26,28 +27,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kVp = (source_dir() / "velocity_models" / "layers2d_vp.segy").string();
-const std::string kSmooth = (source_dir() / "velocity_models" / "layers2d_vp_smooth.segy").string();
+const std::string kVp = layers_vp();
+const std::string kSmooth = layers_vp_smooth();
 
-// Four short shots modelled once for all tests here.
 const fs::path& shots_file() {
-    static const fs::path p = [] {
-        const auto dir = scratch("cli-migrate-shots");
-        const auto r = run_rtm("model --model.vp " + kVp +
-                               " --acquisition.source-x0 800 --acquisition.source-dx 800 --acquisition.source-nx 4"
-                               " --acquisition.receiver-x0 0 --acquisition.receiver-dx 25 --acquisition.receiver-nx 161"
-                               " --acquisition.record-length 0.8 --acquisition.record-dt 0.004 --wavelet.ricker-f0 10"
-                               " --propagation.device cpu --output.shots " + (dir / "shots.sgy").string());
-        REQUIRE(r.status == 0);
-        return dir / "shots.sgy";
-    }();
+    static const fs::path p = modelled_layers_shots("cli-migrate-shots", 4, 800, 800, 161, 25, 0.8);
     return p;
 }
 
 std::string migrate_cmd(const fs::path& job, const std::string& extra = "") {
-    return "migrate --model.vp " + kSmooth + " --data.shots " + shots_file().string() +
-           " --wavelet.ricker-f0 10 --migration.aperture 800 --propagation.device cpu --output.job " + job.string() +
-           " " + extra;
+    return migrate_layers_cmd(shots_file(), job, extra);
 }
 
 
