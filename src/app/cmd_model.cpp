@@ -126,6 +126,15 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
     acq.receivers_follow_source = vm["acquisition.receivers-follow-source"].as<bool>();
     for (const char* k : {"source-nx", "source-ny", "receiver-nx", "receiver-ny"})
         if (geti(k) < 1) fail(std::string("option acquisition.") + k, "must be at least 1", "");
+    // Several points at one spacing of 0 are one point repeated: identical shots (or
+    // receivers) modelled without a word.
+    for (const auto& [step, count] : {std::pair{"source-dx", "source-nx"}, {"source-dy", "source-ny"},
+                                      {"receiver-dx", "receiver-nx"}, {"receiver-dy", "receiver-ny"}})
+        if (geti(count) > 1 && get(step) == 0)
+            fail(std::string("option acquisition.") + step,
+                 std::string("is 0 with acquisition.") + count + " " + std::to_string(geti(count)) +
+                     ": every one would be at the same place",
+                 std::string("Give the spacing in metres, or acquisition.") + count + " 1");
     acq.dt = vm.count("acquisition.record-dt") ? record_dt(vm) : 0.002;
     if (!vm.count("acquisition.record-length"))
         fail("option acquisition.record-length", "is required with a regular spread", "Give the record length in seconds, e.g. 2.0");
