@@ -67,20 +67,18 @@ TEST_CASE("a negative time step is refused naming the option") {
     CHECK_THAT(r.output, Contains("propagation.dt") && Contains("not positive"));
 }
 
-TEST_CASE("several sources or receivers at a spacing of 0 are refused naming the option") {
-    // They would all be at one place: identical shots (or traces) modelled without a word.
-    for (const std::string option : {"acquisition.source-dx", "acquisition.receiver-dx"}) {
-        const auto dir = scratch("cli-zero-spacing");
-        std::string cmd = small_job(dir);  // 2 sources 1000 m apart, 41 receivers 50 m apart
-        const auto at = cmd.find("--" + option + " ");
-        REQUIRE(at != std::string::npos);
-        cmd.replace(at, cmd.find(' ', cmd.find(' ', at) + 1) - at, "--" + option + " 0");
-        const auto r = run_rtm(cmd);
-        INFO(cmd << "\n" << r.output);
-        CHECK(r.status == 1);
-        CHECK_THAT(r.output, Contains("option " + option + ": is 0 with"));
-        CHECK(!std::filesystem::exists(dir / "shots.sgy"));
-    }
+TEST_CASE("several sources at a spacing of 0 are refused naming the option") {
+    // They would all be at one place: identical shots modelled without a word.
+    const auto dir = scratch("cli-zero-spacing");
+    std::string cmd = small_job(dir);  // 2 sources 1000 m apart
+    const std::string given = "--acquisition.source-dx 1000";
+    REQUIRE(cmd.find(given) != std::string::npos);
+    cmd.replace(cmd.find(given), given.size(), "--acquisition.source-dx 0");
+    const auto r = run_rtm(cmd);
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("option acquisition.source-dx: is 0 with acquisition.source-nx 2"));
+    CHECK(!std::filesystem::exists(dir / "shots.sgy"));
 }
 
 TEST_CASE("a zero record interval with a geometry file, or two Born perturbations, are refused naming the options") {
