@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +19,7 @@
 #include "core/log.h"
 #include "core/phases.h"
 #include "core/progress.h"
+#include "core/stop_signal.h"
 #include "core/threads.h"
 #include "parallel/shot_groups.h"
 #include "parallel/work_queue.h"
@@ -150,31 +150,6 @@ void combine_sums(const void* in, void* inout, std::size_t n) {
 #pragma omp parallel for if (n > 65536)
     for (std::size_t i = 0; i < n; ++i) b[i].add(a[i]);
 }
-
-// SIGINT or SIGTERM (Ctrl-C, a scheduler's stop) ends the run after the shot under way,
-// with a checkpoint and the products; a second one kills at once (SA_RESETHAND), which
-// loses only the work since the last checkpoint.
-volatile std::sig_atomic_t g_stop_signal = 0;
-extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
-
-struct StopOnSignal {
-    struct sigaction old_int {}, old_term {};
-    StopOnSignal() {
-        g_stop_signal = 0;
-        struct sigaction sa {};
-        sa.sa_handler = on_stop_signal;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESETHAND | SA_RESTART;  // reads under way (segyio's fread) go on
-        sigaction(SIGINT, &sa, &old_int);
-        sigaction(SIGTERM, &sa, &old_term);
-    }
-    ~StopOnSignal() {
-        sigaction(SIGINT, &old_int, nullptr);
-        sigaction(SIGTERM, &old_term, nullptr);
-    }
-    StopOnSignal(const StopOnSignal&) = delete;
-    StopOnSignal& operator=(const StopOnSignal&) = delete;
-};
 
 struct State {
     json j;
@@ -470,7 +445,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     me.rank = world.rank();
     me.node = world.node_name();
     auto last_checkpoint = clock::now();
-    const StopOnSignal stop;
+    const StopOnSignal stop(world.root());
     const auto loop_start = clock::now();
     // A shot taken from the queue: its claim, name and gather (once loaded).
     struct Taken {
@@ -695,7 +670,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     std::future<std::vector<std::exception_ptr>> ahead_read;
     WindowCache kept;  // consecutive batches of one window share its domain and propagators
     for (;;) {
-        if (g_stop_signal) queue.stop();
+        if (stop_signal()) queue.stop();
         std::vector<Taken> taken;  // claimed and loaded
         int claimed = 0;
         if (ahead_read.valid()) {
@@ -776,7 +751,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     }
     me.wall = std::chrono::duration<double>(clock::now() - loop_start).count();
     me.waiting = queue.waiting_seconds();
-    if (g_stop_signal) every_rank().warn("stopping on signal {} after {} shots on this rank in this run", int(g_stop_signal), me.shots);
+    if (stop_signal()) every_rank().warn("stopping on signal {} after {} shots on this rank in this run", stop_signal(), me.shots);
 
     // The end of the run: the ranks' stacks to rank 0 in one reduction, their outcomes
     // beside, then rank 0 commits and writes the products. Only the groups' leaders
@@ -790,7 +765,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         leaders.reduce_to_root(mine.illumination.data(), mine.illumination.size(), sizeof(imaging::ExactSum), combine_sums);
     }
     reducing.stop();
-    const json report = {{"done", done_info}, {"failed", failed_here}, {"signal", int(g_stop_signal)},
+    const json report = {{"done", done_info}, {"failed", failed_here}, {"signal", stop_signal()},
                          {"rank", me.rank}, {"node", me.node}, {"shots", me.shots},
                          {"busy", me.busy}, {"propagation", me.propagation}, {"points", me.points},
                          {"waiting", me.waiting}, {"wall", me.wall}};

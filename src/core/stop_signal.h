@@ -1,0 +1,27 @@
+#pragma once
+// SIGINT or SIGTERM (Ctrl-C, a scheduler's stop) asks a long command to stop at its next
+// safe point (after the shot or batch under way) instead of dying mid-write: the command
+// checks stop_signal() between units of work, leaves its outputs whole and exits with
+// 128 + the signal. A second signal kills at once (SA_RESETHAND).
+#include <csignal>
+
+namespace rtm {
+
+// Installs the handlers for its lifetime (the previous ones come back after it).
+// `announce`: the handler says on stderr that the signal was heard (one rank of a job
+// says it, not every one).
+class StopOnSignal {
+public:
+    explicit StopOnSignal(bool announce);
+    ~StopOnSignal();
+    StopOnSignal(const StopOnSignal&) = delete;
+    StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+private:
+    struct sigaction old_int_ {}, old_term_ {};
+};
+
+// The signal received while a StopOnSignal was alive (the last one's), or 0.
+int stop_signal();
+
+}  // namespace rtm
