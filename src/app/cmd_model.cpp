@@ -1,5 +1,6 @@
 // rtm model: velocity model + acquisition + wavelet -> synthetic shot gathers.
 #include <algorithm>
+#include <optional>
 #include <filesystem>
 #include <numeric>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "core/error.h"
 #include "core/host_memory.h"
 #include "core/phases.h"
+#include "core/stop_signal.h"
 #include "io/previews.h"
 #include "io/shot_index.h"
 #include "io/shot_io.h"
@@ -104,6 +106,17 @@ double record_length(const po::variables_map& vm) {
 std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& model) {
     if (vm.count("acquisition.geometry")) {
         const std::string path = vm["acquisition.geometry"].as<std::string>();
+        // A regular spread's option beside the file would be ignored without a word.
+        const po::options_description spread = acquisition_options();
+        for (const auto& option : spread.options()) {
+            const std::string& key = option->long_name();
+            if (key.rfind("acquisition.source-", 0) != 0 && key.rfind("acquisition.receiver", 0) != 0) continue;
+            if (vm.count(key) && !vm[key].defaulted())
+                fail_usage("options " + key + " and acquisition.geometry",
+                           "both are given: the sources and receivers come from " + path + ", so " + key +
+                               " would be ignored",
+                           "Give either a regular spread (acquisition.source-* and receiver-*) or acquisition.geometry");
+        }
         const io::ShotIndex index(path);  // headers only: the samples are not needed
         spdlog::info("geometry from {}: {} shots", path, index.size());
         std::vector<ShotGather> shots;
@@ -142,14 +155,14 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
     return regular_geometry(acq, model.grid());
 }
 
-// Born modelling: the data scattered by a perturbation, with the boundaries and steps
-// of migration (whose born-adjoint condition is its exact adjoint); each gather goes to
-// `sink` when done.
-void born(const po::variables_map& vm, const Model& model, const std::vector<ShotGather>& geometry,
-          const Wavelet& wavelet, const PropagationOptions& prop, const GatherSink& sink, ModellingStats& stats) {
+// The perturbation of Born modelling (model.born-dm or model.born-reflectivity, as a
+// slowness-squared perturbation on the model's grid), read and checked with the model,
+// before the plan (a dry run checks it too); none without either option.
+std::optional<Volume> born_perturbation(const po::variables_map& vm, const Model& model) {
     const bool refl = vm.count("model.born-reflectivity") > 0;
+    if (!refl && !vm.count("model.born-dm")) return std::nullopt;
     if (refl && vm.count("model.born-dm"))
-        fail("options model.born-dm and model.born-reflectivity", "both are given", "Give one of them");
+        fail_usage("options model.born-dm and model.born-reflectivity", "both are given", "Give one of them");
     const std::string path = vm[refl ? "model.born-reflectivity" : "model.born-dm"].as<std::string>();
     const Volume pert = io::read_volume(path, grid_read_options(vm));
     const Grid& a = pert.grid;
@@ -159,18 +172,29 @@ void born(const po::variables_map& vm, const Model& model, const std::vector<Sho
                        ") differs from the model's (" + std::to_string(b.nx) + " x " + std::to_string(b.ny) + " x " +
                        std::to_string(b.nz) + ")",
              "Give the perturbation on the velocity model's grid");
-    const Volume dm = refl ? slowness_perturbation_from_reflectivity(model, pert) : pert;
+    spdlog::info("Born modelling from {} ({})", path, refl ? "reflectivity" : "slowness-squared perturbation");
+    return refl ? slowness_perturbation_from_reflectivity(model, pert) : pert;
+}
+
+// Born modelling: the data scattered by the perturbation `dm`, with the boundaries and
+// steps of migration (whose born-adjoint condition is its exact adjoint); each gather
+// goes to `sink` when done.
+void born(const Model& model, const Volume& dm, const std::vector<ShotGather>& geometry, const Wavelet& wavelet,
+          const PropagationOptions& prop, const GatherSink& sink, ModellingStats& stats) {
+    const Grid& b = model.grid();
     MigrationOptions mo;
     mo.propagation = prop;
     mo.aperture = -1;
-    spdlog::info("Born modelling from {} ({})", path, refl ? "reflectivity" : "slowness-squared perturbation");
     Progress progress("born: shot", long(geometry.size()));
     std::vector<long> order(geometry.size());
     std::iota(order.begin(), order.end(), 0L);
     // Shots to ranks (shot groups) as they ask; a group's leader writes its gathers.
     parallel::WorkQueue queue(parallel::ShotGroups::get(), order, long(order.size()));
     long here = 0;
-    while (const auto claim = queue.next()) {
+    for (;;) {
+        if (stop_signal()) queue.stop();  // (cmd_model's handler)
+        const auto claim = queue.next();
+        if (!claim) break;
         double busy = 0;
         ShotGather gather = born_shot(model, dm, geometry[std::size_t(claim.item)], wavelet, mo, &busy);
         if (queue.leader()) sink(std::size_t(claim.item), std::move(gather));
@@ -225,13 +249,14 @@ int cmd_model(int argc, char** argv) {
     if (geometry.empty()) fail("acquisition", "no shots to model", "Describe at least one source");
     const Wavelet wavelet = load_wavelet(vm);
     const PropagationOptions prop = propagation_from(vm);
+    const std::optional<Volume> dm = born_perturbation(vm, model);
 
     // Each gather is written as its batch finishes (the file's headers from the geometry,
     // checked before any propagation); the middle one is kept for the preview.
     // Under several ranks one file: rank 0 makes it (headers from the geometry), every
     // rank writes its own gathers at their places, rank 0 commits once all have closed.
     PhaseTimer planning("plan and checks");
-    if (preflight_model(vm, model, geometry, wavelet, prop, out, png)) return 0;
+    if (preflight_model(vm, model, geometry, wavelet, prop, dm.has_value(), out, png)) return 0;
     planning.stop();  // the plan; --dry-run stops
     const parallel::World& world = parallel::World::get();
     PhaseTimer creating("create the shot file");
@@ -250,29 +275,46 @@ int cmd_model(int argc, char** argv) {
         if (k == middle) preview = std::move(gather);
     };
     ModellingStats stats;
-    if (vm.count("model.born-dm") || vm.count("model.born-reflectivity")) born(vm, model, geometry, wavelet, prop, write, stats);
-    else model_shots(model, geometry, wavelet, prop, write, &stats);
+    {
+        // SIGINT or SIGTERM: no rank takes another batch; the file is then incomplete and
+        // is not kept (rtm model does not resume), so the rename below does not happen.
+        const StopOnSignal stop(world.root());
+        if (dm) born(model, *dm, geometry, wavelet, prop, write, stats);
+        else model_shots(model, geometry, wavelet, prop, write, &stats);
+    }
     PhaseTimer finishing("close the shot file and draw its preview");
     writer->close();
+    // Every rank's counts to rank 0 (the barrier of the gather: all have closed the file).
+    const auto counts = world.gather(std::to_string(stats.shots) + " " + std::to_string(stats.point_updates) + " " +
+                                     std::to_string(stats.busy_seconds) + " " + std::to_string(stop_signal()));
+    const double seconds = seconds_since_start();  // the whole command's wall time
+    double updates = 0, busy = 0;
+    long modelled = 0;
+    int signal = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+        long shots = 0;
+        double u = 0, b = 0;
+        int sig = 0;
+        std::istringstream(counts[r]) >> shots >> u >> b >> sig;
+        updates += u, busy += b, modelled += shots, signal = std::max(signal, sig);
+        if (counts.size() > 1) spdlog::info("rank {}: {} shots, propagation steps {}", r, shots, format_duration(b));
+    }
+    int stopped[2] = {modelled < long(geometry.size()), signal};  // (the counts are rank 0's)
+    world.broadcast(stopped, sizeof stopped);
+    signal = stopped[1];
+    if (stopped[0]) {  // by a signal: the writer removes out.tmp
+        if (world.root()) spdlog::error("stopped by signal {} after {} of {} shots: {} was not written (an incomplete shot file is not "
+                      "kept, and rtm model does not resume: run the command again)",
+                      signal, modelled, geometry.size(), out);
+        return 128 + signal;
+    }
+    world.on_root([&] { writer->commit(false); });
     // After the batches' traces are freed: the preview's drawing is the last peak.
     if (!preview.receivers.empty())
         io::write_gather_png(png, preview, out + ": shot " + std::to_string(preview.id) + " (the middle of " +
                                                std::to_string(geometry.size()) + "), modelled",
                              model.grid().frame);
-    // Every rank's counts to rank 0 (the barrier of the gather: all have closed the file).
-    const auto counts = world.gather(std::to_string(stats.shots) + " " + std::to_string(stats.point_updates) + " " +
-                                     std::to_string(stats.busy_seconds));
-    world.on_root([&] { writer->commit(false); });
     finishing.stop();
-    const double seconds = seconds_since_start();  // the whole command's wall time
-    double updates = 0, busy = 0;
-    for (std::size_t r = 0; r < counts.size(); ++r) {
-        long shots = 0;
-        double u = 0, b = 0;
-        std::istringstream(counts[r]) >> shots >> u >> b;
-        updates += u, busy += b;
-        if (counts.size() > 1) spdlog::info("rank {}: {} shots, propagation steps {}", r, shots, format_duration(b));
-    }
 
     const Grid& g = model.grid();
     const TimeAxis ta = time_axis(model, geometry.front(), wavelet, prop);

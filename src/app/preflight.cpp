@@ -103,15 +103,14 @@ void check_inputs_kept(const po::options_description& desc, const po::variables_
 }
 
 bool preflight_model(const po::variables_map& vm, const Model& model, const std::vector<ShotGather>& geometry,
-                     const Wavelet& wavelet, const PropagationOptions& prop, const std::string& shots_out,
+                     const Wavelet& wavelet, const PropagationOptions& prop, bool born, const std::string& shots_out,
                      const std::string& preview_out) {
     const std::string source = vm.count("acquisition.geometry") ? vm["acquisition.geometry"].as<std::string>()
                                                                 : std::string("options acquisition.*");
     const PlanShots shots{geometry.size(), [&](std::size_t k) -> const ShotGather& { return geometry[k]; },
                           [&](std::size_t) { return source; }};
-    check_slabs(model, prop, vm.count("model.born-dm") || vm.count("model.born-reflectivity"));
-    const auto plan = plan_job(model, vm["model.vp"].as<std::string>(), shots, wavelet, prop, nullptr,
-                               vm.count("model.born-dm") || vm.count("model.born-reflectivity"));
+    check_slabs(model, prop, born);
+    const auto plan = plan_job(model, vm["model.vp"].as<std::string>(), shots, wavelet, prop, nullptr, born);
     check_output_path(shots_out, "output.shots", false);
     check_output_path(preview_out, "output.preview", false);
     const ShotGather& s = geometry.front();  // every shot's sampling is the first's (plan_job)

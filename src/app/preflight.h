@@ -32,9 +32,10 @@ struct Product {
 void check_inputs_kept(const po::options_description& desc, const po::variables_map& vm,
                        const std::vector<Product>& products);
 
-// Prints the plan and checks the outputs; true when --dry-run asks to stop there.
+// Prints the plan and checks the outputs; true when --dry-run asks to stop there. born:
+// Born modelling (its perturbation read and checked already).
 bool preflight_model(const po::variables_map& vm, const Model& model, const std::vector<ShotGather>& geometry,
-                     const Wavelet& wavelet, const PropagationOptions& prop, const std::string& shots_out,
+                     const Wavelet& wavelet, const PropagationOptions& prop, bool born, const std::string& shots_out,
                      const std::string& preview_out);
 bool preflight_migrate(const po::variables_map& vm, const Model& model, const PlanShots& shots,
                        const Wavelet& wavelet, const MigrationOptions& migration, const std::string& job_folder);

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/phases.h"
 #include "core/progress.h"
+#include "core/stop_signal.h"
 #include "core/threads.h"
 #include "physics/anisotropy.h"
 #include "physics/stability.h"
@@ -203,7 +204,10 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
     auto finish_in_flight = [&] {
         if (in_flight.valid()) in_flight.get();  // rethrows what the sink threw
     };
-    while (const parallel::WorkQueue::Claim claim = queue.next()) {
+    for (;;) {
+        if (stop_signal()) queue.stop();  // (core/stop_signal.h: the caller's handler)
+        const parallel::WorkQueue::Claim claim = queue.next();
+        if (!claim) break;
         const std::size_t first = std::size_t(claim.item) * std::size_t(batch);
         // Shots first .. first + members - 1 as the members of one batch.
         const int members = int(std::min<std::size_t>(batch, geometry.size() - first));

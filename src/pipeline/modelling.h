@@ -99,7 +99,8 @@ using GatherSink = std::function<void(std::size_t index, ShotGather&& gather)>;
 // time. Positions are world coordinates, mapped through the model's frame. Under
 // several ranks (parallel/world.h; every rank calls it) the batches are shared out as
 // ranks ask for them, each rank's sink gets its own gathers, and the stats are this
-// rank's.
+// rank's. After a signal (core/stop_signal.h) no rank takes another batch: the gathers
+// sunk are then fewer than the geometry's (stats->shots says how many).
 void model_shots(const Model& model, const std::vector<ShotGather>& geometry, const Wavelet& wavelet,
                  const PropagationOptions& opt, const GatherSink& sink, ModellingStats* stats = nullptr);
 
