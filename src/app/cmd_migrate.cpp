@@ -1,11 +1,14 @@
 // rtm migrate: velocity model + recorded shots -> stacked depth image.
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string_view>
 
@@ -58,7 +61,8 @@ po::options_description data_options() {
     d.add_options()
         ("data.shots", input_file_list()->multitoken(),
          "SEG-Y shot files (repeat the option or list several); every gather is migrated. Given on the "
-         "command line, they replace the INI file's (as every option does)");
+         "command line, they replace the INI file's (as every option does). A file listed twice, or beside a "
+         "copy of itself, is refused");
     return d;
 }
 
@@ -93,11 +97,11 @@ po::options_description migration_options() {
          "metres below migration.top-mute over which the image rises to full strength (half cosine)")
         ("migration.rho-filter", po::value<bool>()->default_value(true),
          "-d/dt on the data, so reflectors image zero-phase at their depth with positive polarity "
-         "where impedance increases downward")
+         "where impedance increases downward (not with born-adjoint, the exact adjoint)")
         ("migration.end-taper", po::value<std::string>()->default_value("auto"),
          "seconds at the end of each record tapered to 0 (half cosine) before the backward pass, so that it "
          "starts without a broadband step (grid-scale noise in the image, strongest with anisotropy); auto: "
-         "1 / the wavelet's highest frequency; 0: none. Not for born-adjoint (the exact adjoint)")
+         "1 / the wavelet's highest frequency (none with born-adjoint, the exact adjoint); 0: none")
         ("migration.normalise", po::value<bool>()->default_value(true), "divide the stack by the source illumination")
         ("migration.laplacian", po::value<bool>()->default_value(true), "apply -Laplacian to the stack (removes low-wavenumber noise)")
         ("migration.checkpoint-minutes", po::value<double>()->default_value(5),
@@ -165,35 +169,65 @@ MigrationOptions migration_from(const po::variables_map& vm) {
     m.rho_filter = vm["migration.rho-filter"].as<bool>();
     if (const auto s = auto_or_number(vm, "migration.end-taper", true, "seconds", "Give seconds (e.g. 0.04), 0 for none, or auto"))
         m.end_taper = *s;
+    // The exact adjoint takes the data as they are: a filter or taper asked for beside it
+    // would be left out without a word.
+    if (m.condition == ImagingCondition::BornAdjoint)
+        for (const auto& [key, on] : {std::pair{"migration.rho-filter", m.rho_filter},
+                                      std::pair{"migration.end-taper", m.end_taper > 0}})
+            if (on && !vm[key].defaulted())
+                fail_usage(std::string("options ") + key + " and migration.condition born-adjoint",
+                           std::string("both are given: the born-adjoint condition is the exact adjoint of Born "
+                                       "modelling, which takes the data unfiltered and untapered, so ") + key +
+                               " would be ignored",
+                           std::string("Leave ") + key + " out with born-adjoint, or choose another condition");
     return m;
 }
 
 // The input files whose content the job folder's fingerprint holds: replacing one under
 // the same name (even by one of the same size) must not resume into a stack of two
 // models or two data sets. Every input file but the configuration file, whose settings
-// the fingerprint holds by their values (settings_of).
-std::vector<std::string> fingerprint_inputs(const po::options_description& desc, const po::variables_map& vm) {
-    std::vector<std::string> inputs;
-    for (const auto& [option, path] : input_files(desc, vm))
-        if (option != "config") inputs.push_back(path);
+// the fingerprint holds by their values (settings_of), each known by its option (the
+// files of a list by their places in it); hashes come later.
+std::vector<JobFingerprint::Input> fingerprint_inputs(const po::options_description& desc, const po::variables_map& vm) {
+    std::vector<JobFingerprint::Input> inputs;
+    std::map<std::string, int> given;  // files of each option so far
+    for (const auto& [option, path] : input_files(desc, vm)) {
+        if (option == "config") continue;
+        const int k = ++given[option];
+        const bool list = vm[option].value().type() == typeid(std::vector<std::string>);
+        inputs.push_back({list ? option + " " + std::to_string(k) : option, path, ""});
+    }
     return inputs;
 }
 
-// Everything that changes the image, for the job folder's fingerprint: the options,
-// the backend that runs (whatever propagation.device said) and the inputs' content
-// hashes (fingerprint_inputs).
+// Refuses two data.shots files of the same content (their hashes in `inputs`): a copy
+// under another name would have its shots stacked twice. (The same file under two names
+// is refused before, by std::filesystem::equivalent.)
+void refuse_copies(const std::vector<JobFingerprint::Input>& inputs) {
+    const auto shots = [](const JobFingerprint::Input& in) { return in.key.rfind("data.shots ", 0) == 0; };
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (shots(inputs[i]) && shots(inputs[j]) && inputs[i].hash == inputs[j].hash)
+                fail("option data.shots", inputs[i].path + " holds the same bytes as " + inputs[j].path +
+                                              ": its shots would be stacked twice",
+                     "List each shot file once (remove the copy from data.shots)");
+}
+
+// Everything that changes the image, for the job folder's fingerprint: the options
+// (input files by their content: `inputs`, hashed), the backend that runs (whatever
+// propagation.device said).
 JobFingerprint settings_of(const po::variables_map& vm, const Backend& backend,
-                           std::vector<std::pair<std::string, std::string>> inputs) {
+                           std::vector<JobFingerprint::Input> inputs) {
+    std::set<std::string> files;  // options whose values are paths
+    for (const auto& in : inputs) files.insert(in.key.substr(0, in.key.find(' ')));
     std::ostringstream os;
     for (const auto& [key, value] : vm) {
         if (key == "config" || key == "output.job" || key == "migration.max-shots" ||
             key == "migration.checkpoint-minutes" || key == "propagation.device" || key == "propagation.threads" ||
             key == "parallel.ranks-per-shot" || key == "dry-run" || key == "migration.keep-shot-images" ||
-            key == "propagation.batch")  // a batch's images are bit for bit its shots' alone
+            key == "propagation.batch" ||  // a batch's images are bit for bit its shots' alone
+            files.count(key))
             continue;
-        // Options added after job folders were written, at 0 (off: the image is as without
-        // them), leave the fingerprint as it was: a job started before they existed resumes.
-        if ((key == "model.smooth" || key == "model.elliptic-above") && value.as<double>() == 0) continue;
         os << key << "=";
         const auto& v = value.value();
         if (auto s = boost::any_cast<std::string>(&v)) os << *s;
@@ -205,8 +239,6 @@ JobFingerprint settings_of(const po::variables_map& vm, const Backend& backend,
         }
         else if (auto i = boost::any_cast<int>(&v)) os << *i;
         else if (auto b = boost::any_cast<bool>(&v)) os << *b;
-        else if (auto l = boost::any_cast<std::vector<std::string>>(&v))
-            for (const auto& x : *l) os << x << ",";
         os << ";";
     }
     os << "backend=" << (backend.gpu ? "gpu" : "cpu") << ";";
@@ -258,11 +290,10 @@ int cmd_migrate(int argc, char** argv) {
     // scope ends) rather than waiting for it.
     std::atomic<bool> stop_hashing{false};
     auto hashed = run_beside(parallel::World::get().root() && !vm["dry-run"].as<bool>(), 0,
-                             [inputs = fingerprint_inputs(desc, vm), &stop_hashing] {
+                             [inputs = fingerprint_inputs(desc, vm), &stop_hashing]() mutable {
                                  const PhaseTimer hashing("fingerprint inputs");
-                                 std::vector<std::pair<std::string, std::string>> hashes;
-                                 for (const auto& f : inputs) hashes.emplace_back(f, io::content_hash(f, &stop_hashing));
-                                 return hashes;
+                                 for (auto& in : inputs) in.hash = io::content_hash(in.path, &stop_hashing);
+                                 return inputs;
                              });
     const struct StopHashing {
         std::atomic<bool>& stop;
@@ -301,6 +332,12 @@ int cmd_migrate(int argc, char** argv) {
     if (!(job.post.top_mute >= 0) || !(job.post.top_taper >= 0))
         fail("option migration.top-mute", "the depth and its taper must be 0 or more metres",
              "Give the depth above which the image is zeroed, e.g. 50");
+    const Grid& grid = model.grid();
+    if (const double bottom = grid.z0 + (grid.nz - 1) * grid.dz; job.post.top_mute > 0 && job.post.top_mute >= bottom)
+        fail("option migration.top-mute",
+             fmt::format("zeroes the image above {:g} m, at or below the model's deepest sample ({:g} m): the "
+                         "whole image would be zero", job.post.top_mute, bottom),
+             "Give a depth above the reflectors to keep (e.g. a little below the receivers), or 0 for no mute");
     job.checkpoint_minutes = vm["migration.checkpoint-minutes"].as<double>();
     if (!(job.checkpoint_minutes >= 0))
         fail("option migration.checkpoint-minutes", "must be 0 or more minutes", "Give minutes, e.g. 5 (0: after every shot)");
@@ -315,9 +352,12 @@ int cmd_migrate(int argc, char** argv) {
     planning.stop();
     // Only rank 0 opens the job folder: the others would read every input file in full
     // for a fingerprint they never use.
-    const JobFingerprint fingerprint = parallel::World::get().root()
-                                           ? settings_of(vm, job.migration.propagation.backend, hashed.get())
-                                           : JobFingerprint{};
+    JobFingerprint fingerprint;
+    parallel::World::get().on_root([&] {
+        auto inputs = hashed.get();
+        refuse_copies(inputs);
+        fingerprint = settings_of(vm, job.migration.propagation.backend, std::move(inputs));
+    });
     const JobReport rep = run_migration_job(model, names, load_shot, wavelet, job, fingerprint);
     const int ranks = parallel::World::get().size();
     for (const auto& r : rep.ranks)

@@ -132,6 +132,16 @@ bool preflight_migrate(const po::variables_map& vm, const Model& model, const Pl
     check_slabs(model, migration.propagation, migration.condition == ImagingCondition::BornAdjoint);
     const auto plan = plan_job(model, vm["model.vp"].as<std::string>(), shots, wavelet, migration.propagation, &migration);
     check_output_path(job_folder, "output.job", true);
+    // A taper as long as a record leaves none of it at full strength.
+    if (const double taper = end_taper_seconds(migration, wavelet); taper > 0)
+        for (std::size_t i = 0; i < shots.count; ++i)
+            if (const ShotGather& s = shots.geometry(i); taper >= (s.nt - 1) * s.dt)
+                fail("option migration.end-taper",
+                     fmt::format("{:g} s{} is as long as the record of shot {} in {} ({:g} s): the whole record "
+                                 "would be tapered", taper,
+                                 migration.end_taper < 0 ? " (auto: 1 / the wavelet's f-max)" : "", s.id,
+                                 shots.source(i), (s.nt - 1) * s.dt),
+                     "Give a taper shorter than the records (e.g. 0.04), or 0 for none");
     if (model.grid().nz > kSegyMaxField)
         fail("model.vp " + vm["model.vp"].as<std::string>(),
              std::to_string(model.grid().nz) + " depth samples: the image could not be written to SEG-Y (at most " +

@@ -117,6 +117,20 @@ int set_cpu_threads(int option, const std::string& option_name) {
     const ThreadChoice c = choose_threads(option, option_name);
     omp_set_num_threads(c.threads);
     spdlog::info("{}", describe(c));
+    // More threads than cores: each waits for the others' time slices at every barrier of
+    // a step, so the run is slower than with one thread a core.
+    if (long(c.threads) * c.local_ranks > c.affinity_cpus) {
+        if (c.from.empty())  // the default: one thread a rank, and more ranks than CPUs
+            spdlog::warn("{} ranks on this node share {} CPUs: they wait for each other's cores. Start at most {} "
+                         "ranks a node", c.local_ranks, c.affinity_cpus, c.affinity_cpus);
+        else
+            spdlog::warn("{} CPU threads ({}) on each of {} rank(s) of this node, which has {} CPUs for them: the "
+                         "threads wait for each other's cores, slower than one a core. {} to at most {}", c.threads,
+                         c.from, c.local_ranks, c.affinity_cpus,
+                         option > 0 ? "Set " + option_name + " to 0 (the CPUs shared between the node's ranks) or"
+                                    : std::string("Unset OMP_NUM_THREADS or set it"),
+                         std::max(1, c.affinity_cpus / c.local_ranks));
+    }
     return c.threads;
 }
 

@@ -18,9 +18,10 @@
 
 namespace rtm {
 
-constexpr int kStateVersion = 5;  // 2: double stack, per-input hashes, failed shots; 3: exact stack,
+constexpr int kStateVersion = 6;  // 2: double stack, per-input hashes, failed shots; 3: exact stack,
                                   // ranks' parts; 4: the empty exact sum is all zeros; 5: the stack's
-                                  // and the products' hashes, each part's own
+                                  // and the products' hashes, each part's own; 6: inputs known by
+                                  // their options, not their paths
 
 // What the refusal of a damaged job folder says to do.
 inline const char* const kStartJobAgain = "Delete the job folder (or use a new output.job) to start the job again";

@@ -115,6 +115,11 @@ std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const Time
 
 }  // namespace
 
+double end_taper_seconds(const MigrationOptions& opt, const Wavelet& wavelet) {
+    if (opt.condition == ImagingCondition::BornAdjoint) return 0;
+    return opt.end_taper >= 0 ? opt.end_taper : 1.0 / wavelet.f_max;
+}
+
 int imaging_interval(const MigrationOptions& opt, const Wavelet& wavelet, const TimeAxis& ta) {
     if (opt.condition == ImagingCondition::BornAdjoint) return 1;
     int k = opt.image_every;
@@ -274,7 +279,7 @@ void BatchMigration::run(const ShotGather* const* shots, int B, ShotMigration* o
             // depend on the record interval. On the data, not on the imaging weight: the
             // illumination (the source wavefield's) shares that weight and must not move.
             const double gain = domain.cell_volume() * (born ? 1.0 : shot.dt / ta.dt);
-            const double end_taper = born ? 0.0 : opt.end_taper >= 0 ? opt.end_taper : 1.0 / wavelet.f_max;
+            const double end_taper = end_taper_seconds(opt, wavelet);
             for (auto& tr : data_at_step(shot, ta, to_record, model, wavelet, opt.mute_direct, opt.mute_after,
                                          opt.rho_filter && !born, end_taper, gain))
                 r.data.push_back(std::move(tr));

@@ -94,6 +94,10 @@ struct ShotMigration {
 // no imaging step would come after t = 0.
 int imaging_interval(const MigrationOptions& opt, const Wavelet& wavelet, const TimeAxis& ta);
 
+// Seconds of each record's end tapered before the backward pass (MigrationOptions::
+// end_taper; 0 for the born-adjoint condition).
+double end_taper_seconds(const MigrationOptions& opt, const Wavelet& wavelet);
+
 ShotMigration migrate_shot(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
                            const MigrationOptions& opt);
 

@@ -224,7 +224,7 @@ State open_state(const std::string& folder, const std::vector<JobShot>& names, c
              "Choose another job folder");
     }
     json inputs = json::object();
-    for (const auto& [file, hash] : fp.inputs) inputs[file] = hash;
+    for (const auto& in : fp.inputs) inputs[in.key] = in.hash;
     if (!fs::exists(st.file())) {
         st.j = {{"version", kStateVersion}, {"settings", fp.settings}, {"inputs", inputs}, {"generation", 0},
                 {"shots", json::array()}};
@@ -237,17 +237,24 @@ State open_state(const std::string& folder, const std::vector<JobShot>& names, c
     if (st.j["settings"] != fp.settings)
         fail(folder, "holds a job with other settings: " + settings_changed(st.j["settings"].get<std::string>(), fp.settings),
              again);
-    for (const auto& [file, hash] : fp.inputs) {
-        const std::string was = st.j["inputs"].value(file, "");
-        if (was != hash)
-            fail(file, "is not the file the job in " + folder + " was started with (content hash " + hash + ", was " +
-                           (was.empty() ? "absent" : was) + ")",
+    for (const auto& in : fp.inputs) {
+        const std::string was = st.j["inputs"].value(in.key, "");
+        if (was != in.hash)
+            fail(in.path, "is not the file the job in " + folder + " was started with as " + in.key + " (content hash " +
+                              in.hash + ", was " + (was.empty() ? "absent" : was) + ")",
                  "Put the original file back to resume, or use a new output.job folder (or delete this one) to "
                  "migrate with the new one");
     }
+    if (st.j["inputs"].size() != fp.inputs.size())
+        fail(folder, "holds a job over other input files (" + std::to_string(st.j["inputs"].size()) + ", now " +
+                         std::to_string(fp.inputs.size()) + ")", again);
+    // The shot files' content is the job's (above), so their shots are too; the paths
+    // they are read from now are the ones the state names from here on.
     bool same = st.j["shots"].size() == names.size();
-    for (std::size_t i = 0; same && i < names.size(); ++i)
-        same = st.j["shots"][i]["file"] == names[i].file && st.j["shots"][i]["id"] == names[i].id;
+    for (std::size_t i = 0; same && i < names.size(); ++i) {
+        same = st.j["shots"][i]["id"] == names[i].id;
+        st.j["shots"][i]["file"] = names[i].file;
+    }
     if (!same) fail(folder, "holds a job over other shots", again);
     return st;
 }

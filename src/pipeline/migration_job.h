@@ -67,10 +67,18 @@ struct JobShot {
 };
 
 // What a job folder must have been started with to be resumed: the settings that
-// change the image (options and backend) and the content of every input file.
+// change the image (options and backend) and the content of every input file. Inputs
+// are known by the option that gives them, not by their paths: the same files reached
+// by other paths (another working folder, a link, a moved survey) resume the job, and a
+// file changed under the same path is refused.
 struct JobFingerprint {
-    std::string settings;
-    std::vector<std::pair<std::string, std::string>> inputs;  // file, content hash
+    struct Input {
+        std::string key;   // the option ("model.vp"; "data.shots 2" for the second of a list)
+        std::string path;  // as given, for messages
+        std::string hash;  // of its content (io/file_hash.h)
+    };
+    std::string settings;  // "key=value;" of the options that are not input files
+    std::vector<Input> inputs;
 };
 
 struct MigrationJobOptions {

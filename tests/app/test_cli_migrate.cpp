@@ -181,6 +181,27 @@ TEST_CASE("a job folder holding a job with other settings is refused, not mixed"
     CHECK_THAT(e.output, Contains("other settings") && Contains("model.elliptic-above"));
 }
 
+// A job folder knows its inputs by their options and content, not by the paths typed: a
+// cluster job resumed from another working folder, or through a link, goes on.
+TEST_CASE("a job resumes when its inputs are reached by other paths and gives the uninterrupted image") {
+    const auto dir = scratch("cli-migrate-paths");
+    REQUIRE(run_rtm(migrate_cmd(dir / "whole")).status == 0);
+    fs::create_symlink(shots_file(), dir / "linked.sgy");
+    fs::create_symlink(kSmooth, dir / "vp.sgy");
+    const auto started = run_rtm("migrate --model.vp " + (dir / "vp.sgy").string() + " --data.shots " +
+                                 (dir / "linked.sgy").string() + " --wavelet.ricker-f0 10 --migration.aperture 800 "
+                                 "--propagation.device cpu --output.job job --migration.max-shots 2",
+                                 "cd " + dir.string() + " && ");
+    INFO(started.output);
+    REQUIRE(started.status == 0);
+    // Resumed from another folder, with the files' own paths and the job by its full path.
+    const auto resumed = run_rtm(migrate_cmd(dir / "job"));
+    INFO(resumed.output);
+    REQUIRE(resumed.status == 0);
+    CHECK_THAT(resumed.output, Contains("resuming job") && Contains("4 shots stacked"));
+    CHECK(bytes_of(dir / "job" / "image.sgy") == bytes_of(dir / "whole" / "image.sgy"));
+}
+
 TEST_CASE("rtm migrate without shot files says which option is missing") {
     const auto r = run_rtm("migrate --model.vp " + kSmooth);
     CHECK(r.status == 2);  // a value missing: a usage error
