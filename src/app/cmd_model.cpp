@@ -287,7 +287,6 @@ int cmd_model(int argc, char** argv) {
     // Every rank's counts to rank 0 (the barrier of the gather: all have closed the file).
     const auto counts = world.gather(std::to_string(stats.shots) + " " + std::to_string(stats.point_updates) + " " +
                                      std::to_string(stats.busy_seconds) + " " + std::to_string(stop_signal()));
-    const double seconds = seconds_since_start();  // the whole command's wall time
     double updates = 0, busy = 0;
     long modelled = 0;
     int signal = 0;
@@ -315,6 +314,7 @@ int cmd_model(int argc, char** argv) {
                                                std::to_string(geometry.size()) + "), modelled",
                              model.grid().frame);
     finishing.stop();
+    const double seconds = seconds_since_start();  // the whole command's wall time
 
     const Grid& g = model.grid();
     const TimeAxis ta = time_axis(model, geometry.front(), wavelet, prop);
