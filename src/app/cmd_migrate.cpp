@@ -329,15 +329,22 @@ int cmd_migrate(int argc, char** argv) {
     job.post.laplacian = vm["migration.laplacian"].as<bool>();
     job.post.top_mute = vm["migration.top-mute"].as<double>();
     job.post.top_taper = vm["migration.top-mute-taper"].as<double>();
-    if (!(job.post.top_mute >= 0) || !(job.post.top_taper >= 0))
-        fail("option migration.top-mute", "the depth and its taper must be 0 or more metres",
+    if (!(job.post.top_mute >= 0) || !std::isfinite(job.post.top_mute))
+        fail("option migration.top-mute", "the depth must be 0 or more metres",
              "Give the depth above which the image is zeroed, e.g. 50");
+    if (!(job.post.top_taper >= 0) || !std::isfinite(job.post.top_taper))
+        fail("option migration.top-mute-taper", "must be 0 or more metres", "Give metres, e.g. 50");
     const Grid& grid = model.grid();
     if (const double bottom = grid.z0 + (grid.nz - 1) * grid.dz; job.post.top_mute > 0 && job.post.top_mute >= bottom)
         fail("option migration.top-mute",
              fmt::format("zeroes the image above {:g} m, at or below the model's deepest sample ({:g} m): the "
                          "whole image would be zero", job.post.top_mute, bottom),
              "Give a depth above the reflectors to keep (e.g. a little below the receivers), or 0 for no mute");
+    else if (job.post.top_mute > 0 && job.post.top_mute + job.post.top_taper > bottom)
+        fail("option migration.top-mute-taper",
+             fmt::format("{:g} m below the top mute at {:g} m ends beyond the model's deepest sample ({:g} m): the "
+                         "image would nowhere reach full strength", job.post.top_taper, job.post.top_mute, bottom),
+             fmt::format("Give a taper of at most {:g} m (e.g. 50)", bottom - job.post.top_mute));
     job.checkpoint_minutes = vm["migration.checkpoint-minutes"].as<double>();
     if (!(job.checkpoint_minutes >= 0))
         fail("option migration.checkpoint-minutes", "must be 0 or more minutes", "Give minutes, e.g. 5 (0: after every shot)");
@@ -348,6 +355,23 @@ int cmd_migrate(int argc, char** argv) {
                                    return indexes[where[i].first].geometry(where[i].second);
                                }, [&](std::size_t i) { return names[i].file; }};
     PhaseTimer planning("plan and checks");
+    // A dry run hashes no input in full, but the shot files of equal sizes it does: it
+    // refuses a copy of one as the run will (refuse_copies).
+    if (vm["dry-run"].as<bool>())
+        parallel::World::get().on_root([&] {
+            std::vector<JobFingerprint::Input> shots;
+            for (auto& in : fingerprint_inputs(desc, vm))
+                if (in.key.rfind("data.shots ", 0) == 0) shots.push_back(std::move(in));
+            std::map<std::uintmax_t, int> sizes;
+            for (const auto& in : shots) ++sizes[std::filesystem::file_size(in.path)];
+            std::vector<JobFingerprint::Input> alike;
+            for (auto& in : shots)
+                if (sizes[std::filesystem::file_size(in.path)] > 1) {
+                    in.hash = io::content_hash(in.path);
+                    alike.push_back(std::move(in));
+                }
+            refuse_copies(alike);
+        });
     if (preflight_migrate(vm, model, plan_shots, wavelet, job.migration, job.folder)) return 0;
     planning.stop();
     // Only rank 0 opens the job folder: the others would read every input file in full

@@ -1,5 +1,6 @@
 // rtm model: velocity model + acquisition + wavelet -> synthetic shot gathers.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <filesystem>
 #include <numeric>
@@ -139,6 +140,10 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
     acq.receivers_follow_source = vm["acquisition.receivers-follow-source"].as<bool>();
     for (const char* k : {"source-nx", "source-ny", "receiver-nx", "receiver-ny"})
         if (geti(k) < 1) fail(std::string("option acquisition.") + k, "must be at least 1", "");
+    for (const char* k : {"source-x0", "source-dx", "source-y0", "source-dy", "source-depth", "receiver-x0",
+                          "receiver-dx", "receiver-y0", "receiver-dy", "receiver-depth"})
+        if (!std::isfinite(get(k)))
+            fail(std::string("option acquisition.") + k, "is not a finite number of metres", "Give metres");
     // Several sources at a spacing of 0 are one shot modelled again and again. (Receivers
     // may share a position: identical traces cost a file's space, not a wrong result, and
     // the memory test puts many on one node on purpose.)

@@ -36,6 +36,28 @@ void refuse_strays(const po::parsed_options& parsed, const std::string& command,
     }
 }
 
+// The INI parser ends every line at its first '#' (a comment), so "shots = run#2.sgy"
+// would read as "run" without a word (and write there). A '#' that follows a space or
+// begins a line is a comment, as users write them; one inside a word is refused, naming
+// the line. A byte-order mark, invisible in the parser's message, is named too.
+void refuse_cut_values(const std::string& path, const std::string& text) {
+    if (text.rfind("\xEF\xBB\xBF", 0) == 0)
+        fail_usage(path, "begins with a UTF-8 byte-order mark, which the INI parser reads as part of the first line",
+                   "Save the file as UTF-8 without a byte-order mark");
+    std::istringstream lines(text);
+    std::string line;
+    for (int n = 1; std::getline(lines, line); ++n)
+        for (std::size_t at = line.find('#'); at != std::string::npos; at = line.find('#', at + 1)) {
+            const std::size_t first = line.find_first_not_of(" \t");
+            if (at == first) break;  // a comment line
+            if (line[at - 1] == ' ' || line[at - 1] == '\t') break;  // a comment after the value
+            fail_usage(path + ", line " + std::to_string(n),
+                       "'" + line + "' has a '#' inside a value, where the INI format starts a comment: the value "
+                       "would be cut at it",
+                       "Rename the file or folder without '#', or give that option on the command line");
+        }
+}
+
 // The text of the --config file `path`. Refused: what cannot be read, a folder (which
 // would read as an empty file: a job of defaults), and a file that is not text (a SEG-Y
 // file given by mistake, whose EBCDIC header the INI parser would print as one invalid
@@ -63,6 +85,7 @@ std::string config_text(const std::string& path) {
         text.append(piece, n);
     }
     if (in.bad()) fail(path, "a read of the configuration file failed", "Check the file and the disk");
+    refuse_cut_values(path, text);
     return text;
 }
 

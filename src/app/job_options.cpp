@@ -1,5 +1,6 @@
 #include "app/job_options.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <spdlog/spdlog.h>
@@ -101,6 +102,10 @@ io::GridReadOptions grid_read_options(const po::variables_map& vm) {
     g.dz = vm["model.dz"].as<double>();
     g.dx = vm["model.dx"].as<double>();
     g.dy = vm["model.dy"].as<double>();
+    for (const auto& [key, v] : {std::pair{"model.dz", g.dz}, std::pair{"model.dx", g.dx}, std::pair{"model.dy", g.dy}})
+        if (!(v >= 0) || !std::isfinite(v))
+            fail(std::string("option ") + key, fmt::format("'{}' is not a spacing", v),
+                 "Give metres, or 0 to take the spacing from the file");
     return g;
 }
 
@@ -125,6 +130,15 @@ Model load_model(const po::variables_map& vm) {
     std::size_t made_elliptic = 0;  // (on rank 0, which alone logs info lines: core/log.h)
     world.on_root([&] {
         m = io::read_model(paths, g);
+        // A Gaussian wider than the model leaves it nearly constant, and its filter's
+        // length (6 sigma a cell) would overflow or take hours: a unit slip, refused.
+        const Grid& grid = m.grid();
+        const double across = std::max({(grid.nx - 1) * grid.dx, (grid.ny - 1) * grid.dy, (grid.nz - 1) * grid.dz});
+        if (sigma > across)
+            fail("option model.smooth",
+                 fmt::format("a sigma of {:g} m is wider than the model ({:g} m across): it would be smoothed to "
+                             "nearly a constant", sigma, across),
+                 "Give sigma in m, typically a wavelength or two (e.g. 100)");
         if (sigma > 0) {  // once, before the model goes to the other ranks
             m.vp = smooth_slowness(m.vp, sigma);
             for (auto& [name, v] : m.extra) v = smooth_values(v, sigma);
@@ -187,6 +201,9 @@ Wavelet load_wavelet(const po::variables_map& vm) {
             fail(path, "holds no trace", "Give a SEG-Y file whose first trace is the wavelet");
         const ShotGather& g = gathers.front();
         w.samples.assign(g.trace(0), g.trace(0) + g.nt);
+        if (std::all_of(w.samples.begin(), w.samples.end(), [](double x) { return x == 0; }))
+            fail(path, "its first trace, the source wavelet, is all zeros: every modelled gather and image would be zero",
+                 "Give a file whose first trace holds the source wavelet");
         w.dt = g.dt;
         const double fmax = vm["wavelet.f-max"].as<double>();
         if (!(fmax >= 0)) fail("option wavelet.f-max", "must be 0 (from the file's sampling) or a frequency in Hz", "");

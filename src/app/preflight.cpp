@@ -65,11 +65,26 @@ void check_output_path(const std::string& path, const std::string& option, bool 
     // a file, its folder (the writers make PATH.tmp there and rename it); for a path
     // still to be made, its nearest existing ancestor (the rest is made).
     fs::path dir = fs::absolute(p, ec);
+    if (!folder && (path.empty() || !p.has_filename()))
+        fail(where, "'" + path + "' names no file (it is empty or ends in a folder separator)",
+             "Give " + option + " a file name");
     if (fs::exists(p, ec)) {
         if (folder && !fs::is_directory(p, ec))
             fail(where, "'" + path + "' is a file, not a folder", "Choose a folder name for " + option);
         if (!folder && fs::is_directory(p, ec))
             fail(where, "'" + path + "' is a folder, not a file", "Give " + option + " a file name");
+        // A finished output is renamed over its path: over a device (/dev/null), a pipe or
+        // a socket, that would replace it with a plain file.
+        if (!folder && !fs::is_regular_file(p, ec))
+            fail(where, "'" + path + "' is not a regular file (a device, pipe or socket): rtm writes a finished "
+                                     "output by renaming it over the path, which would replace it",
+                 "Give " + option + " the path of a regular file");
+        // A new job writes image.sgy and the rest into its folder and removes stale stack
+        // files there: only a job folder (state.json) or an empty folder is taken.
+        if (folder && !fs::exists(p / "state.json", ec) && !fs::is_empty(p, ec))
+            fail(where, "'" + path + "' holds files but no job (no state.json): a new job would overwrite or remove "
+                                     "files of the same names there",
+                 "Give " + option + " a new or empty folder (or the folder of the job to resume)");
         if (::access(p.c_str(), W_OK) != 0)
             fail(where, "'" + path + "' is not writable", "Choose another path or change its permissions");
         if (!folder) dir = dir.parent_path();
@@ -142,6 +157,15 @@ bool preflight_migrate(const po::variables_map& vm, const Model& model, const Pl
                                  migration.end_taper < 0 ? " (auto: 1 / the wavelet's f-max)" : "", s.id,
                                  shots.source(i), (s.nt - 1) * s.dt),
                      "Give a taper shorter than the records (e.g. 0.04), or 0 for none");
+    // A mute window as long as a record mutes every sample of it.
+    if (migration.mute_direct && migration.mute_after >= 0)
+        for (std::size_t i = 0; i < shots.count; ++i)
+            if (const ShotGather& s = shots.geometry(i); migration.mute_after >= (s.nt - 1) * s.dt)
+                fail("option migration.mute-direct",
+                     fmt::format("{:g} s after the direct wave's onset is as long as the record of shot {} in {} "
+                                 "({:g} s): every sample would be muted", migration.mute_after, s.id,
+                                 shots.source(i), (s.nt - 1) * s.dt),
+                     "Give a window shorter than the records (e.g. 0.1), true (the wavelet's length) or false");
     if (model.grid().nz > kSegyMaxField)
         fail("model.vp " + vm["model.vp"].as<std::string>(),
              std::to_string(model.grid().nz) + " depth samples: the image could not be written to SEG-Y (at most " +

@@ -21,6 +21,9 @@
 
 namespace rtm {
 
+// Threads a CPU beyond which a thread count is refused (set_cpu_threads).
+constexpr int kMostThreadsPerCpu = 4;
+
 void flush_denormals_to_zero() {
 #if defined(__SSE__)
 #pragma omp parallel
@@ -115,22 +118,24 @@ int set_cpu_threads(int option, const std::string& option_name) {
         fail("option " + option_name, "must not be negative",
              "Give 0 (the CPUs this process may use, shared between the ranks of the node) or a thread count");
     const ThreadChoice c = choose_threads(option, option_name);
+    // More threads than this process's CPUs wait for each other's time slices at every
+    // barrier of a step: slower than one a core (a warning), and far beyond them (ten
+    // thousand threads on two cores ran for minutes, a hundred thousand crashed libgomp)
+    // a unit slip (refused). The ranks of a node may each be bound to their own CPUs
+    // (mpirun binds to cores), so this process's affinity is the measure, not the node's.
+    const std::string fix = option > 0 ? "Set " + option_name + " to 0 (the CPUs shared between the node's ranks) or "
+                                       : std::string("Unset OMP_NUM_THREADS or set it ");
+    if (c.threads > kMostThreadsPerCpu * c.affinity_cpus)
+        fail(option > 0 ? "option " + option_name : std::string("OMP_NUM_THREADS"),
+             std::to_string(c.threads) + " CPU threads on the " + std::to_string(c.affinity_cpus) +
+                 " CPUs this process may use: each would wait for the others' cores",
+             fix + "to at most " + std::to_string(c.affinity_cpus));
     omp_set_num_threads(c.threads);
     spdlog::info("{}", describe(c));
-    // More threads than cores: each waits for the others' time slices at every barrier of
-    // a step, so the run is slower than with one thread a core.
-    if (long(c.threads) * c.local_ranks > c.affinity_cpus) {
-        if (c.from.empty())  // the default: one thread a rank, and more ranks than CPUs
-            spdlog::warn("{} ranks on this node share {} CPUs: they wait for each other's cores. Start at most {} "
-                         "ranks a node", c.local_ranks, c.affinity_cpus, c.affinity_cpus);
-        else
-            spdlog::warn("{} CPU threads ({}) on each of {} rank(s) of this node, which has {} CPUs for them: the "
-                         "threads wait for each other's cores, slower than one a core. {} to at most {}", c.threads,
-                         c.from, c.local_ranks, c.affinity_cpus,
-                         option > 0 ? "Set " + option_name + " to 0 (the CPUs shared between the node's ranks) or"
-                                    : std::string("Unset OMP_NUM_THREADS or set it"),
-                         std::max(1, c.affinity_cpus / c.local_ranks));
-    }
+    if (c.threads > c.affinity_cpus)
+        spdlog::warn("{} CPU threads ({}) on the {} CPUs this process may use: the threads wait for each other's "
+                     "cores, slower than one a core. {}to at most {}",
+                     c.threads, c.from, c.affinity_cpus, fix, c.affinity_cpus);
     return c.threads;
 }
 

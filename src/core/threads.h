@@ -58,7 +58,8 @@ std::string describe(const ThreadChoice& c);
 void flush_denormals_to_zero();
 
 // Chooses, applies (omp_set_num_threads), logs describe() at info level; returns the count.
-// Throws naming the option when it is negative.
+// Throws naming the option (or OMP_NUM_THREADS) when it is negative or more than four
+// threads a CPU of this process's affinity; warns beyond one a CPU.
 int set_cpu_threads(int option, const std::string& option_name);
 
 // This thread's OpenMP thread count (omp_get_max_threads), and setting it.

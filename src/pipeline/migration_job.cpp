@@ -1,6 +1,7 @@
 #include "pipeline/migration_job.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -151,9 +152,31 @@ void combine_sums(const void* in, void* inout, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) b[i].add(a[i]);
 }
 
+// A job folder is run by one command at a time: a second rtm migrate on it (another
+// terminal, a requeued job while the first still runs) would commit its stack over the
+// first's. The folder's directory is locked (flock) while rank 0 holds the state; the
+// lock goes with the process. Where the file system has no locks, the run goes on.
+std::shared_ptr<int> lock_folder(const fs::path& folder) {
+    const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return nullptr;
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int err = errno;
+        ::close(fd);
+        if (err == EWOULDBLOCK)
+            fail(folder.string(), "is in use by another rtm migrate (it holds the folder's lock)",
+                 "Wait for that run to end, or stop it, then run this command again");
+        return nullptr;
+    }
+    return std::shared_ptr<int>(new int(fd), [](int* f) {
+        ::close(*f);
+        delete f;
+    });
+}
+
 struct State {
     json j;
     fs::path folder;
+    std::shared_ptr<int> lock;  // lock_folder's
 
     fs::path file() const { return folder / "state.json"; }
     fs::path stack(int gen) const { return folder / ("stack-" + std::to_string(gen) + ".bin"); }
@@ -223,6 +246,7 @@ State open_state(const std::string& folder, const std::vector<JobShot>& names, c
         fail("option output.job", "'" + folder + "' cannot be made a folder (" + e.code().message() + ")",
              "Choose another job folder");
     }
+    st.lock = lock_folder(st.folder);
     json inputs = json::object();
     for (const auto& in : fp.inputs) inputs[in.key] = in.hash;
     if (!fs::exists(st.file())) {

@@ -43,8 +43,10 @@ void require_in_model(const Model& m, const Position& p, const std::string& what
     if (g.ndim() == 2) y = 0;
     // Checked against the model, in the survey's terms, before any window is involved.
     const double t = kPositionTolerance;
-    if (x < -t || x > g.x_max() + t || (g.ndim() == 3 && (y < -t || y > g.y_max() + t)) || p.z < g.z0 - t ||
-        p.z > g.z_max() + t) {
+    // (Written as "not inside", so that a position that is not a number is outside too.)
+    const bool inside = x >= -t && x <= g.x_max() + t && (g.ndim() == 2 || (y >= -t && y <= g.y_max() + t)) &&
+                        p.z >= g.z0 - t && p.z <= g.z_max() + t;
+    if (!inside) {
         std::ostringstream os;
         os << "at world X " << p.x << " m, Y " << p.y << " m, depth " << p.z << " m (x " << x << " m"
            << (g.ndim() == 3 ? ", y " + std::to_string(y) + " m" : std::string()) << " from the model's first trace)"
@@ -72,11 +74,14 @@ ShotWindow window_extent(const Model& model, const ShotGather& shot, double aper
             ymin = std::min(ymin, y);
             ymax = std::max(ymax, y);
         }
-        x0 = std::clamp(int(std::floor((xmin - aperture) / g.dx)), 0, g.nx - 1);
-        x1 = std::clamp(int(std::ceil((xmax + aperture) / g.dx)), x0, g.nx - 1);
+        // Clamped as doubles: an aperture beyond the model (1e30 m) is the whole model, not
+        // an integer overflow.
+        const auto node = [](double v, int lo, int hi) { return int(std::clamp(v, double(lo), double(hi))); };
+        x0 = node(std::floor((xmin - aperture) / g.dx), 0, g.nx - 1);
+        x1 = node(std::ceil((xmax + aperture) / g.dx), x0, g.nx - 1);
         if (g.ny > 1) {
-            y0 = std::clamp(int(std::floor((ymin - aperture) / g.dy)), 0, g.ny - 1);
-            y1 = std::clamp(int(std::ceil((ymax + aperture) / g.dy)), y0, g.ny - 1);
+            y0 = node(std::floor((ymin - aperture) / g.dy), 0, g.ny - 1);
+            y1 = node(std::ceil((ymax + aperture) / g.dy), y0, g.ny - 1);
         }
     }
     w.ix0 = x0;

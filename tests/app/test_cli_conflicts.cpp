@@ -2,12 +2,20 @@
 // any work, naming them (exit 2 for options that contradict each other, 1 for values that
 // would give a useless result); a copy of a shot file is not migrated twice; rtm model
 // stopped by a signal says so and leaves no file behind.
+#include <sched.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
 #include "cli_jobs.h"
+#include "io/shot_io.h"
 #include "run_rtm.h"
 #include "support/catch.hpp"
 #include "support/test_data.h"
@@ -103,14 +111,156 @@ TEST_CASE("rtm migrate refuses a shot file listed beside a copy of itself, befor
     CHECK(!fs::exists(dir / "job" / "state.json"));
 }
 
-TEST_CASE("more CPU threads than the process may use are warned about, naming the option") {
-    const unsigned many = 4 * std::max(1u, std::thread::hardware_concurrency()) + 1;  // beyond any affinity mask
-    const auto r = run_rtm(migrate_layers_cmd(shots_file(), scratch("cli-conflicts-threads") / "job",
-                                              "--dry-run --propagation.threads " + std::to_string(many)));
+TEST_CASE("more CPU threads than the process's CPUs are warned about and more than four a CPU refused") {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    REQUIRE(sched_getaffinity(0, sizeof set, &set) == 0);
+    const int cpus = CPU_COUNT(&set);  // rtm inherits this process's affinity
+    const auto job = scratch("cli-conflicts-threads") / "job";
+    const auto some = run_rtm(migrate_layers_cmd(shots_file(), job, "--dry-run --propagation.threads " + std::to_string(cpus + 1)));
+    INFO(some.output);
+    CHECK(some.status == 0);
+    CHECK_THAT(some.output, Contains("warning " + std::to_string(cpus + 1) + " CPU threads (option propagation.threads) on the " +
+                                     std::to_string(cpus) + " CPUs this process may use"));
+    // (100 000 threads crashed libgomp; 10 000 on two cores ran for minutes.)
+    const auto many = run_rtm(migrate_layers_cmd(shots_file(), job, "--dry-run --propagation.threads 100000"));
+    INFO(many.output);
+    CHECK(many.status == 1);
+    CHECK_THAT(many.output, Contains("option propagation.threads: 100000 CPU threads on the " + std::to_string(cpus) + " CPUs"));
+    const auto env = run_rtm(migrate_layers_cmd(shots_file(), job, "--dry-run"), "OMP_NUM_THREADS=" + std::to_string(4 * cpus + 1) + " ");
+    INFO(env.output);
+    CHECK(env.status == 1);
+    CHECK_THAT(env.output, Contains("OMP_NUM_THREADS: " + std::to_string(4 * cpus + 1) + " CPU threads"));
+}
+
+TEST_CASE("an output that is a pipe or names no file and a job folder holding other files are refused before any work") {
+    const auto dir = scratch("cli-conflicts-outputs");
+    // A finished output is renamed over its path: over /dev/null (as root) that replaced the device.
+    const auto fifo = dir / "pipe";
+    REQUIRE(mkfifo(fifo.c_str(), 0644) == 0);
+    const auto p = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --output.preview " + fifo.string() + " --dry-run"));
+    INFO(p.output);
+    CHECK(p.status == 1);
+    CHECK_THAT(p.output, Contains("option output.preview: '" + fifo.string() + "' is not a regular file"));
+    CHECK(fs::is_fifo(fifo));
+    const auto slash = run_rtm(model_cmd(dir / "new/", "--acquisition.source-x0 1000 --dry-run"));
+    INFO(slash.output);
+    CHECK(slash.status == 1);
+    CHECK_THAT(slash.output, Contains("option output.shots: '" + (dir / "new/").string() + "' names no file"));
+    // A folder of the user's: a new job would write image.sgy over theirs.
+    const auto mine = dir / "mine";
+    fs::create_directories(mine);
+    std::ofstream(mine / "image.sgy") << "precious";
+    const auto r = run_rtm(migrate_layers_cmd(shots_file(), mine));
     INFO(r.output);
-    CHECK(r.status == 0);
-    CHECK_THAT(r.output, Contains("warning " + std::to_string(many) + " CPU threads (option propagation.threads)") &&
-                             Contains("Set propagation.threads to 0"));
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("option output.job: '" + mine.string() + "' holds files but no job (no state.json)"));
+    CHECK(bytes_of(mine / "image.sgy") == "precious");
+}
+
+TEST_CASE("values that would leave nothing of the result or that are not numbers are refused before any work") {
+    const auto dir = scratch("cli-conflicts-values");
+    const auto job = dir / "job";
+    struct Bad {
+        std::string args, message;
+    };
+    // The layers model is 4000 m wide and 1500 m deep; the records are 0.6 s.
+    for (const Bad& b : {Bad{"--model.smooth 1e20", "option model.smooth: a sigma of 1e+20 m is wider than the model (4000 m across)"},
+                         Bad{"--migration.mute-direct 0.6", "option migration.mute-direct: 0.6 s after the direct wave's onset is as long as the record of shot 1"},
+                         Bad{"--migration.top-mute 80 --migration.top-mute-taper inf", "option migration.top-mute-taper: must be 0 or more metres"},
+                         Bad{"--migration.top-mute 80 --migration.top-mute-taper 1500", "option migration.top-mute-taper: 1500 m below the top mute at 80 m ends beyond the model's deepest sample (1500 m)"},
+                         Bad{"--model.dz inf", "option model.dz: 'inf' is not a spacing"}}) {
+        const auto r = run_rtm(migrate_layers_cmd(shots_file(), job, "--dry-run " + b.args));
+        INFO(b.args << "\n" << r.output);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains(b.message));
+    }
+    const auto nan = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 nan --dry-run"));
+    INFO(nan.output);
+    CHECK(nan.status == 1);
+    CHECK_THAT(nan.output, Contains("option acquisition.source-x0: is not a finite number of metres"));
+    // An aperture beyond the model is the whole model (it overflowed to a 1-trace window).
+    const auto wide = run_rtm("migrate --model.vp " + layers_vp_smooth() + " --data.shots " + shots_file().string() +
+                              " --migration.aperture 1e30 --propagation.device cpu --dry-run --output.job " + job.string());
+    INFO(wide.output);
+    CHECK(wide.status == 0);
+    CHECK_THAT(wide.output, Contains("largest shot window 401 x 1 x 151"));
+    // A wavelet file whose first trace is zeros models zeros.
+    rtm::ShotGather w;
+    w.id = 1;
+    w.nt = 100;
+    w.dt = 0.001;
+    w.receivers = {rtm::Position{0, 0, 10}};
+    w.data.assign(100, 0.f);
+    rtm::io::write_shots((dir / "zeros.sgy").string(), {w});
+    const auto zeros = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --wavelet.file " + (dir / "zeros.sgy").string()));
+    INFO(zeros.output);
+    CHECK(zeros.status == 1);
+    CHECK_THAT(zeros.output, Contains((dir / "zeros.sgy").string() + ": its first trace, the source wavelet, is all zeros"));
+}
+
+TEST_CASE("a '#' inside an INI value and a byte-order mark are refused naming the line and a '#' after a space is a comment") {
+    const auto dir = scratch("cli-conflicts-ini");
+    const auto write = [&](const char* name, const std::string& text) {
+        std::ofstream(dir / name, std::ios::binary) << text;
+        return (dir / name).string();
+    };
+    const std::string vp = "[model]\nvp = " + layers_vp();
+    const auto cut = run_rtm("model --config " + write("cut.ini", vp + "\n[output]\nshots = " + (dir / "run#2.sgy").string() + "\n") +
+                             " --acquisition.source-x0 1000 --acquisition.record-length 0.6 --propagation.device cpu --dry-run");
+    INFO(cut.output);
+    CHECK(cut.status == 2);
+    CHECK_THAT(cut.output, Contains("cut.ini, line 4") && Contains("has a '#' inside a value"));
+    const auto bom = run_rtm("model --config " + write("bom.ini", "\xEF\xBB\xBF" + vp + "\n") + " --dry-run");
+    INFO(bom.output);
+    CHECK(bom.status == 2);
+    CHECK_THAT(bom.output, Contains("begins with a UTF-8 byte-order mark"));
+    const auto comment = run_rtm("model --config " + write("ok.ini", "# a job\n" + vp + "   # the model\n") +
+                                 " --acquisition.source-x0 1000 --acquisition.record-length 0.6 --propagation.device cpu "
+                                 "--dry-run --output.shots " + (dir / "out.sgy").string());
+    INFO(comment.output);
+    CHECK(comment.status == 0);
+}
+
+TEST_CASE("a dry run refuses a shot file beside a copy of itself as the run does") {
+    const auto dir = scratch("cli-conflicts-dry-copy");
+    fs::copy_file(shots_file(), dir / "copy.sgy");
+    const auto r = run_rtm(migrate_layers_cmd(shots_file(), dir / "job", "--dry-run --data.shots " + (dir / "copy.sgy").string()));
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains((dir / "copy.sgy").string() + " holds the same bytes as " + shots_file().string()));
+}
+
+TEST_CASE("a job folder in use by one rtm migrate is refused to a second until the first ends") {
+    const auto dir = scratch("cli-conflicts-lock");
+    const auto job = dir / "job", log = dir / "first.log";
+    // The first run: the bundled migration (eight 2 s shots, seconds on one thread),
+    // stopped by SIGTERM once the second was refused.
+    const std::string bundled = "migrate --config shots/layers2d_migrate.ini --propagation.device cpu --output.job " +
+                                job.string();
+    const std::string first = "cd " + source_dir().string() + " && exec " + std::string(RTM_BINARY) + " " + bundled +
+                              " --propagation.threads 1 > " + log.string() + " 2>&1";
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", first.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    // (Logged once the folder is locked and the shots begin.)
+    for (int i = 0; i < 3000 && bytes_of(log).find("migrating up to") == std::string::npos; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto second = run_rtm(bundled, "cd " + source_dir().string() + " && ");
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    INFO(bytes_of(log));
+    INFO(second.output);
+    CHECK(second.status == 1);
+    CHECK_THAT(second.output, Contains(job.string() + ": is in use by another rtm migrate"));
+    // Once the first has ended, the folder is free: the job resumes and completes.
+    const auto after = run_rtm(bundled, "cd " + source_dir().string() + " && ");
+    INFO(after.output);
+    CHECK(after.status == 0);
 }
 
 TEST_CASE("rtm model stopped by SIGTERM stops after the shot under way, exits 143 and leaves neither the file nor its .tmp") {
