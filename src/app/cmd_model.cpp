@@ -93,14 +93,19 @@ po::options_description output_options() {
     return d;
 }
 
+// SEG-Y holds the interval in whole microseconds (1 to 65535): a value outside them is
+// refused here, before the geometry it sizes is made.
 double record_dt(const po::variables_map& vm) {
     const double dt = vm["acquisition.record-dt"].as<double>();
-    if (!(dt > 0)) fail("option acquisition.record-dt", "must be positive", "Give the record sample interval in seconds, e.g. 0.002");
+    if (!(dt >= 1e-6 && dt <= 0.065535))
+        fail("option acquisition.record-dt", fmt::format("{:g} s is not a SEG-Y sample interval (1 us to 65.535 ms)", dt),
+             "Give the record sample interval in seconds, e.g. 0.002");
     return dt;
 }
 double record_length(const po::variables_map& vm) {
     const double len = vm["acquisition.record-length"].as<double>();
-    if (!(len > 0)) fail("option acquisition.record-length", "must be positive", "Give the record length in seconds");
+    if (!(len > 0) || !std::isfinite(len))
+        fail("option acquisition.record-length", "must be a positive number of seconds", "Give the record length in seconds");
     return len;
 }
 

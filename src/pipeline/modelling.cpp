@@ -77,6 +77,13 @@ double choose_time_step(const Grid& g, double v_min, double v_max, double record
         fail("option propagation.dt", os.str(), fix.str());
     }
     if (dt == 0) dt = record_dt / std::ceil(record_dt / (opt.courant_safety * dt_max));
+    // The step samples the wavelet: its energy above the step's Nyquist frequency cannot
+    // be propagated (it aliases), and the time-dispersion transforms have no frequency for it.
+    if (f_max >= 0.5 / dt)
+        fail("options wavelet.ricker-f0 and wavelet.f-max",
+             fmt::format("the wavelet's energy reaches {:g} Hz, at or above the time step's Nyquist frequency "
+                         "({:g} Hz at dt {:g} ms): it cannot be propagated", f_max, 0.5 / dt, dt * 1e3),
+             "Lower the wavelet's frequency (ricker-f0 is in Hz: typically 5 to 50), or give a smaller propagation.dt");
     const double h_max = std::max({g.dx, g.dz, g.ndim() == 3 ? g.dy : 0.0});
     const double ppw = points_per_wavelength(v_min, f_max, h_max);
     // Once per process and setting: every shot of a job asks for its time step.

@@ -175,10 +175,17 @@ TEST_CASE("values that would leave nothing of the result or that are not numbers
         CHECK(r.status == 1);
         CHECK_THAT(r.output, Contains(b.message));
     }
-    const auto nan = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 nan --dry-run"));
-    INFO(nan.output);
-    CHECK(nan.status == 1);
-    CHECK_THAT(nan.output, Contains("option acquisition.source-x0: is not a finite number of metres"));
+    for (const Bad& b : {Bad{"--acquisition.source-x0 nan", "option acquisition.source-x0: is not a finite number of metres"},
+                         // (it named the receivers and the record length, for 402 GB of samples)
+                         Bad{"--acquisition.source-x0 1000 --acquisition.record-dt 1e-9", "option acquisition.record-dt: 1e-09 s is not a SEG-Y sample interval"},
+                         // (the plan said waves ran -993158237040211200% fast)
+                         Bad{"--acquisition.source-x0 1000 --wavelet.ricker-f0 1e9", "the wavelet's energy reaches 2.5e+09 Hz, at or above the time step's Nyquist frequency"}}) {
+        const auto r = run_rtm("model --model.vp " + layers_vp() + " --acquisition.record-length 0.6 --propagation.device cpu "
+                               "--dry-run --output.shots " + (dir / "out.sgy").string() + " " + b.args);
+        INFO(b.args << "\n" << r.output);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains(b.message));
+    }
     // An aperture beyond the model is the whole model (it overflowed to a 1-trace window).
     const auto wide = run_rtm("migrate --model.vp " + layers_vp_smooth() + " --data.shots " + shots_file().string() +
                               " --migration.aperture 1e30 --propagation.device cpu --dry-run --output.job " + job.string());
