@@ -1,8 +1,14 @@
 // rtm info FILE...: describe SEG-Y files.
 #include <cstring>
 #include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <spdlog/spdlog.h>
 
 #include "app/commands.h"
+#include "core/error.h"
 #include "io/segy_info.h"
 
 namespace rtm::app {
@@ -16,7 +22,9 @@ const char* kUsage =
     "\n"
     "For each file: revision, sample format, traces, samples and their interval, the kind\n"
     "of geometry (2D line, 3D cube, shot gathers) with its extent, the shots and channels,\n"
-    "and the range of the values. The files are only read.\n";
+    "and the range of the values. The files are only read. A file that cannot be read\n"
+    "gets its error in its place (on stderr) and the others are still described; the exit\n"
+    "status is then 1.\n";
 
 }  // namespace
 
@@ -35,11 +43,31 @@ int cmd_info(int argc, char** argv) {
         std::cerr << kUsage;
         return 2;
     }
+    // Every file, each bad one's error in its place: the first bad file ended the command
+    // and the files after it went undescribed.
+    std::vector<std::string> failed;
     for (int i = 1; i < argc; ++i) {
-        if (i > 1) std::cout << "\n";
-        io::describe_segy(argv[i], std::cout);
+        std::ostringstream text;  // whole, so that a file failing half-way prints no half
+        try {
+            io::describe_segy(argv[i], text);
+        } catch (const std::exception& e) {  // (rtm::Error: the file, what is wrong, the fix)
+            std::cout << (i > 1 ? "\n" : "") << "file:            " << argv[i]
+                      << ": not described (its error went to stderr)\n"
+                      << std::flush;
+            spdlog::error("{}", dynamic_cast<const Error*>(&e) ? e.what()
+                                                                : std::string("unexpected failure: ") + e.what());
+            failed.push_back(argv[i]);
+            continue;
+        }
+        std::cout << (i > 1 ? "\n" : "") << text.str() << std::flush;
     }
-    return 0;
+    if (failed.empty()) return 0;
+    if (argc > 2) {
+        std::string names;
+        for (const auto& f : failed) names += (names.empty() ? "" : ", ") + f;
+        spdlog::error("rtm info: {} of {} files could not be read: {}", failed.size(), argc - 1, names);
+    }
+    return 1;
 }
 
 }  // namespace rtm::app

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -181,9 +182,74 @@ std::string revision0_cdp(const std::vector<detail::TraceHeader>& headers) {
            " there (with the scalar of byte 71), which rtm reads as CDP X/Y; a writer may have meant something else";
 }
 
+// What SegyReader leaves to this command, checked before it opens the file: a path that
+// is no regular file (/dev/null, a FIFO: SegyReader said "unable to get the file size...
+// Check the file's permissions", and reading a FIFO would wait for a writer).
+void require_regular_file(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);  // (follows links; opens nothing)
+    if (ec || !fs::exists(st) || fs::is_directory(st) || fs::is_regular_file(st)) return;  // SegyReader says
+    const char* kind = fs::is_character_file(st) ? "a character device"
+                       : fs::is_block_file(st)   ? "a block device"
+                       : fs::is_fifo(st)         ? "a FIFO (named pipe)"
+                       : fs::is_socket(st)       ? "a socket"
+                                                 : "not a file";
+    fail(path, std::string("is not a regular file (it is ") + kind + ")", "Give the path of a .segy/.sgy file");
+}
+
+// The first 3600 bytes as they are (the textual and binary headers); empty when the file
+// is shorter (SegyReader says so).
+std::string raw_headers(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string raw(SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE, '\0');
+    if (!in.read(raw.data(), std::streamsize(raw.size()))) return {};
+    return raw;
+}
+
+// SEG-Y revision 2 lets byte 3505 be -1: a variable number of extended textual headers,
+// ended by an "((SEG: EndText))" stanza. segyio (segy_trace0) takes the count as it is
+// and put the first trace at byte 3600 - 3200 = 400, "outside the file".
+void require_fixed_extended_headers(const std::string& path, const std::string& raw) {
+    if (raw.empty()) return;
+    detail::BinaryHeader bin;
+    std::copy(raw.begin() + SEGY_TEXT_HEADER_SIZE, raw.end(), bin.bytes());
+    if (bin.get(SEGY_BIN_EXT_HEADERS) == -1)
+        fail(path,
+             detail::binary_field_name(SEGY_BIN_EXT_HEADERS) +
+                 " = -1: a variable number of extended textual headers ended by an end stanza (SEG-Y revision 2), "
+                 "which rtm does not read",
+             "Rewrite the file with a fixed count of extended headers (SEG-Y revision 1), e.g. with segyio");
+}
+
+// The textual header as text. SEG-Y revisions 0 and 1 write it in EBCDIC, which segyio
+// turns into ASCII, but many writers (and revision 2) use ASCII, which that turned into
+// nonsense: a header saying "SAMPLES IN DEPTH" went unread. Every card starts with 'C':
+// 0x43 in ASCII, 0xC3 in EBCDIC. Where the first byte is neither (blanks, no card
+// numbers), the blanks decide: 0x20 in ASCII; 0x40 in EBCDIC, whose letters and digits
+// are all 0x81 and above.
+std::string text_header(const detail::SegyReader& file, const std::string& raw) {
+    if (raw.empty()) return file.text_header();
+    const std::string text = raw.substr(0, SEGY_TEXT_HEADER_SIZE);
+    const unsigned char first = static_cast<unsigned char>(text[0]);
+    bool ascii = first == 0x43;
+    if (first != 0x43 && first != 0xC3) {
+        std::size_t a = 0, e = 0;
+        for (unsigned char c : text) a += c == 0x20, e += c == 0x40 || c >= 0x80;
+        ascii = a > e;
+    }
+    if (!ascii) return file.text_header();
+    std::string out = text;
+    std::replace(out.begin(), out.end(), '\0', ' ');
+    return out;
+}
+
 }  // namespace
 
 void describe_segy(const std::string& path, std::ostream& out) {
+    require_regular_file(path);
+    const std::string raw = raw_headers(path);
+    require_fixed_extended_headers(path, raw);
     const detail::SegyReader file(path);
     const auto headers = file.headers();
     const detail::BinaryHeader& bin = file.binary();
@@ -204,7 +270,8 @@ void describe_segy(const std::string& path, std::ostream& out) {
     }
 
     const ShotSummary shots = summarise_shots(headers);
-    std::string text = file.text_header();
+    std::string text = text_header(file, raw);
+    // Upper case, so that "samples in depth" counts as DEPTH.
     std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return char(std::toupper(c)); });
     const SampleDomain domain = sample_domain(text, values, shots.is_shots);
     const bool depth = domain.depth;

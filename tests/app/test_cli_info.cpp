@@ -1,7 +1,10 @@
 // rtm info tells time from depth by the evidence, not by one word of the textual header,
 // and says what a revision-0 file holds in the bytes revision 1 gave to CDP X/Y (issue 9).
+#include <sys/stat.h>
+
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "io/segy_file.h"
 #include "run_rtm.h"
@@ -40,7 +43,92 @@ std::string section(const std::filesystem::path& path, const std::vector<std::st
     return path.string();
 }
 
+// Overwrites `bytes` at `offset` of the file (a header the writers would not make).
+void patch(const std::string& path, long offset, const std::string& bytes) {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(offset);
+    f.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+// A 3200-byte textual header in ASCII (SegyWriter writes EBCDIC): the cards, each padded
+// to 80 characters.
+std::string ascii_text(const std::vector<std::string>& cards) {
+    std::string t;
+    for (const auto& c : cards) t += (c + std::string(80, ' ')).substr(0, 80);
+    return t + std::string(3200 - t.size(), ' ');
+}
+
 }  // namespace
+
+TEST_CASE("rtm info reads an ASCII textual header as ASCII and its words in any case") {
+    const auto dir = scratch("cli-info-ascii");
+    // Written as the cards say (EBCDIC), then the header replaced by the ASCII of other cards.
+    SECTION("ASCII, cards numbered") {
+        const auto f = section(dir / "ascii.sgy", {"C 1 TWO-WAY TIME"}, 256);
+        patch(f, 0, ascii_text({"C 1 PSDM LINE 7", "C 2 samples in depth, dz 2 m"}));
+        const auto r = run_rtm("info " + f);
+        INFO(r.output);
+        CHECK(r.status == 0);
+        CHECK_THAT(r.output, Contains("samples along:   depth: the textual header says DEPTH (card 2)"));
+    }
+    SECTION("ASCII, no card numbers") {
+        const auto f = section(dir / "ascii-blank.sgy", {"C 1 TWO-WAY TIME"}, 256);
+        patch(f, 0, ascii_text({"", "    Depth section, dz 2 m"}));
+        const auto r = run_rtm("info " + f);
+        INFO(r.output);
+        CHECK_THAT(r.output, Contains("samples along:   depth: the textual header says DEPTH (card 2)"));
+    }
+    SECTION("EBCDIC, lower case") {
+        const auto f = section(dir / "ebcdic.sgy", {"C 1 psdm line 7", "C 2 samples in depth"}, 256);
+        const auto r = run_rtm("info " + f);
+        INFO(r.output);
+        CHECK_THAT(r.output, Contains("samples along:   depth: the textual header says DEPTH (card 2)"));
+    }
+}
+
+TEST_CASE("rtm info describes every file, each bad one's error in its place, and exits 1") {
+    const auto dir = scratch("cli-info-many");
+    const auto good = section(dir / "good.segy", {"C 1 LINE A"}, 256);
+    const auto other = section(dir / "other.segy", {"C 1 LINE B"}, 256);
+    const auto empty = (dir / "empty.sgy").string();
+    std::ofstream(empty).close();
+    const auto r = run_rtm("info " + good + " " + empty + " " + other);
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("file:            " + good + " ("));
+    CHECK_THAT(r.output, Contains("file:            " + other + " ("));  // after the bad one
+    CHECK_THAT(r.output, Contains(empty + ": the file has 0 bytes, fewer than the 3600 bytes"));
+    CHECK_THAT(r.output, Contains("1 of 3 files could not be read: " + empty));
+    // Alone, a bad file is its error and exit 1, as before.
+    const auto one = run_rtm("info " + empty);
+    CHECK(one.status == 1);
+    CHECK_THAT(one.output, Contains("fewer than the 3600 bytes") && !Contains("files could not be read"));
+}
+
+TEST_CASE("rtm info says a device or a FIFO is not a regular file") {
+    auto r = run_rtm("info /dev/null");
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("/dev/null: is not a regular file (it is a character device)"));
+    CHECK_THAT(r.output, !Contains("file size") && !Contains("permissions"));
+    const auto fifo = scratch("cli-info-fifo") / "pipe.sgy";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    r = run_rtm("info " + fifo.string());
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains(fifo.string() + ": is not a regular file (it is a FIFO (named pipe))"));
+}
+
+TEST_CASE("rtm info says a variable count of extended headers (-1) is not supported") {
+    const auto f = section(scratch("cli-info-ext") / "rev2.sgy", {"C 1 REV 2 LINE"}, 0x0200);
+    patch(f, 3504, std::string("\xff\xff", 2));  // byte 3505, int16 -1
+    const auto r = run_rtm("info " + f);
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("= -1: a variable number of extended textual headers ended by an end stanza "
+                                  "(SEG-Y revision 2), which rtm does not read"));
+    CHECK_THAT(r.output, !Contains("byte 400") && !Contains("outside the file"));
+}
 
 TEST_CASE("rtm info calls a stack whose header gives a water depth a time section, saying why") {
     const auto dir = scratch("cli-info-domain");
