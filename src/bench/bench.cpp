@@ -6,17 +6,21 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <unistd.h>
 
 #include "bench/bench_common.h"
@@ -48,14 +52,17 @@ void parse_grid(const std::string& s, Options& o) {
     std::string part;
     while (std::getline(ss, part, 'x')) {
         try {
-            v.push_back(std::stoi(part));
+            std::size_t used = 0;
+            v.push_back(std::stoi(part, &used));
+            if (used != part.size()) throw std::invalid_argument(part);  // "64abc"
         } catch (...) {
             v.clear();
             break;
         }
     }
+    // (A value that does not parse is a usage error, exit 2, as every command's.)
     if (v.size() != 2 && v.size() != 3)
-        fail("option --grid", "'" + s + "' is not NXxNYxNZ (3D) or NXxNZ (2D)", "Write for example 512x512x512");
+        fail_usage("option --grid", "'" + s + "' is not NXxNYxNZ (3D) or NXxNZ (2D)", "Write for example 512x512x512");
     // Below 16 points an axis is mostly the stencil's halo, and the CPU ceiling's passes
     // over the grid's few points took minutes.
     if (*std::min_element(v.begin(), v.end()) < 16)
@@ -390,6 +397,38 @@ void require_memory(const Options& o) {
     if (o.device == "gpu") check(arrays, device_free_bytes(), "GPU memory");
 }
 
+// The modes, as --mode names them.
+const std::vector<std::string> kModes = {"full", "stencil", "modelling", "rtm", "slabs"};
+
+// The --json file, checked before any work: a bench of minutes lost its results when
+// the file could not be made at the end. As rtm model's outputs are checked
+// (app/preflight.cpp, which bench, a library below the app, cannot call): not a folder,
+// writable, in an existing folder (the writers make none) that takes new entries (a
+// probe folder made and removed at once: root passes every access() test, a read-only
+// mount refuses what the bits allow). Leaves nothing behind.
+void check_json_path(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path p(path);
+    const fs::path dir = fs::absolute(p, ec).parent_path();
+    if (fs::is_directory(p, ec))
+        fail("option --json", "'" + path + "' is a folder, not a file", "Give --json a file name, e.g. bench.json");
+    if (fs::exists(p, ec) && ::access(p.c_str(), W_OK) != 0)
+        fail("option --json", "'" + path + "' is not writable", "Choose another path or change its permissions");
+    if (!fs::is_directory(dir, ec))
+        fail("option --json",
+             "'" + path + "' cannot be written: " + dir.string() +
+                 (fs::exists(dir, ec) ? " is a file, not a folder" : " does not exist"),
+             "Give --json a path in an existing folder (make the folder first)");
+    std::string probe = (dir / ".rtm-write-test-XXXXXX").string();
+    if (!::mkdtemp(probe.data()))
+        fail("option --json",
+             "'" + path + "' cannot be written: the folder " + dir.string() + " takes no new files (" +
+                 std::strerror(errno) + ")",
+             "Choose a path under a folder you may write to");
+    ::rmdir(probe.c_str());
+}
+
 void print(const Ceiling& c, const std::vector<Row>& rows, double sustain) {
     std::printf("device : %s\n", c.device.c_str());
     std::printf("ceiling: %.1f GB/s, %s%s\n", c.gbs, c.name.c_str(), c.gpu.read ? (" [" + c.gpu.text() + "]").c_str() : "");
@@ -489,15 +528,32 @@ int run_bench(int argc, char** argv) {
     }
     std::string cmd = "rtm bench";
     for (int i = 1; i < argc; ++i) cmd += std::string(" ") + argv[i];
+    // Values that do not parse or are none of the choices: usage errors (exit 2), before
+    // anything else (an unknown --mode ran the modelling bench).
     parse_grid(grid, o);
+    if (std::find(kModes.begin(), kModes.end(), o.mode) == kModes.end())
+        fail_usage("option --mode", "unknown mode '" + o.mode + "'", "Use full, stencil, modelling, rtm or slabs");
     if (precision != "single" && precision != "double")
-        fail("option --precision", "unknown precision '" + precision + "'", "Use single or double");
+        fail_usage("option --precision", "unknown precision '" + precision + "'", "Use single or double");
     o.dbl = precision == "double";
     if (scaling != "strong" && scaling != "weak")
-        fail("option --scaling", "unknown scaling '" + scaling + "'", "Use strong or weak");
+        fail_usage("option --scaling", "unknown scaling '" + scaling + "'", "Use strong or weak");
     o.weak = scaling == "weak";
     if (o.device != "auto" && o.device != "cpu" && o.device != "gpu")
-        fail("option --device", "unknown device '" + o.device + "'", "Use auto, cpu or gpu");
+        fail_usage("option --device", "unknown device '" + o.device + "'", "Use auto, cpu or gpu");
+    if (o.boundary != "cpml" && o.boundary != "damping" && o.mode != "slabs")  // (slabs: a list, bench_slabs.cpp)
+        fail_usage("option --boundary", "unknown boundary '" + o.boundary + "'", "Use cpml or damping");
+    if (o.physics != "iso" && o.physics != "vti" && o.physics != "tti")
+        fail_usage("option --physics", "unknown physics '" + o.physics + "'", "Use iso, vti or tti");
+    // Only the GPU's kernel modes have variants (kernels/cuda/step_cuda.h): elsewhere the
+    // option was dropped without a word, whatever it named.
+    const bool variant_given = !vm["variant"].defaulted() && variant != "default";
+    if (variant_given && (o.mode == "rtm" || o.mode == "slabs"))
+        fail_usage("option --variant", "is for --mode full, stencil and modelling on a GPU (--mode " + o.mode +
+                                           " times the propagator's own kernel)",
+                   "Leave --variant out");
+    if (vm.count("json") && json.empty()) fail_usage("option --json", "is empty", "Give it a file name, e.g. bench.json");
+    if (!json.empty()) check_json_path(json);
     if (o.sustain > 0 && o.mode != "full" && o.mode != "stencil" && o.mode != "modelling")
         fail("option --sustain", "is for the kernel modes (full, stencil, modelling)", "Leave it out for --mode " + o.mode);
     if (o.mode == "slabs") {
@@ -514,6 +570,11 @@ int run_bench(int argc, char** argv) {
         o.device = cuda_device_available(&why) ? "gpu" : "cpu";
         chosen = " (--device auto: " + (o.device == "gpu" ? why : "no GPU: " + why) + ")";
     }
+    if (variant_given && o.device == "cpu")
+        fail_usage("option --variant",
+                   "'" + variant + "' names a GPU kernel variant; this bench runs on the CPU" +
+                       (chosen.empty() ? std::string() : chosen) + ", whose one kernel is step_cpu",
+                   "Leave --variant out, or use --device gpu on a machine with a GPU");
     set_cpu_threads(o.threads, "--threads");
 
     if (o.steps < 1) fail("option --steps", "must be at least 1");
@@ -528,10 +589,6 @@ int run_bench(int argc, char** argv) {
     if (o.batch < 1) fail("option --batch", "must be at least 1");
     if (o.batch > 1 && (o.mode == "stencil" || o.mode == "rtm"))
         fail("option --batch", "batches are for --mode full and modelling", "Leave --batch at 1");
-    if (o.boundary != "cpml" && o.boundary != "damping")
-        fail("option --boundary", "unknown boundary '" + o.boundary + "'", "Use cpml or damping");
-    if (o.physics != "iso" && o.physics != "vti" && o.physics != "tti")
-        fail("option --physics", "unknown physics '" + o.physics + "'", "Use iso, vti or tti");
     if (o.physics != "iso" && (o.mode != "full" || o.device != "gpu" || o.batch != 1))
         fail("option --physics " + o.physics, "times the GPU's VTI/TTI step alone",
              "Use --mode full --device gpu (or auto on a GPU machine) and --batch 1");
@@ -541,6 +598,7 @@ int run_bench(int argc, char** argv) {
         // --steps is the shot's step count here; --repeats the wall-clock repeats.
         std::string name = "CPU, " + std::to_string(omp_get_max_threads()) + " OpenMP threads";
         if (o.device == "gpu" && !cuda_device_available(&name)) fail("option --device gpu", name, "Use --device cpu");
+        require_rtm_steps(o);
         rtm_mode(o, json, cmd, name + chosen);
         return 0;
     }
@@ -569,8 +627,14 @@ int run_bench(int argc, char** argv) {
             std::stringstream ss(variant);
             std::string v;
             while (std::getline(ss, v, ',')) {
-                if (o.physics != "iso") kernels::cuda::parse_tti_kernel(v);
-                else kernels::cuda::parse_variant(v.substr(0, v.find('+')));
+                try {  // a name that is none of the kernels: a usage error (exit 2)
+                    if (o.physics != "iso") kernels::cuda::parse_tti_kernel(v);
+                    else kernels::cuda::parse_variant(v.substr(0, v.find('+')));
+                } catch (const UsageError&) {
+                    throw;
+                } catch (const Error& e) {
+                    throw UsageError(e.what());
+                }
                 o.variants.push_back(v);
             }
         }

@@ -12,6 +12,9 @@
 //   share of the exchange hidden (bench_slabs.cpp)
 // Prints one table row per measurement: Gpoints/s, GB/s at the minimal byte count,
 // the ceiling (copy bandwidth / bytes per point) and the ratio. Returns 0 on success.
+// Checks every option and the --json path before any work; throws rtm::UsageError (exit
+// 2) for a value that does not parse or is none of the choices (--grid, --mode,
+// --precision, --variant, ...), rtm::Error for the rest.
 namespace rtm {
 
 int run_bench(int argc, char** argv);

@@ -72,6 +72,8 @@ struct Row {
 // --mode rtm (bench_rtm.cpp): one migrate_shot against one model_shots, printed and
 // written to json_file when not empty.
 void rtm_mode(const Options& o, const std::string& json_file, const std::string& cmd, const std::string& device_name);
+// Refuses, naming --steps, a shot too short for rtm_mode to image (before any work).
+void require_rtm_steps(const Options& o);
 
 // The modelling benchmarks' domain: the grid with o.pml cells of o.boundary's layers
 // inside it on every side, velocity rising with depth, 10 m cells (bench.cpp); with

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "bench/bench_common.h"
@@ -50,13 +51,66 @@ double median_of(int reps, F&& f) {
     return t[t.size() / 2];
 }
 
+constexpr double kCell = 10;  // m, every axis
+
+// The Ricker wavelet the shot is modelled and migrated with.
+Wavelet rtm_wavelet() {
+    Wavelet w;
+    w.dt = 1e-4;
+    w.f_dominant = 8;
+    w.samples = ricker(w.f_dominant, w.dt, int(3.0 / w.f_dominant / w.dt) + 1);
+    w.f_max = ricker_max_frequency(w.f_dominant);
+    return w;
+}
+
+// The record interval, which is the propagation step (no resampling): 80% of the
+// stability limit at 4000 m/s, above the model's fastest 3500 m/s.
+double rtm_step(int ndim) { return 0.999 * 0.8 * max_stable_dt(4000, kCell, ndim == 3 ? kCell : 0, kCell); }
+
+MigrationOptions rtm_migration_options() {
+    MigrationOptions mo;
+    mo.aperture = -1;  // the whole model: the same window as the forward modelling
+    mo.memory_budget = 1e12;
+    mo.condition = ImagingCondition::CrossCorrelation;
+    return mo;
+}
+
 }  // namespace
+
+void require_rtm_steps(const Options& o) {
+    // migrate_shot refuses a shot of no more steps than one imaging interval, naming
+    // migration.image-every, which bench does not have, and only after the forward
+    // modelling: the same sums here, before any work, on a model of two cells that
+    // holds rtm_mode's slowest and fastest velocities (they set the time step).
+    Model m;
+    m.vp = Volume(Grid{});
+    Grid& g = m.vp.grid;
+    g.nx = g.nz = 2;
+    g.ny = o.ndim() == 3 ? 2 : 1;
+    g.dx = g.dy = g.dz = kCell;
+    m.vp.data.assign(g.size(), 1500.f);
+    m.vp.data.back() = 3500.f;
+    ShotGather shot;
+    shot.nt = o.steps;
+    shot.dt = rtm_step(o.ndim());
+    const Wavelet w = rtm_wavelet();
+    const MigrationOptions mo = rtm_migration_options();
+    const TimeAxis ta = time_axis(m, shot, w, mo.propagation);
+    // (The interval alone, on an axis no record is too short for.)
+    const int k = imaging_interval(mo, w, TimeAxis{ta.dt, std::numeric_limits<int>::max()});
+    if (ta.nt <= k)
+        fail("option --steps",
+             std::to_string(o.steps) + " steps are too few for --mode rtm: the shot is imaged every " +
+                 std::to_string(k) + " steps (the wavelet's band), so its image would hold t = 0 alone",
+             "Give --steps " + std::to_string(k + 1) + " or more");
+}
 
 void rtm_mode(const Options& o, const std::string& json_file, const std::string& cmd, const std::string& device_name) {
     const bool gpu = o.device == "gpu";
     const int ndim = o.ndim();
-    const double h = 10;
-    // Layered model: 1500 m/s at the top to 3500 m/s at the bottom, a jump at 60% depth.
+    const double h = kCell;
+    // Layered model: 1500 m/s at the top to 3500 m/s at the bottom, a jump at 60% depth
+    // (require_rtm_steps holds the two).
     Model m;
     m.vp = Volume(Grid{});
     Grid& g = m.vp.grid;
@@ -69,14 +123,8 @@ void rtm_mode(const Options& o, const std::string& json_file, const std::string&
         for (std::size_t i = 0; i < std::size_t(g.nx) * g.ny; ++i)
             m.vp.data[std::size_t(iz) * g.nx * g.ny + i] =
                 float(1500 + 1500.0 * iz / std::max(1, g.nz - 1) + (iz > 0.6 * g.nz ? 500 : 0));
-    Wavelet w;
-    w.dt = 1e-4;
-    w.f_dominant = 8;
-    w.samples = ricker(w.f_dominant, w.dt, int(3.0 / w.f_dominant / w.dt) + 1);
-    w.f_max = ricker_max_frequency(w.f_dominant);
-
-    // Record interval = the propagation step (no resampling), o.steps samples.
-    const double dt = 0.999 * 0.8 * max_stable_dt(4000, h, ndim == 3 ? h : 0, h);
+    const Wavelet w = rtm_wavelet();
+    const double dt = rtm_step(ndim);  // o.steps samples
     RegularAcquisition acq;
     acq.sources = {0.5 * g.x_max() + 3.7, 0, 1, ndim == 3 ? 0.5 * g.y_max() + 1.3 : 0, 0, 1, 10};
     const double rdx = ndim == 3 ? 2 * h : h;
@@ -91,11 +139,8 @@ void rtm_mode(const Options& o, const std::string& json_file, const std::string&
     p.pml_cells = o.pml;
     p.backend.gpu = gpu;
     p.precision = o.dbl ? Precision::Double : Precision::Single;
-    MigrationOptions mo;
+    MigrationOptions mo = rtm_migration_options();
     mo.propagation = p;
-    mo.aperture = -1;  // the whole model: the same window as the forward modelling
-    mo.memory_budget = 1e12;
-    mo.condition = ImagingCondition::CrossCorrelation;
 
     std::printf("device : %s\n", device_name.c_str());
     std::printf("rtm shot vs forward: %dD model %d x %d x %d (h %g m), damping %d cells, %d receivers, fp%d\n",

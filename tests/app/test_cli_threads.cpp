@@ -214,7 +214,6 @@ TEST_CASE("rtm bench refuses what it cannot time and names the option before any
     } cases[] = {
         {"--grid 1x1x1", "has a size below 16 points"},
         {"--grid 0x0", "has a size below 16 points"},
-        {"--grid 64", "is not NXxNYxNZ"},
         {"--grid 100000x100000x100000", "GB of host memory, which has"},
         {"--grid 64x64 --repeats 0", "option --repeats: must be at least 1"},
         {"--grid 64x64 --steps 0", "option --steps: must be at least 1"},
@@ -227,4 +226,87 @@ TEST_CASE("rtm bench refuses what it cannot time and names the option before any
         CHECK_THAT(r.output, Contains(c.says));
         CHECK_THAT(r.output, !Contains("std::"));
     }
+}
+
+TEST_CASE("rtm bench refuses a value that does not parse or is none of the choices as a usage error") {
+    // Exit 2, as every command's; an unknown --mode ran the modelling bench, exit 0.
+    const struct {
+        const char* args;
+        const char* says;
+    } cases[] = {
+        {"--mode bogus", "option --mode: unknown mode 'bogus'. Use full, stencil, modelling, rtm or slabs"},
+        {"--grid abc", "option --grid: 'abc' is not NXxNYxNZ (3D) or NXxNZ (2D)"},
+        {"--grid 64", "option --grid: '64' is not NXxNYxNZ"},
+        {"--grid 64x64abc", "option --grid: '64x64abc' is not NXxNYxNZ"},
+        {"--precision bogus", "option --precision: unknown precision 'bogus'. Use single or double"},
+        {"--device bogus", "option --device: unknown device 'bogus'"},
+        {"--boundary bogus", "option --boundary: unknown boundary 'bogus'"},
+        {"--physics bogus", "option --physics: unknown physics 'bogus'"},
+        {"--scaling bogus", "option --scaling: unknown scaling 'bogus'"},
+    };
+    for (const auto& c : cases) {
+        const std::string args = c.args;
+        const auto r = run_rtm(std::string("bench --steps 2 --repeats 1 ") + (contains(args, "--grid") ? "" : "--grid 64x64 ") + args);
+        INFO(c.args << ": " << r.output);
+        CHECK(r.status == 2);
+        CHECK_THAT(r.output, Contains(c.says));
+        CHECK_THAT(r.output, !Contains("ceiling:"));  // before any work
+    }
+}
+
+TEST_CASE("rtm bench refuses --variant where no variant runs") {
+    SECTION("on the CPU, whatever it names") {
+        for (const char* v : {"bogus", "t32x8"}) {
+            const auto r = run_rtm(std::string("bench --device cpu --grid 64x64 --steps 2 --repeats 1 --variant ") + v);
+            INFO(v << ": " << r.output);
+            CHECK(r.status == 2);
+            CHECK_THAT(r.output, Contains("option --variant: '" + std::string(v) + "' names a GPU kernel variant; "
+                                          "this bench runs on the CPU") &&
+                                     Contains("step_cpu") && Contains("Leave --variant out, or use --device gpu"));
+        }
+    }
+    SECTION("for --mode rtm") {
+        const auto r = run_rtm("bench --mode rtm --variant t32x8");
+        INFO(r.output);
+        CHECK(r.status == 2);
+        CHECK_THAT(r.output, Contains("option --variant: is for --mode full, stencil and modelling on a GPU"));
+    }
+}
+
+TEST_CASE("rtm bench checks the --json path before any work") {
+    const auto dir = scratch("bench-json");
+    const struct {
+        std::string path;
+        const char* says;
+    } cases[] = {
+        {"/nonexistent/dir/x.json", "option --json: '/nonexistent/dir/x.json' cannot be written: /nonexistent/dir does not exist"},
+        {dir.string(), "is a folder, not a file. Give --json a file name"},
+        {(dir / "file.txt" / "x.json").string(), "file.txt is a file, not a folder"},
+    };
+    std::ofstream(dir / "file.txt") << "x";
+    for (const auto& c : cases) {
+        const auto r = run_rtm("bench --device cpu --grid 64x64 --steps 2 --repeats 1 --json " + c.path);
+        INFO(c.path << ": " << r.output);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains(c.says));
+        CHECK_THAT(r.output, !Contains("ceiling:"));  // the results were lost after the work
+    }
+    // Nothing left behind by the check (its probe folder is removed at once).
+    CHECK(std::distance(std::filesystem::directory_iterator(dir), {}) == 1);
+}
+
+TEST_CASE("rtm bench --mode rtm names --steps when the shot is too short to image, before any work") {
+    const auto r = run_rtm("bench --mode rtm --device cpu --grid 64x64 --steps 5 --repeats 1");
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("option --steps: 5 steps are too few for --mode rtm: the shot is imaged every "));
+    CHECK_THAT(r.output, !Contains("migration.image-every") && !Contains("device :"));
+    // The count it asks for runs.
+    const auto at = r.output.find("Give --steps ");
+    REQUIRE(at != std::string::npos);
+    const int n = std::atoi(r.output.c_str() + at + 13);
+    const auto ok = run_rtm("bench --mode rtm --device cpu --grid 64x64 --pml 10 --repeats 1 --steps " + std::to_string(n));
+    INFO(ok.output);
+    CHECK(ok.status == 0);
+    CHECK_THAT(ok.output, !Contains("image-every"));
 }
