@@ -60,9 +60,9 @@ po::options_description data_options() {
     po::options_description d("Recorded data ([data] section)");
     d.add_options()
         ("data.shots", input_file_list()->multitoken(),
-         "SEG-Y shot files (repeat the option or list several); every gather is migrated. Given on the "
-         "command line, they replace the INI file's (as every option does). A file listed twice, or beside a "
-         "copy of itself, is refused");
+         "SEG-Y shot files, every gather migrated: on the command line several after one --data.shots or the "
+         "option repeated, in an INI file one 'shots = FILE' line each. Given on the command line, they replace "
+         "the INI file's (as every option does). A file listed twice, or beside a copy of itself, is refused");
     return d;
 }
 
@@ -267,6 +267,8 @@ int cmd_migrate(int argc, char** argv) {
     start_device(parse_device(vm["propagation.device"].as<std::string>()), parallel::World::get().node_rank());
     if (!vm.count("data.shots")) fail_usage("option data.shots", "no shot files given", "Set [data] shots = FILE.sgy");
     const auto files = vm["data.shots"].as<std::vector<std::string>>();
+    for (const auto& f : files)
+        if (f.empty()) fail_usage("option data.shots", "an empty file name", "Give each shot file's path");
     for (std::size_t i = 0; i < files.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
             if (std::filesystem::exists(files[i]) && std::filesystem::exists(files[j]) &&

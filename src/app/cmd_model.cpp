@@ -98,7 +98,7 @@ po::options_description output_options() {
 double record_dt(const po::variables_map& vm) {
     const double dt = vm["acquisition.record-dt"].as<double>();
     if (!(dt >= 1e-6 && dt <= 0.065535))
-        fail("option acquisition.record-dt", fmt::format("{:g} s is not a SEG-Y sample interval (1 us to 65.535 ms)", dt),
+        fail("option acquisition.record-dt", fmt::format("{:g} s is not a SEG-Y sample interval (whole microseconds, 1 to 65535)", dt),
              "Give the record sample interval in seconds, e.g. 0.002");
     return dt;
 }

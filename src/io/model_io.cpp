@@ -25,9 +25,13 @@ void check_options(const GridReadOptions& opt) {
                  std::to_string(byte) + " is not the first byte of a trace-header field",
                  "Use the byte where the field starts, e.g. 189 (inline), 193 (crossline), 9 (field record) or 21 (CDP)");
     if (!(opt.depth_unit > 0)) fail("option model.depth-unit", "must be positive, got " + num(opt.depth_unit), "Use 1e-3 for mm");
-    if (!(opt.dz >= 0)) fail("option model.dz", "must be 0 (from the file) or positive, got " + num(opt.dz));
+    // (Infinite spacings made a model of all-zero gathers.)
+    if (!(opt.dz >= 0) || !std::isfinite(opt.dz))
+        fail("option model.dz", "must be 0 (from the file) or a positive number of metres, got " + num(opt.dz));
     for (auto [h, name] : {std::pair{opt.dx, "dx"}, std::pair{opt.dy, "dy"}})
-        if (!(h >= 0)) fail(std::string("option model.") + name, "must be 0 (from the coordinates) or positive, got " + num(h));
+        if (!(h >= 0) || !std::isfinite(h))
+            fail(std::string("option model.") + name,
+                 "must be 0 (from the coordinates) or a positive number of metres, got " + num(h));
 }
 
 // Whole number of `unit`s in `value`, or a clear error.

@@ -169,7 +169,7 @@ TEST_CASE("values that would leave nothing of the result or that are not numbers
                          Bad{"--migration.mute-direct 0.6", "option migration.mute-direct: 0.6 s after the direct wave's onset is as long as the record of shot 1"},
                          Bad{"--migration.top-mute 80 --migration.top-mute-taper inf", "option migration.top-mute-taper: must be 0 or more metres"},
                          Bad{"--migration.top-mute 80 --migration.top-mute-taper 1500", "option migration.top-mute-taper: 1500 m below the top mute at 80 m ends beyond the model's deepest sample (1500 m)"},
-                         Bad{"--model.dz inf", "option model.dz: 'inf' is not a spacing"}}) {
+                         Bad{"--model.dz inf", "option model.dz: must be 0 (from the file) or a positive number of metres, got inf"}}) {
         const auto r = run_rtm(migrate_layers_cmd(shots_file(), job, "--dry-run " + b.args));
         INFO(b.args << "\n" << r.output);
         CHECK(r.status == 1);

@@ -88,7 +88,7 @@ TEST_CASE("a zero record interval with a geometry file is refused naming the opt
                            " --acquisition.record-dt 0 --propagation.device cpu --output.shots " +
                            (scratch("cli-bad-geometry-2") / "shots.sgy").string());
     CHECK(r.status == 1);
-    CHECK_THAT(r.output, Contains("acquisition.record-dt") && Contains("positive"));
+    CHECK_THAT(r.output, Contains("option acquisition.record-dt: 0 s is not a SEG-Y sample interval"));
 }
 
 TEST_CASE("outputs that would overwrite an input or each other are refused naming the options, and the input is kept") {
