@@ -60,7 +60,8 @@ po::options_description wavelet_options() {
         ("wavelet.file", input_file(),
          "SEG-Y file whose first trace is the wavelet (its own sample interval; overrides the Ricker)")
         ("wavelet.f-max", po::value<double>()->default_value(0),
-         "highest frequency of a wavelet file, Hz, for the dispersion check (0: 2.5 x ricker-f0)");
+         "highest frequency of a wavelet file, Hz, for the dispersion check and the imaging interval (0: 80% of "
+         "the file's Nyquist frequency; a Ricker's is 2.5 x ricker-f0)");
     return d;
 }
 

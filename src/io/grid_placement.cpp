@@ -1,6 +1,7 @@
 #include "io/grid_placement.h"
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -417,6 +418,15 @@ GridPlacement place_traces(const TraceSpots& ts, const GridReadOptions& opt, con
     if (xy_varies) {
         fit_frame(g, ts, opt, path);
         if (how != How::Coordinates) g.method += " with spacing from " + coords;
+        // The coordinates give the spacing: another one given beside them was dropped
+        // without a word.
+        for (const auto& [given, taken, name, n] : {std::tuple{opt.dx, g.grid.dx, "dx", g.grid.nx},
+                                                    std::tuple{opt.dy, g.grid.dy, "dy", g.grid.ny}})
+            if (given > 0 && n > 1 && std::abs(given - taken) > 1e-3 * taken)
+                fail("option model." + std::string(name),
+                     detail::num(given) + " m differs from the spacing of " + path + "'s trace coordinates (" + detail::num(taken) +
+                         " m), which place its traces",
+                     "Leave model." + std::string(name) + " out: it is for files without trace coordinates");
     } else {
         g.grid.dx = g.grid.nx > 1 ? spacing_from_options(opt.dx, "dx", path) : (opt.dx > 0 ? opt.dx : 1.0);
         g.grid.dy = g.grid.ny > 1 ? spacing_from_options(opt.dy, "dy", path) : g.grid.dx;

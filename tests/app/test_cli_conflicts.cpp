@@ -67,6 +67,14 @@ TEST_CASE("rtm model refuses a regular spread's options beside acquisition.geome
     CHECK(other_grid.status == 1);
     CHECK_THAT(other_grid.output, Contains(dome + ": its grid") && Contains("differs from the model's"));
     CHECK(!fs::exists(out));
+
+    // The model's trace coordinates give its spacing (10 m): another model.dx was dropped.
+    const auto dx = run_rtm(model_cmd(out, "--acquisition.source-x0 1000 --dry-run --model.dx 5"));
+    INFO(dx.output);
+    CHECK(dx.status == 1);
+    CHECK_THAT(dx.output, Contains("option model.dx: 5 m differs from the spacing of " + layers_vp() +
+                                   "'s trace coordinates (10 m)"));
+    CHECK(run_rtm(model_cmd(out, "--acquisition.source-x0 1000 --dry-run --model.dx 10")).status == 0);
 }
 
 TEST_CASE("rtm migrate refuses a filter or taper beside the born-adjoint condition, a mute of the whole image and a taper of the whole record") {
