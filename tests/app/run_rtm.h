@@ -8,6 +8,7 @@
 #include <iterator>
 #include <string>
 #include <thread>
+#include <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,24 +44,39 @@ inline Streams run_rtm_apart(const std::string& args, const std::filesystem::pat
     return {r.status, r.output, bytes_of(err_file)};
 }
 
-// Starts `rtm args` in the background, its output to `log`, and once `log` or the file
-// `watch` contains `text` (polled every 20 ms, for at most a minute) sends it `sig`;
-// returns its exit code, 128 + the signal when the signal ended it (as a shell says).
-inline int interrupt_rtm(const std::string& args, const std::filesystem::path& watch, const std::string& text, int sig,
-                         const std::filesystem::path& log = "/dev/null") {
-    const std::string cmd = "exec " + std::string(RTM_BINARY) + " " + args + " > " + log.string() + " 2>&1";
+// Starts `rtm args` in the background (`shell` before it, e.g. "cd DIR && "), its output
+// to `log`, and returns its process id once `log` or the file `watch` contains `text`
+// (polled every 20 ms, for at most a minute); -1 when it could not start.
+inline pid_t start_rtm(const std::string& args, const std::filesystem::path& log, const std::string& text,
+                       const std::string& shell = "", const std::filesystem::path& watch = "") {
+    const std::string cmd = shell + "exec " + std::string(RTM_BINARY) + " " + args + " > " + log.string() + " 2>&1";
     const pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
         execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
         _exit(127);
     }
-    for (int i = 0; i < 3000 && bytes_of(watch).find(text) == std::string::npos; ++i)
+    const std::filesystem::path& where = watch.empty() ? log : watch;
+    for (int i = 0; i < 3000 && bytes_of(where).find(text) == std::string::npos; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return pid;
+}
+
+// Sends `sig` to a process start_rtm started and returns its exit code, 128 + the signal
+// when the signal ended it (as a shell says).
+inline int end_rtm(pid_t pid, int sig) {
     kill(pid, sig);
     int status = 0;
     waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+// Starts `rtm args` in the background, its output to `log`, and once `log` or the file
+// `watch` contains `text` sends it `sig`; returns its exit code (end_rtm).
+inline int interrupt_rtm(const std::string& args, const std::filesystem::path& watch, const std::string& text, int sig,
+                         const std::filesystem::path& log = "/dev/null") {
+    const pid_t pid = start_rtm(args, log, text, "", watch);
+    return pid < 0 ? -1 : end_rtm(pid, sig);
 }
 
 }  // namespace rtm::test

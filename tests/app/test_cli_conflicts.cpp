@@ -108,15 +108,17 @@ TEST_CASE("rtm migrate refuses a filter or taper beside the born-adjoint conditi
     CHECK(!fs::exists(job));
 }
 
-TEST_CASE("rtm migrate refuses a shot file listed beside a copy of itself, before any shot") {
+TEST_CASE("rtm migrate and its dry run refuse a shot file listed beside a copy of itself, before any shot") {
     const auto dir = scratch("cli-conflicts-copy");
     fs::copy_file(shots_file(), dir / "copy.sgy");
-    const auto r = run_rtm(migrate_layers_cmd(shots_file(), dir / "job", "--data.shots " + (dir / "copy.sgy").string()));
-    INFO(r.output);
-    CHECK(r.status == 1);
-    CHECK_THAT(r.output, Contains("option data.shots: " + (dir / "copy.sgy").string() + " holds the same bytes as " +
-                                  shots_file().string()));
-    CHECK(!fs::exists(dir / "job" / "state.json"));
+    for (const std::string dry : {"", "--dry-run "}) {
+        const auto r = run_rtm(migrate_layers_cmd(shots_file(), dir / "job", dry + "--data.shots " + (dir / "copy.sgy").string()));
+        INFO(r.output);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains("option data.shots: " + (dir / "copy.sgy").string() + " holds the same bytes as " +
+                                      shots_file().string()));
+        CHECK(!fs::exists(dir / "job" / "state.json"));
+    }
 }
 
 TEST_CASE("more CPU threads than the process's CPUs are warned about and more than four a CPU refused") {
@@ -237,15 +239,6 @@ TEST_CASE("a '#' inside an INI value and a byte-order mark are refused naming th
     CHECK(comment.status == 0);
 }
 
-TEST_CASE("a dry run refuses a shot file beside a copy of itself as the run does") {
-    const auto dir = scratch("cli-conflicts-dry-copy");
-    fs::copy_file(shots_file(), dir / "copy.sgy");
-    const auto r = run_rtm(migrate_layers_cmd(shots_file(), dir / "job", "--dry-run --data.shots " + (dir / "copy.sgy").string()));
-    INFO(r.output);
-    CHECK(r.status == 1);
-    CHECK_THAT(r.output, Contains((dir / "copy.sgy").string() + " holds the same bytes as " + shots_file().string()));
-}
-
 TEST_CASE("a job folder in use by one rtm migrate is refused to a second until the first ends") {
     const auto dir = scratch("cli-conflicts-lock");
     const auto job = dir / "job", log = dir / "first.log";
@@ -253,27 +246,18 @@ TEST_CASE("a job folder in use by one rtm migrate is refused to a second until t
     // stopped by SIGTERM once the second was refused.
     const std::string bundled = "migrate --config shots/layers2d_migrate.ini --propagation.device cpu --output.job " +
                                 job.string();
-    const std::string first = "cd " + source_dir().string() + " && exec " + std::string(RTM_BINARY) + " " + bundled +
-                              " --propagation.threads 1 > " + log.string() + " 2>&1";
-    const pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        execl("/bin/sh", "sh", "-c", first.c_str(), static_cast<char*>(nullptr));
-        _exit(127);
-    }
+    const std::string here = "cd " + source_dir().string() + " && ";
     // (Logged once the folder is locked and the shots begin.)
-    for (int i = 0; i < 3000 && bytes_of(log).find("migrating up to") == std::string::npos; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    const auto second = run_rtm(bundled, "cd " + source_dir().string() + " && ");
-    kill(pid, SIGTERM);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    const pid_t pid = start_rtm(bundled + " --propagation.threads 1", log, "migrating up to", here);
+    REQUIRE(pid > 0);
+    const auto second = run_rtm(bundled, here);
+    CHECK(end_rtm(pid, SIGTERM) == 128 + SIGTERM);
     INFO(bytes_of(log));
     INFO(second.output);
     CHECK(second.status == 1);
     CHECK_THAT(second.output, Contains(job.string() + ": is in use by another rtm migrate"));
     // Once the first has ended, the folder is free: the job resumes and completes.
-    const auto after = run_rtm(bundled, "cd " + source_dir().string() + " && ");
+    const auto after = run_rtm(bundled, here);
     INFO(after.output);
     CHECK(after.status == 0);
 }
