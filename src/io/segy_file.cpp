@@ -168,11 +168,24 @@ void SegyCloser::operator()(segy_file* fp) const {
 
 // ---------------------------------------------------------------- reading
 
+void require_regular_file(const std::string& path) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);  // (follows links)
+    if (ec || !fs::exists(st) || fs::is_directory(st) || fs::is_regular_file(st)) return;  // said elsewhere
+    const char* kind = fs::is_character_file(st) ? "a character device"
+                       : fs::is_block_file(st)   ? "a block device"
+                       : fs::is_fifo(st)         ? "a FIFO (named pipe)"
+                       : fs::is_socket(st)       ? "a socket"
+                                                 : "not a file";
+    fail(path, std::string("is not a regular file (it is ") + kind + ")", "Give the path of a .segy/.sgy file");
+}
+
 SegyReader::SegyReader(const std::string& path, bool mapped) : path_(path) {
     std::error_code ec;
     if (!fs::exists(path, ec))
         fail(path, "no such file", "Check the path (relative paths start at " + fs::current_path(ec).string() + ")");
     if (fs::is_directory(path, ec)) fail(path, "is a folder, not a SEG-Y file", "Give the path of a .segy/.sgy file");
+    require_regular_file(path);
     const auto size = fs::file_size(path, ec);
     if (ec) fail(path, "unable to get the file size: " + ec.message(), "Check the file's permissions");
     if (size < 3600)

@@ -76,6 +76,10 @@ struct SegyCloser {
     void operator()(segy_file* fp) const;
 };
 
+// Refuses a path that exists but is no regular file or folder: /dev/null, a FIFO (whose
+// read would wait for a writer), a socket, a block device; names what it is. Opens nothing.
+void require_regular_file(const std::string& path);
+
 // A SEG-Y file opened for reading. The constructor checks everything needed to read
 // traces safely: the file exists and holds the 3600-byte headers, the sample format
 // is supported, and the file size equals trace0 + traces x (240 + samples x bytes).

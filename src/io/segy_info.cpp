@@ -182,22 +182,6 @@ std::string revision0_cdp(const std::vector<detail::TraceHeader>& headers) {
            " there (with the scalar of byte 71), which rtm reads as CDP X/Y; a writer may have meant something else";
 }
 
-// What SegyReader leaves to this command, checked before it opens the file: a path that
-// is no regular file (/dev/null, a FIFO: SegyReader said "unable to get the file size...
-// Check the file's permissions", and reading a FIFO would wait for a writer).
-void require_regular_file(const std::string& path) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::file_status st = fs::status(path, ec);  // (follows links; opens nothing)
-    if (ec || !fs::exists(st) || fs::is_directory(st) || fs::is_regular_file(st)) return;  // SegyReader says
-    const char* kind = fs::is_character_file(st) ? "a character device"
-                       : fs::is_block_file(st)   ? "a block device"
-                       : fs::is_fifo(st)         ? "a FIFO (named pipe)"
-                       : fs::is_socket(st)       ? "a socket"
-                                                 : "not a file";
-    fail(path, std::string("is not a regular file (it is ") + kind + ")", "Give the path of a .segy/.sgy file");
-}
-
 // The first 3600 bytes as they are (the textual and binary headers); empty when the file
 // is shorter (SegyReader says so).
 std::string raw_headers(const std::string& path) {
@@ -247,7 +231,7 @@ std::string text_header(const detail::SegyReader& file, const std::string& raw) 
 }  // namespace
 
 void describe_segy(const std::string& path, std::ostream& out) {
-    require_regular_file(path);
+    detail::require_regular_file(path);  // (before the raw read: a FIFO would wait for a writer)
     const std::string raw = raw_headers(path);
     require_fixed_extended_headers(path, raw);
     const detail::SegyReader file(path);

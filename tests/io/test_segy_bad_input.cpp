@@ -1,6 +1,9 @@
 // Broken input: every failure is an rtm::Error naming the file and what is wrong.
 // Each test writes a good file and breaks one thing in it.
+#include <sys/stat.h>
+
 #include <cmath>
+#include <functional>
 #include <fstream>
 #include <limits>
 
@@ -45,6 +48,16 @@ TEST_CASE("a missing file is reported by name") {
     check_message(error_of([&] { io::read_shots(path); }), {path.c_str(), "no such file"});
     std::ostringstream out;
     check_message(error_of([&] { io::describe_segy(path, out); }), {path.c_str(), "no such file"});
+}
+
+// A FIFO's read waits for a writer (a hang), and /dev/null read as "unable to get the
+// file size, check the permissions": both are named for what they are, before any read.
+TEST_CASE("a FIFO given as a model or shot file is named as not a regular file and not read") {
+    const std::string path = (scratch("fifo") / "pipe.sgy").string();
+    REQUIRE(mkfifo(path.c_str(), 0644) == 0);
+    for (const auto& read : {std::function<void()>([&] { io::read_volume(path); }),
+                             std::function<void()>([&] { io::read_shots(path); })})
+        check_message(error_of(read), {path.c_str(), "is not a regular file (it is a FIFO"});
 }
 
 TEST_CASE("a file shorter than the SEG-Y headers is not read") {
