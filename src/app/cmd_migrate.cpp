@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -332,10 +333,10 @@ int cmd_migrate(int argc, char** argv) {
     job.post.top_mute = vm["migration.top-mute"].as<double>();
     job.post.top_taper = vm["migration.top-mute-taper"].as<double>();
     if (!(job.post.top_mute >= 0) || !std::isfinite(job.post.top_mute))
-        fail("option migration.top-mute", "the depth must be 0 or more metres",
+        fail("option migration.top-mute", "the depth must be a finite number of metres, 0 or more",
              "Give the depth above which the image is zeroed, e.g. 50");
     if (!(job.post.top_taper >= 0) || !std::isfinite(job.post.top_taper))
-        fail("option migration.top-mute-taper", "must be 0 or more metres", "Give metres, e.g. 50");
+        fail("option migration.top-mute-taper", "must be a finite number of metres, 0 or more", "Give metres, e.g. 50");
     const Grid& grid = model.grid();
     if (const double bottom = grid.z0 + (grid.nz - 1) * grid.dz; job.post.top_mute > 0 && job.post.top_mute >= bottom)
         fail("option migration.top-mute",
@@ -346,7 +347,7 @@ int cmd_migrate(int argc, char** argv) {
         fail("option migration.top-mute-taper",
              fmt::format("{:g} m below the top mute at {:g} m ends beyond the model's deepest sample ({:g} m): the "
                          "image would nowhere reach full strength", job.post.top_taper, job.post.top_mute, bottom),
-             fmt::format("Give a taper of at most {:g} m (e.g. 50)", bottom - job.post.top_mute));
+             fmt::format("Give a taper of at most {:g} m", bottom - job.post.top_mute));
     job.checkpoint_minutes = vm["migration.checkpoint-minutes"].as<double>();
     if (!(job.checkpoint_minutes >= 0))
         fail("option migration.checkpoint-minutes", "must be 0 or more minutes", "Give minutes, e.g. 5 (0: after every shot)");
@@ -357,18 +358,27 @@ int cmd_migrate(int argc, char** argv) {
                                    return indexes[where[i].first].geometry(where[i].second);
                                }, [&](std::size_t i) { return names[i].file; }};
     PhaseTimer planning("plan and checks");
-    // A dry run hashes no input in full, but the shot files of equal sizes it does: it
-    // refuses a copy of one as the run will (refuse_copies).
+    // A dry run does not hash the inputs for the fingerprint, yet refuses a copy of a shot
+    // file as the run will (refuse_copies). A survey's files often have equal sizes, so
+    // they are told apart by their size and first megabyte (their first gathers' trace
+    // headers), and read in full only where those agree.
     if (vm["dry-run"].as<bool>())
         parallel::World::get().on_root([&] {
             std::vector<JobFingerprint::Input> shots;
             for (auto& in : fingerprint_inputs(desc, vm))
                 if (in.key.rfind("data.shots ", 0) == 0) shots.push_back(std::move(in));
-            std::map<std::uintmax_t, int> sizes;
-            for (const auto& in : shots) ++sizes[std::filesystem::file_size(in.path)];
+            const auto head = [](const std::string& path) {
+                std::string bytes(1 << 20, '\0');
+                std::ifstream in(path, std::ios::binary);
+                in.read(bytes.data(), std::streamsize(bytes.size()));
+                bytes.resize(std::size_t(in.gcount()));
+                return std::to_string(std::filesystem::file_size(path)) + ":" + io::bytes_hash({{bytes.data(), bytes.size()}});
+            };
+            std::map<std::string, int> heads;
+            for (auto& in : shots) ++heads[in.hash = head(in.path)];
             std::vector<JobFingerprint::Input> alike;
             for (auto& in : shots)
-                if (sizes[std::filesystem::file_size(in.path)] > 1) {
+                if (heads[in.hash] > 1) {
                     in.hash = io::content_hash(in.path);
                     alike.push_back(std::move(in));
                 }

@@ -269,6 +269,10 @@ int cmd_model(int argc, char** argv) {
     if (preflight_model(vm, model, geometry, wavelet, prop, dm.has_value(), out, png)) return 0;
     planning.stop();  // the plan; --dry-run stops
     const parallel::World& world = parallel::World::get();
+    // SIGINT or SIGTERM from here on: no rank takes another batch; the file is then
+    // incomplete and is not kept (rtm model does not resume), so the rename below does
+    // not happen (the writer removes out.tmp). Installed before the file is made.
+    const StopOnSignal stop(world.root());
     PhaseTimer creating("create the shot file");
     std::unique_ptr<io::ShotWriter> writer;
     world.on_root([&] {
@@ -285,13 +289,8 @@ int cmd_model(int argc, char** argv) {
         if (k == middle) preview = std::move(gather);
     };
     ModellingStats stats;
-    {
-        // SIGINT or SIGTERM: no rank takes another batch; the file is then incomplete and
-        // is not kept (rtm model does not resume), so the rename below does not happen.
-        const StopOnSignal stop(world.root());
-        if (dm) born(model, *dm, geometry, wavelet, prop, write, stats);
-        else model_shots(model, geometry, wavelet, prop, write, &stats);
-    }
+    if (dm) born(model, *dm, geometry, wavelet, prop, write, stats);
+    else model_shots(model, geometry, wavelet, prop, write, &stats);
     PhaseTimer finishing("close the shot file and draw its preview");
     writer->close();
     // Every rank's counts to rank 0 (the barrier of the gather: all have closed the file).
@@ -335,7 +334,10 @@ int cmd_model(int argc, char** argv) {
     spdlog::info("time by phase on rank 0: {}", phase_summary());
     if (const std::string t = write_timeline(world.rank()); !t.empty()) spdlog::info("wrote the timeline {}", t);
     spdlog::info("peak host memory {:.1f} MB (VmHWM; docs/memory.md)", peak_host_bytes() / 1e6);
-    return 0;
+    // A signal after the last batch was taken: the file is whole, and the exit status
+    // still says that a signal came (as rtm migrate's does: a scheduler reads it).
+    if (signal) spdlog::warn("signal {} came after the last batch: {} is complete", signal, out);
+    return signal ? 128 + signal : 0;
 }
 
 }  // namespace rtm::app

@@ -54,7 +54,8 @@ void refuse_cut_values(const std::string& path, const std::string& text) {
             fail_usage(path + ", line " + std::to_string(n),
                        "'" + line + "' has a '#' inside a value, where the INI format starts a comment: the value "
                        "would be cut at it",
-                       "Rename the file or folder without '#', or give that option on the command line");
+                       "Put a space before a comment's '#'; for a path with '#' in it, rename it or give that "
+                       "option on the command line");
         }
 }
 

@@ -205,7 +205,7 @@ Wavelet load_wavelet(const po::variables_map& vm) {
         const double fmax = vm["wavelet.f-max"].as<double>();
         if (!(fmax >= 0)) fail("option wavelet.f-max", "must be 0 (from the file's sampling) or a frequency in Hz", "");
         if (fmax > 0) w.f_max = fmax;
-        else w.f_max = 0.5 / g.dt * 0.8;  // without a stated band: 80% of the file's Nyquist
+        else w.f_max = 0.5 / g.dt * 0.8, w.f_max_from_sampling = true;  // without a stated band: 80% of its Nyquist
         spdlog::info("wavelet from {}: {} samples at {} ms", path, g.nt, g.dt * 1e3);
     } else {
         w.dt = 1e-4;  // fine enough for any record interval; resampled to the step

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "parallel/shot_groups.h"
 #include "parallel/slab_layout.h"
+#include "pipeline/migration_job.h"
 
 namespace rtm::app {
 
@@ -80,11 +81,17 @@ void check_output_path(const std::string& path, const std::string& option, bool 
                                      "output by renaming it over the path, which would replace it",
                  "Give " + option + " the path of a regular file");
         // A new job writes image.sgy and the rest into its folder and removes stale stack
-        // files there: only a job folder (state.json) or an empty folder is taken.
-        if (folder && !fs::exists(p / "state.json", ec) && !fs::is_empty(p, ec))
-            fail(where, "'" + path + "' holds files but no job (no state.json): a new job would overwrite or remove "
-                                     "files of the same names there",
-                 "Give " + option + " a new or empty folder (or the folder of the job to resume)");
+        // files there: a folder without a job (state.json) may hold other files (a log),
+        // not files of those names. (Its lock, and a state.json.tmp of a job killed before
+        // its state was first saved, are a job that never began.)
+        if (folder && !fs::exists(p / "state.json", ec))
+            for (const auto& f : job_files(path)) {
+                const std::string name = fs::path(f).filename().string();
+                if (name == "job.lock" || name == "state.json.tmp") continue;
+                fail(where, "'" + path + "' holds " + name + " but no job (no state.json): a new job would overwrite "
+                                         "or remove it",
+                     "Give " + option + " a new folder, or move " + f + " elsewhere");
+            }
         if (::access(p.c_str(), W_OK) != 0)
             fail(where, "'" + path + "' is not writable", "Choose another path or change its permissions");
         if (!folder) dir = dir.parent_path();

@@ -34,6 +34,7 @@ StopOnSignal::StopOnSignal(bool announce) {
 StopOnSignal::~StopOnSignal() {
     sigaction(SIGINT, &old_int_, nullptr);
     sigaction(SIGTERM, &old_term_, nullptr);
+    g_stop_signal = 0;  // (a later modelling in the same process is not stopped by it)
 }
 
 int stop_signal() { return g_stop_signal; }

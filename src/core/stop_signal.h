@@ -21,7 +21,7 @@ private:
     struct sigaction old_int_ {}, old_term_ {};
 };
 
-// The signal received while a StopOnSignal was alive (the last one's), or 0.
+// The signal received while the StopOnSignal alive now was, or 0.
 int stop_signal();
 
 }  // namespace rtm

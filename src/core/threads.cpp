@@ -125,11 +125,15 @@ int set_cpu_threads(int option, const std::string& option_name) {
     // (mpirun binds to cores), so this process's affinity is the measure, not the node's.
     const std::string fix = option > 0 ? "Set " + option_name + " to 0 (the CPUs shared between the node's ranks) or "
                                        : std::string("Unset OMP_NUM_THREADS or set it ");
+    const std::string bound = c.local_ranks > 1 ? " (under mpirun a rank may use only the CPUs it is bound to: "
+                                                  "give each more with mpirun's --map-by ...:PE=N, or Slurm's "
+                                                  "--cpus-per-task)"
+                                                : "";
     if (c.threads > kMostThreadsPerCpu * c.affinity_cpus)
         fail(option > 0 ? "option " + option_name : std::string("OMP_NUM_THREADS"),
              std::to_string(c.threads) + " CPU threads on the " + std::to_string(c.affinity_cpus) +
                  " CPUs this process may use: each would wait for the others' cores",
-             fix + "to at most " + std::to_string(c.affinity_cpus));
+             fix + "to at most " + std::to_string(c.affinity_cpus) + bound);
     omp_set_num_threads(c.threads);
     spdlog::info("{}", describe(c));
     if (c.threads > c.affinity_cpus)

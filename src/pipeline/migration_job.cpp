@@ -154,18 +154,26 @@ void combine_sums(const void* in, void* inout, std::size_t n) {
 
 // A job folder is run by one command at a time: a second rtm migrate on it (another
 // terminal, a requeued job while the first still runs) would commit its stack over the
-// first's. The folder's directory is locked (flock) while rank 0 holds the state; the
-// lock goes with the process. Where the file system has no locks, the run goes on.
+// first's. Rank 0 holds an flock on the folder's job.lock while it holds the state; a
+// regular file, so that on NFS Linux takes the lock on the server, where other hosts see
+// it. The lock goes with the process. Where the file system takes no locks, the run goes
+// on, saying so.
 std::shared_ptr<int> lock_folder(const fs::path& folder) {
-    const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return nullptr;
+    const fs::path file = folder / "job.lock";
+    const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    const auto unlocked = [&](int err) {
+        spdlog::warn("{}: no lock could be taken ({}): nothing stops a second rtm migrate on this job folder, so "
+                     "run one at a time", file.string(), std::strerror(err));
+        return nullptr;
+    };
+    if (fd < 0) return unlocked(errno);
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         const int err = errno;
         ::close(fd);
         if (err == EWOULDBLOCK)
-            fail(folder.string(), "is in use by another rtm migrate (it holds the folder's lock)",
+            fail(folder.string(), "is in use by another rtm migrate (it holds " + file.string() + ")",
                  "Wait for that run to end, or stop it, then run this command again");
-        return nullptr;
+        return unlocked(err);
     }
     return std::shared_ptr<int>(new int(fd), [](int* f) {
         ::close(*f);
@@ -391,10 +399,10 @@ void absorb_parts(State& st, imaging::Stack& stack) {
 }  // namespace
 
 std::vector<std::string> job_files(const std::string& folder) {
-    // state.json, the stacks, the ranks' parts, the products and previews (the SEG-Y and
+    // state.json, the lock, the stacks, the ranks' parts, the products and previews (the SEG-Y and
     // PNG writers go through PATH.tmp; 3D previews are three slices), and the shots'
     // pictures (keep-shot-images).
-    static const std::regex job_file(R"((state\.json|stack-\d+\.bin|part-\d+\.bin|image\.sgy|illumination\.sgy|)"
+    static const std::regex job_file(R"((state\.json|job\.lock|stack-\d+\.bin|part-\d+\.bin|image\.sgy|illumination\.sgy|)"
                                      R"(image(_inline|_crossline|_depth)?\.png)(\.tmp)?)");
     static const std::regex shot_picture(R"(shot-.*\.png(\.tmp)?)");
     std::vector<std::string> out;

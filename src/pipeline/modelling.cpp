@@ -62,7 +62,8 @@ PropagationOptions anisotropic_options(const Model& model, PropagationOptions op
 }  // namespace
 
 double choose_time_step(const Grid& g, double v_min, double v_max, double record_dt,
-                        double f_max, const PropagationOptions& opt) {
+                        const Wavelet& wavelet, const PropagationOptions& opt) {
+    const double f_max = wavelet.f_max;
     const double dt_max = max_stable_dt(v_max, g.dx, g.ndim() == 3 ? g.dy : 0, g.dz);
     double dt = opt.dt;
     if (dt < 0 || !std::isfinite(dt))
@@ -78,12 +79,14 @@ double choose_time_step(const Grid& g, double v_min, double v_max, double record
     }
     if (dt == 0) dt = record_dt / std::ceil(record_dt / (opt.courant_safety * dt_max));
     // The step samples the wavelet: its energy above the step's Nyquist frequency cannot
-    // be propagated (it aliases), and the time-dispersion transforms have no frequency for it.
-    if (f_max >= 0.5 / dt)
-        fail("options wavelet.ricker-f0 and wavelet.f-max",
+    // be propagated (it aliases), and the time-dispersion transforms have no frequency for
+    // it. (A wavelet file's band is its user's to state: its sampling alone says nothing.)
+    if (f_max >= 0.5 / dt && !wavelet.f_max_from_sampling)
+        fail("options wavelet.ricker-f0 and wavelet.f-max (a wavelet file's band)",
              fmt::format("the wavelet's energy reaches {:g} Hz, at or above the time step's Nyquist frequency "
                          "({:g} Hz at dt {:g} ms): it cannot be propagated", f_max, 0.5 / dt, dt * 1e3),
-             "Lower the wavelet's frequency (ricker-f0 is in Hz: typically 5 to 50), or give a smaller propagation.dt");
+             "Lower the wavelet's frequency (in Hz: a Ricker's peak is typically 5 to 50), or give a smaller "
+             "propagation.dt");
     const double h_max = std::max({g.dx, g.dz, g.ndim() == 3 ? g.dy : 0.0});
     const double ppw = points_per_wavelength(v_min, f_max, h_max);
     // Once per process and setting: every shot of a job asks for its time step.
@@ -155,7 +158,7 @@ TimeAxis time_axis(const Model& model, const ShotGather& shot, const Wavelet& wa
     TimeAxis t;
     // cfl_velocity: max vp, or for an anisotropic model the velocity whose isotropic
     // limit equals the anisotropic scheme's (physics/anisotropy.h).
-    t.dt = choose_time_step(model.grid(), vmin, cfl_velocity(model), shot.dt, wavelet.f_max, opt);
+    t.dt = choose_time_step(model.grid(), vmin, cfl_velocity(model), shot.dt, wavelet, opt);
     t.nt = int(std::ceil((shot.nt - 1) * shot.dt / t.dt - 1e-9)) + 1;
     // Past the record's end by the inverse time-dispersion transform's margin, so that
     // the end of the stepped traces is not the end of the record.

@@ -17,6 +17,8 @@ struct Wavelet {
     double dt = 0;               // s
     double f_max = 0;            // highest frequency with energy, Hz (for dispersion)
     double f_dominant = 0;       // Hz (for the C-PML frequency shift)
+    // A wavelet file's f_max when none was stated: its sampling's bound, not its band.
+    bool f_max_from_sampling = false;
 };
 
 struct PropagationOptions {
@@ -48,9 +50,10 @@ constexpr double kBatchSamples = 128e6;
 int modelling_batch(const PropagationOptions& opt, long shots, double points, double samples);
 
 // The time step used for a model and record interval (checked against CFL; throws
-// with the largest stable dt when an explicit one is unstable). Warns about dispersion.
+// with the largest stable dt when an explicit one is unstable, and when the wavelet's
+// band reaches the step's Nyquist frequency). Warns about dispersion.
 double choose_time_step(const Grid& g, double v_min, double v_max, double record_dt,
-                        double f_max, const PropagationOptions& opt);
+                        const Wavelet& wavelet, const PropagationOptions& opt);
 
 // The time step and step count shared by all shots of a job (from the whole model)
 // for records like `shot`'s.

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -164,8 +165,16 @@ TEST_CASE("an output that is a pipe or names no file and a job folder holding ot
     const auto r = run_rtm(migrate_layers_cmd(shots_file(), mine));
     INFO(r.output);
     CHECK(r.status == 1);
-    CHECK_THAT(r.output, Contains("option output.job: '" + mine.string() + "' holds files but no job (no state.json)"));
+    CHECK_THAT(r.output, Contains("option output.job: '" + mine.string() + "' holds image.sgy but no job (no state.json)"));
     CHECK(bytes_of(mine / "image.sgy") == "precious");
+    // Files of other names (a log of the run) are no obstacle.
+    const auto logged = dir / "logged";
+    fs::create_directories(logged);
+    std::ofstream(logged / "run.log") << "the run's log";
+    const auto l = run_rtm(migrate_layers_cmd(shots_file(), logged));
+    INFO(l.output);
+    CHECK(l.status == 0);
+    CHECK(bytes_of(logged / "run.log") == "the run's log");
 }
 
 TEST_CASE("values that would leave nothing of the result or that are not numbers are refused before any work") {
@@ -177,7 +186,7 @@ TEST_CASE("values that would leave nothing of the result or that are not numbers
     // The layers model is 4000 m wide and 1500 m deep; the records are 0.6 s.
     for (const Bad& b : {Bad{"--model.smooth 1e20", "option model.smooth: a sigma of 1e+20 m is wider than the model (4000 m across)"},
                          Bad{"--migration.mute-direct 0.6", "option migration.mute-direct: 0.6 s after the direct wave's onset is as long as the record of shot 1"},
-                         Bad{"--migration.top-mute 80 --migration.top-mute-taper inf", "option migration.top-mute-taper: must be 0 or more metres"},
+                         Bad{"--migration.top-mute 80 --migration.top-mute-taper inf", "option migration.top-mute-taper: must be a finite number of metres, 0 or more"},
                          Bad{"--migration.top-mute 80 --migration.top-mute-taper 1500", "option migration.top-mute-taper: 1500 m below the top mute at 80 m ends beyond the model's deepest sample (1500 m)"},
                          Bad{"--model.dz inf", "option model.dz: must be 0 (from the file) or a positive number of metres, got inf"}}) {
         const auto r = run_rtm(migrate_layers_cmd(shots_file(), job, "--dry-run " + b.args));
@@ -214,6 +223,20 @@ TEST_CASE("values that would leave nothing of the result or that are not numbers
     INFO(zeros.output);
     CHECK(zeros.status == 1);
     CHECK_THAT(zeros.output, Contains((dir / "zeros.sgy").string() + ": its first trace, the source wavelet, is all zeros"));
+    // A 12 Hz wavelet stored at 0.1 ms: its sampling reaches 4 kHz, beyond the step's
+    // Nyquist frequency, but its band does not (no band stated: no refusal).
+    const double pi = std::acos(-1.0);
+    w.nt = 2000;
+    w.dt = 0.0001;
+    w.data.resize(std::size_t(w.nt));
+    for (int n = 0; n < w.nt; ++n) {
+        const double a = pi * 12 * (n * w.dt - 0.1);
+        w.data[std::size_t(n)] = float((1 - 2 * a * a) * std::exp(-a * a));
+    }
+    rtm::io::write_shots((dir / "fine.sgy").string(), {w});
+    const auto fine = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --wavelet.file " + (dir / "fine.sgy").string()));
+    INFO(fine.output);
+    CHECK(fine.status == 0);
 }
 
 TEST_CASE("a '#' inside an INI value and a byte-order mark are refused naming the line and a '#' after a space is a comment") {
