@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "parallel/shot_groups.h"
 #include "parallel/slab_layout.h"
+#include "parallel/world.h"
 #include "pipeline/migration_job.h"
 
 namespace rtm::app {
@@ -80,18 +81,6 @@ void check_output_path(const std::string& path, const std::string& option, bool 
             fail(where, "'" + path + "' is not a regular file (a device, pipe or socket): rtm writes a finished "
                                      "output by renaming it over the path, which would replace it",
                  "Give " + option + " the path of a regular file");
-        // A new job writes image.sgy and the rest into its folder and removes stale stack
-        // files there: a folder without a job (state.json) may hold other files (a log),
-        // not files of those names. (Its lock, and a state.json.tmp of a job killed before
-        // its state was first saved, are a job that never began.)
-        if (folder && !fs::exists(p / "state.json", ec))
-            for (const auto& f : job_files(path)) {
-                const std::string name = fs::path(f).filename().string();
-                if (name == "job.lock" || name == "state.json.tmp") continue;
-                fail(where, "'" + path + "' holds " + name + " but no job (no state.json): a new job would overwrite "
-                                         "or remove it",
-                     "Give " + option + " a new folder, or move " + f + " elsewhere");
-            }
         if (::access(p.c_str(), W_OK) != 0)
             fail(where, "'" + path + "' is not writable", "Choose another path or change its permissions");
         if (!folder) dir = dir.parent_path();
@@ -149,11 +138,35 @@ bool preflight_model(const po::variables_map& vm, const Model& model, const std:
     return dry_run(vm, plan);
 }
 
+namespace {
+
+// A new job writes image.sgy and the rest into its folder and removes stale stack files
+// there: a folder without a job (state.json) may hold other files (a log), not files of
+// those names. (Its lock, and a state.json.tmp of a job killed before its state was first
+// saved, are a job that never began.) Rank 0 alone looks, as it alone opens the folder:
+// another rank looking later would find the job rank 0 has begun meanwhile.
+void check_new_job_folder(const std::string& path) {
+    parallel::World::get().on_root([&] {
+        std::error_code ec;
+        if (fs::exists(fs::path(path) / "state.json", ec)) return;
+        for (const auto& f : job_files(path)) {
+            const std::string name = fs::path(f).filename().string();
+            if (name == "job.lock" || name == "state.json.tmp") continue;
+            fail("option output.job", "'" + path + "' holds " + name + " but no job (no state.json): a new job would "
+                                      "overwrite or remove it",
+                 "Give output.job a new folder, or move " + f + " elsewhere");
+        }
+    });
+}
+
+}  // namespace
+
 bool preflight_migrate(const po::variables_map& vm, const Model& model, const PlanShots& shots,
                        const Wavelet& wavelet, const MigrationOptions& migration, const std::string& job_folder) {
     check_slabs(model, migration.propagation, migration.condition == ImagingCondition::BornAdjoint);
     const auto plan = plan_job(model, vm["model.vp"].as<std::string>(), shots, wavelet, migration.propagation, &migration);
     check_output_path(job_folder, "output.job", true);
+    check_new_job_folder(job_folder);
     // A taper as long as a record leaves none of it at full strength.
     if (const double taper = end_taper_seconds(migration, wavelet); taper > 0)
         for (std::size_t i = 0; i < shots.count; ++i)
