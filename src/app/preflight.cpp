@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "parallel/shot_groups.h"
 #include "parallel/slab_layout.h"
+#include "io/output_path.h"
 #include "parallel/world.h"
 #include "pipeline/migration_job.h"
 
@@ -59,46 +60,6 @@ po::options_description plan_options() {
     return d;
 }
 
-void check_output_path(const std::string& path, const std::string& option, bool folder) {
-    const std::string where = "option " + option;
-    std::error_code ec;
-    const fs::path p(path);
-    // The folder where the output's entries are made: an existing job folder itself; for
-    // a file, its folder (the writers make PATH.tmp there and rename it); for a path
-    // still to be made, its nearest existing ancestor (the rest is made).
-    fs::path dir = fs::absolute(p, ec);
-    if (!folder && (path.empty() || !p.has_filename()))
-        fail(where, "'" + path + "' names no file (it is empty or ends in a folder separator)",
-             "Give " + option + " a file name");
-    if (fs::exists(p, ec)) {
-        if (folder && !fs::is_directory(p, ec))
-            fail(where, "'" + path + "' is a file, not a folder", "Choose a folder name for " + option);
-        if (!folder && fs::is_directory(p, ec))
-            fail(where, "'" + path + "' is a folder, not a file", "Give " + option + " a file name");
-        // A finished output is renamed over its path: over a device (/dev/null), a pipe or
-        // a socket, that would replace it with a plain file.
-        if (!folder && !fs::is_regular_file(p, ec))
-            fail(where, "'" + path + "' is not a regular file (a device, pipe or socket): rtm writes a finished "
-                                     "output by renaming it over the path, which would replace it",
-                 "Give " + option + " the path of a regular file");
-        if (::access(p.c_str(), W_OK) != 0)
-            fail(where, "'" + path + "' is not writable", "Choose another path or change its permissions");
-        if (!folder) dir = dir.parent_path();
-    } else {
-        dir = dir.parent_path();
-        while (!dir.empty() && !fs::exists(dir, ec) && dir != dir.parent_path()) dir = dir.parent_path();
-        if (!fs::is_directory(dir, ec))
-            fail(where, "'" + path + "' cannot be made: " + dir.string() + " is a file", "Choose a path under a folder");
-    }
-    // Made and removed at once: the permission bits do not say it (root passes every
-    // access() test, while /proc, /sys or a read-only mount refuse what the bits allow).
-    std::string probe = (dir / ".rtm-write-test-XXXXXX").string();
-    if (!::mkdtemp(probe.data()))
-        fail(where, "'" + path + "' cannot be written: the folder " + dir.string() + " takes no new files (" +
-                        std::strerror(errno) + ")",
-             "Choose a path under a folder you may write to");
-    ::rmdir(probe.c_str());
-}
 
 void check_inputs_kept(const po::options_description& desc, const po::variables_map& vm,
                        const std::vector<Product>& products) {
@@ -122,8 +83,8 @@ bool preflight_model(const po::variables_map& vm, const Model& model, const std:
                           [&](std::size_t) { return source; }};
     check_slabs(model, prop, born);
     const auto plan = plan_job(model, vm["model.vp"].as<std::string>(), shots, wavelet, prop, nullptr, born);
-    check_output_path(shots_out, "output.shots", false);
-    check_output_path(preview_out, "output.preview", false);
+    io::check_output_path(shots_out, "output.shots", false);
+    io::check_output_path(preview_out, "output.preview", false);
     const ShotGather& s = geometry.front();  // every shot's sampling is the first's (plan_job)
     const double us = s.dt * 1e6;
     if (std::abs(us - std::round(us)) > 1e-6 * us || std::round(us) < 1 || std::round(us) > kSegyMaxField)
@@ -165,7 +126,7 @@ bool preflight_migrate(const po::variables_map& vm, const Model& model, const Pl
                        const Wavelet& wavelet, const MigrationOptions& migration, const std::string& job_folder) {
     check_slabs(model, migration.propagation, migration.condition == ImagingCondition::BornAdjoint);
     const auto plan = plan_job(model, vm["model.vp"].as<std::string>(), shots, wavelet, migration.propagation, &migration);
-    check_output_path(job_folder, "output.job", true);
+    io::check_output_path(job_folder, "output.job", true);
     check_new_job_folder(job_folder);
     // A taper as long as a record leaves none of it at full strength.
     if (const double taper = end_taper_seconds(migration, wavelet); taper > 0)

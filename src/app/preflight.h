@@ -14,11 +14,6 @@ namespace rtm::app {
 // --dry-run, for both commands.
 po::options_description plan_options();
 
-// Refuses `path` (named by `option`) when it cannot be written: an existing folder where
-// a file goes (or a file where a folder goes), no write permission, an ancestor that is
-// a file, or a folder where no entry can be made (tried: a probe folder made and removed
-// at once), so that the real run would fail there. Leaves nothing behind (a dry run).
-void check_output_path(const std::string& path, const std::string& option, bool folder);
 
 // A file a command writes or removes, and the option that puts it there.
 struct Product {

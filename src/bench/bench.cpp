@@ -6,12 +6,10 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +26,7 @@
 #include "core/error.h"
 #include "core/host_memory.h"
 #include "core/threads.h"
+#include "io/output_path.h"
 #include "kernels/cpu/step_cpu.h"
 #include "propagation/backend.h"
 #include "propagation/propagator.h"
@@ -400,34 +399,6 @@ void require_memory(const Options& o) {
 // The modes, as --mode names them.
 const std::vector<std::string> kModes = {"full", "stencil", "modelling", "rtm", "slabs"};
 
-// The --json file, checked before any work: a bench of minutes lost its results when
-// the file could not be made at the end. As rtm model's outputs are checked
-// (app/preflight.cpp, which bench, a library below the app, cannot call): not a folder,
-// writable, in an existing folder (the writers make none) that takes new entries (a
-// probe folder made and removed at once: root passes every access() test, a read-only
-// mount refuses what the bits allow). Leaves nothing behind.
-void check_json_path(const std::string& path) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path p(path);
-    const fs::path dir = fs::absolute(p, ec).parent_path();
-    if (fs::is_directory(p, ec))
-        fail("option --json", "'" + path + "' is a folder, not a file", "Give --json a file name, e.g. bench.json");
-    if (fs::exists(p, ec) && ::access(p.c_str(), W_OK) != 0)
-        fail("option --json", "'" + path + "' is not writable", "Choose another path or change its permissions");
-    if (!fs::is_directory(dir, ec))
-        fail("option --json",
-             "'" + path + "' cannot be written: " + dir.string() +
-                 (fs::exists(dir, ec) ? " is a file, not a folder" : " does not exist"),
-             "Give --json a path in an existing folder (make the folder first)");
-    std::string probe = (dir / ".rtm-write-test-XXXXXX").string();
-    if (!::mkdtemp(probe.data()))
-        fail("option --json",
-             "'" + path + "' cannot be written: the folder " + dir.string() + " takes no new files (" +
-                 std::strerror(errno) + ")",
-             "Choose a path under a folder you may write to");
-    ::rmdir(probe.c_str());
-}
 
 void print(const Ceiling& c, const std::vector<Row>& rows, double sustain) {
     std::printf("device : %s\n", c.device.c_str());
@@ -553,7 +524,13 @@ int run_bench(int argc, char** argv) {
                                            " times the propagator's own kernel)",
                    "Leave --variant out");
     if (vm.count("json") && json.empty()) fail_usage("option --json", "is empty", "Give it a file name, e.g. bench.json");
-    if (!json.empty()) check_json_path(json);
+    // The --json file, checked before any work (a bench of minutes lost its results when
+    // the file could not be made at the end), and its folder made for the writers.
+    if (!json.empty()) {
+        io::check_output_path(json, "--json", false);
+        if (const auto dir = std::filesystem::path(json).parent_path(); !dir.empty())
+            std::filesystem::create_directories(dir);
+    }
     if (o.sustain > 0 && o.mode != "full" && o.mode != "stencil" && o.mode != "modelling")
         fail("option --sustain", "is for the kernel modes (full, stencil, modelling)", "Leave it out for --mode " + o.mode);
     if (o.mode == "slabs") {
