@@ -214,10 +214,18 @@ void refuse_copies(const std::vector<JobFingerprint::Input>& inputs) {
                      "List each shot file once (remove the copy from data.shots)");
 }
 
+// The shortest text that reads back as the same double: distinct values stay distinct,
+// and the error that names a changed setting reads as the user wrote it.
+std::string shortest(double d) {
+    char buf[32];
+    return std::string(buf, std::to_chars(buf, buf + sizeof buf, d).ptr - buf);
+}
+
 // Everything that changes the image, for the job folder's fingerprint: the options
-// (input files by their content: `inputs`, hashed), the backend that runs (whatever
-// propagation.device said).
-JobFingerprint settings_of(const po::variables_map& vm, const Backend& backend,
+// (input files by their content: `inputs`, hashed), the model's spacing as used (not
+// model.dx, dy and dz, whose 0 means "the file's": stating the file's own spacing on a
+// resume changes nothing), the backend that runs (whatever propagation.device said).
+JobFingerprint settings_of(const po::variables_map& vm, const Grid& model, const Backend& backend,
                            std::vector<JobFingerprint::Input> inputs) {
     std::set<std::string> files;  // options whose values are paths
     for (const auto& in : inputs) files.insert(in.key.substr(0, in.key.find(' ')));
@@ -227,21 +235,17 @@ JobFingerprint settings_of(const po::variables_map& vm, const Backend& backend,
             key == "migration.checkpoint-minutes" || key == "propagation.device" || key == "propagation.threads" ||
             key == "parallel.ranks-per-shot" || key == "dry-run" || key == "migration.keep-shot-images" ||
             key == "propagation.batch" ||  // a batch's images are bit for bit its shots' alone
-            files.count(key))
+            key == "model.dx" || key == "model.dy" || key == "model.dz" || files.count(key))
             continue;
         os << key << "=";
         const auto& v = value.value();
         if (auto s = boost::any_cast<std::string>(&v)) os << *s;
-        else if (auto d = boost::any_cast<double>(&v)) {
-            // The shortest text that reads back as the same double: distinct values stay
-            // distinct, and the error that names a changed setting reads as the user wrote it.
-            char buf[32];
-            os << std::string_view(buf, std::to_chars(buf, buf + sizeof buf, *d).ptr - buf);
-        }
+        else if (auto d = boost::any_cast<double>(&v)) os << shortest(*d);
         else if (auto i = boost::any_cast<int>(&v)) os << *i;
         else if (auto b = boost::any_cast<bool>(&v)) os << *b;
         os << ";";
     }
+    os << "model.spacing=" << shortest(model.dx) << "," << shortest(model.dy) << "," << shortest(model.dz) << ";";
     os << "backend=" << (backend.gpu ? "gpu" : "cpu") << ";";
     return {os.str(), std::move(inputs)};
 }
@@ -392,7 +396,7 @@ int cmd_migrate(int argc, char** argv) {
     parallel::World::get().on_root([&] {
         auto inputs = hashed.get();
         refuse_copies(inputs);
-        fingerprint = settings_of(vm, job.migration.propagation.backend, std::move(inputs));
+        fingerprint = settings_of(vm, model.grid(), job.migration.propagation.backend, std::move(inputs));
     });
     const JobReport rep = run_migration_job(model, names, load_shot, wavelet, job, fingerprint);
     const int ranks = parallel::World::get().size();

@@ -4,7 +4,7 @@
 // naming the file and the field, instead of giving a wrong image (a shot stacked twice,
 // or left out) with exit 0. Inside pipeline/ only.
 //
-// Version 5 holds: version; settings (text); inputs (file: content hash); generation
+// Version 7 holds: version; settings (text); inputs (option: content hash); generation
 // (the committed stack's, 0 before the first commit); stack, from the first commit on:
 // the committed stack file's content hash and the shots it holds (their indices); shots, in job
 // order: file, id and status (pending, done or failed), with what the run learnt (a done
@@ -18,10 +18,11 @@
 
 namespace rtm {
 
-constexpr int kStateVersion = 6;  // 2: double stack, per-input hashes, failed shots; 3: exact stack,
+constexpr int kStateVersion = 7;  // 2: double stack, per-input hashes, failed shots; 3: exact stack,
                                   // ranks' parts; 4: the empty exact sum is all zeros; 5: the stack's
                                   // and the products' hashes, each part's own; 6: inputs known by
-                                  // their options, not their paths
+                                  // their options, not their paths; 7: the model's spacing as used,
+                                  // not model.dx, dy and dz
 
 // What the refusal of a damaged job folder says to do.
 inline const char* const kStartJobAgain = "Delete the job folder (or use a new output.job) to start the job again";

@@ -271,8 +271,14 @@ State open_state(const std::string& folder, const std::vector<JobShot>& names, c
              again);
     for (const auto& in : fp.inputs) {
         const std::string was = st.j["inputs"].value(in.key, "");
-        if (was != in.hash)
-            fail(in.path, "is not the file the job in " + folder + " was started with as " + in.key + " (content hash " +
+        if (was == in.hash) continue;
+        // The job's file, given in another place of the list (shot files in another order).
+        for (const auto& [key, hash] : st.j["inputs"].items())
+            if (hash == in.hash)
+                fail(in.path, "is the file the job in " + folder + " was started with as " + key + ", not as " +
+                                  in.key + ": the files are given in another order",
+                     "Give the files in the job's order (its state.json lists them under \"shots\")");
+        fail(in.path, "is not the file the job in " + folder + " was started with as " + in.key + " (content hash " +
                               in.hash + ", was " + (was.empty() ? "absent" : was) + ")",
                  "Put the original file back to resume, or use a new output.job folder (or delete this one) to "
                  "migrate with the new one");

@@ -179,6 +179,28 @@ TEST_CASE("a job folder holding a job with other settings is refused, not mixed"
     const auto e = run_rtm(migrate_cmd(job, "--model.elliptic-above 100"));
     CHECK(e.status == 1);
     CHECK_THAT(e.output, Contains("other settings") && Contains("model.elliptic-above"));
+    // The model's spacing is a setting as used: stating the file's own (10 m, from its
+    // trace coordinates and sample interval) resumes the job.
+    const auto spacing = run_rtm(migrate_cmd(job, "--migration.max-shots 1 --model.dx 10 --model.dz 10"));
+    INFO(spacing.output);
+    CHECK(spacing.status == 0);
+    CHECK_THAT(spacing.output, Contains("resuming job"));
+}
+
+TEST_CASE("a job resumed with its shot files in another order is refused and the order named") {
+    const auto dir = scratch("cli-migrate-reordered");
+    const auto other = modelled_layers_shots("cli-migrate-reordered-shots", 2, 1300, 1300, 121, 25, 0.8);
+    const auto migrate = [&](const fs::path& first, const fs::path& second) {
+        return run_rtm("migrate --model.vp " + kSmooth + " --data.shots " + first.string() + " --data.shots " +
+                       second.string() + " --wavelet.ricker-f0 10 --migration.aperture 800 --propagation.device cpu "
+                       "--migration.max-shots 1 --output.job " + (dir / "job").string());
+    };
+    REQUIRE(migrate(shots_file(), other).status == 0);
+    const auto r = migrate(other, shots_file());
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("was started with as data.shots 2, not as data.shots 1") &&
+                             Contains("another order") && !Contains("Put the original file back"));
 }
 
 // A job folder knows its inputs by their options and content, not by the paths typed: a
