@@ -342,6 +342,23 @@ void commit(State& st, const imaging::Stack& stack) {
     for (const fs::path& part : part_files(st.folder)) fs::remove(part);
 }
 
+// A complete job's products could not be written (a full disk, say): its stack is
+// committed instead, so that running the job again writes them without migrating its
+// shots again. Only when that fails too are this run's shots lost.
+[[noreturn]] void fail_keeping_stack(State& st, const imaging::Stack& stack, const std::exception& why) {
+    const std::string what = std::string("the image could not be written (") + why.what() + ")";
+    try {
+        commit(st, stack);
+    } catch (const std::exception& also) {
+        fail(st.folder.string(), what + ", nor the stack kept (" + also.what() + ")",
+             "Free space (or fix the cause above) and run the same command again: it migrates the shots done since "
+             "the last checkpoint again");
+    }
+    fail(st.folder.string(), what + "; the stack of every shot is kept in the job folder",
+         "Free space (or fix the cause above) and run the same command again: it writes the image without migrating "
+         "the shots again");
+}
+
 // A rank's checkpoint: the generation its run started from, the shots it has done in
 // this run and their stack, then the content hash (kHashDigits hex digits) of all that
 // after the magic, which reading it back checks.
@@ -850,7 +867,11 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             // (3 GB written and synced in 3D), the products are synced, then state.json
             // records the job complete (the commit point), then the stacks and parts go.
             // A run killed before that point resumes from the last commit.
-            rep.outputs = write_products(st.folder, job, opt, done, rep.total);
+            try {
+                rep.outputs = write_products(st.folder, job, opt, done, rep.total);
+            } catch (const std::exception& e) {
+                fail_keeping_stack(st, job, e);
+            }
             const PhaseTimer t("sync the products, record the job complete");
             json products = json::object();
             for (const auto& p : rep.outputs) {

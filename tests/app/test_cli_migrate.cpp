@@ -187,6 +187,28 @@ TEST_CASE("a job folder holding a job with other settings is refused, not mixed"
     CHECK_THAT(spacing.output, Contains("resuming job"));
 }
 
+// A full disk when the products are written must not lose the shots migrated since the
+// last commit: the stack is committed instead, and a rerun writes the products alone.
+TEST_CASE("a job whose image cannot be written keeps its stack and a rerun writes the image without migrating again") {
+    const auto dir = scratch("cli-migrate-disk-full");
+    REQUIRE(run_rtm(migrate_cmd(dir / "whole")).status == 0);
+    const auto job = dir / "job";
+    REQUIRE(run_rtm(migrate_cmd(job, "--migration.max-shots 2")).status == 0);
+    // The image's temporary file on a device that is always full (ENOSPC on every write).
+    fs::create_symlink("/dev/full", job / "image.sgy.tmp");
+    const auto full = run_rtm(migrate_cmd(job));
+    INFO(full.output);
+    CHECK(full.status == 1);
+    CHECK_THAT(full.output, Contains("the image could not be written") &&
+                                Contains("the stack of every shot is kept in the job folder"));
+    fs::remove(job / "image.sgy.tmp");
+    const auto again = run_rtm(migrate_cmd(job));
+    INFO(again.output);
+    REQUIRE(again.status == 0);
+    CHECK_THAT(again.output, Contains("resuming job") && Contains("migrated 0 shots in this run"));
+    CHECK(bytes_of(job / "image.sgy") == bytes_of(dir / "whole" / "image.sgy"));
+}
+
 TEST_CASE("a job resumed with its shot files in another order is refused and the order named") {
     const auto dir = scratch("cli-migrate-reordered");
     const auto other = modelled_layers_shots("cli-migrate-reordered-shots", 2, 1300, 1300, 121, 25, 0.8);
