@@ -221,21 +221,31 @@ std::vector<std::string> write_products(const fs::path& folder, const imaging::S
         const PhaseTimer t("final image (normalise, filter)");
         return imaging::illumination_values(stack);
     }();
+    // Each file synced by the thread that wrote it (the commit syncs every product: it
+    // then finds them clean), the previews drawn beside the image's writing: one after
+    // another they held the end of a 3D job 0.18 s longer (H200 host, 2026-11-25).
     auto illumination = run_beside(true, 1.0, [&] {
         const PhaseTimer t("write the illumination");
         io::write_volume(out[1], imaging::illumination_volume(stack.grid, illumination_values),
                          "rtm migrate: source illumination (sum of u^2)");
+        sync_file(out[1]);
     });
+    Volume image;  // (outlives the previews' drawing, should the writing fail)
+    std::future<std::vector<std::string>> previews;
     try {
         PhaseTimer filtering("final image (normalise, filter)");
-        const Volume image = imaging::final_image(stack, post, illumination_values);
+        image = imaging::final_image(stack, post, illumination_values);
         filtering.stop();
-        PhaseTimer writing("write the image");
+        previews = run_beside(true, 0.25, [&] {
+            const PhaseTimer drawing("image previews");
+            return write_image_previews(folder.string(), image, opt, done, total);
+        });
+        const PhaseTimer writing("write the image");
         io::write_volume(out[0], image, "rtm migrate: stacked RTM image");
-        writing.stop();
-        const PhaseTimer drawing("image previews");
-        for (auto& p : write_image_previews(folder.string(), image, opt, done, total)) out.push_back(p);
+        sync_file(out[0]);
+        for (auto& p : previews.get()) out.push_back(p);
     } catch (...) {
+        if (previews.valid()) previews.wait();
         illumination.wait();
         throw;
     }
@@ -601,7 +611,8 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     // reach it at different points, as a checkpoint due on one of them would make them.)
     const bool beside = parallel::ShotGroups::get().per_shot() == 1;
     // The batch's migrated shots (ready) go to be added, after the previous batch's are.
-    auto start_stacking = [&] {
+    // alone: nothing will run beside this adding (no batch read ahead, none left to claim).
+    auto start_stacking = [&](bool alone) {
         finish_stacking();
         if (ready.empty()) return;
         adding = std::move(ready);
@@ -609,8 +620,11 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         // The last step that can fail: it adds a whole shot or, refusing it, nothing.
         // Beside the next batch, a quarter of this rank's threads: the rest prepare its
         // receivers' data (with all of them, both ran 1.5-3x slower, 256 2D shots on the
-        // H200, 2026-11-23); all of them once this thread waits for it.
-        stacking_alone = false;
+        // H200, 2026-11-23); all of them once this thread waits for it, or from the start
+        // when it is alone (a shot's adding keeps the threads it started with: the end of
+        // a 3D job waited 0.32-0.45 s for its last shot's on a quarter of 16, which takes
+        // 0.16-0.18 s on all of them, H200 host, 2026-11-25).
+        stacking_alone = alone;
         added = run_beside(beside, 0.25, [&mine, &adding, &stacking_alone, all = current_threads(), beside,
                                           leader = queue.leader()] {
             for (Stacking& s : adding) try {
@@ -796,7 +810,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             }
             for (std::size_t j = 0; j < group.size(); ++j) stacked(*group[j], std::move(results[j]));
         }
-        start_stacking();
+        start_stacking(beside && ahead.empty() && queue.unclaimed() == 0);
         if (clock::now() - last_checkpoint >= std::chrono::duration<double>(opt.checkpoint_minutes * 60)) {
             finish_stacking();
             const PhaseTimer t("checkpoint");
@@ -805,7 +819,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             last_checkpoint = clock::now();
         }
     }
-    start_stacking();
+    start_stacking(true);
     finish_stacking();
     {
         const PhaseTimer t("free the shots' propagators");
