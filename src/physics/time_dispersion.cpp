@@ -8,6 +8,8 @@
 
 #include <fftw3.h>
 
+#include "physics/fftw_planner.h"
+
 #include "physics/interpolation.h"
 
 namespace rtm {
@@ -18,12 +20,6 @@ constexpr int kW = 12;  // interpolation kernel width, bins
 // Kaiser-Bessel shape for oversampling 2 (the least we use; more only helps):
 // Beatty et al. 2005, eq. 5, beta = pi sqrt((W/sigma)^2 (sigma - 1/2)^2 - 0.8).
 const double kBeta = M_PI * std::sqrt((kW / 2.0) * (kW / 2.0) * 1.5 * 1.5 - 0.8);
-
-// FFTW's planner is not thread-safe (execution is).
-std::mutex& planner_mutex() {
-    static std::mutex m;
-    return m;
-}
 
 using cplx = std::complex<double>;
 
@@ -92,7 +88,7 @@ FrequencyWarp::FrequencyWarp(int n, const std::function<double(double)>& g, cons
     std::vector<cplx> half(m_ / 2 + 1);
     auto* c = reinterpret_cast<fftw_complex*>(half.data());
     auto* r = reinterpret_cast<double*>(half.data());
-    std::lock_guard<std::mutex> lock(planner_mutex());
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     // FFTW_ESTIMATE: the same plan every run (measured plans could differ, and with them
     // the rounding: resumed jobs must reproduce bit for bit). Unaligned: any buffer.
     plans_->r2c = fftw_plan_dft_r2c_1d(m_, r, c, FFTW_ESTIMATE | FFTW_UNALIGNED);
@@ -100,7 +96,7 @@ FrequencyWarp::FrequencyWarp(int n, const std::function<double(double)>& g, cons
 }
 
 FrequencyWarp::~FrequencyWarp() {
-    std::lock_guard<std::mutex> lock(planner_mutex());
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     fftw_destroy_plan(plans_->r2c);
     fftw_destroy_plan(plans_->c2r);
 }
@@ -207,7 +203,7 @@ TimeDispersion::TimeDispersion(int n)
 std::shared_ptr<const TimeDispersion> time_dispersion(int n) {
     // The planner's mutex is made before the cache, so it outlives the cache's entries,
     // whose destructors (at exit) lock it.
-    planner_mutex();
+    fftw_planner_mutex();
     static std::mutex mutex;
     static std::map<int, std::shared_ptr<const TimeDispersion>> built;
     std::lock_guard<std::mutex> lock(mutex);
