@@ -11,6 +11,7 @@
 #include "parallel/shot_groups.h"
 #include "parallel/world.h"
 #include "io/model_io.h"
+#include "io/shot_index.h"
 #include "io/shot_io.h"
 #include "physics/anisotropy.h"
 #include "physics/smoothing.h"
@@ -58,10 +59,10 @@ po::options_description wavelet_options() {
     d.add_options()
         ("wavelet.ricker-f0", po::value<double>()->default_value(10), "peak frequency of a Ricker wavelet, Hz")
         ("wavelet.file", input_file(),
-         "SEG-Y file whose first trace is the wavelet (its own sample interval; overrides the Ricker)")
+         "SEG-Y file of one trace, the wavelet of every shot (its own sample interval; overrides the Ricker)")
         ("wavelet.f-max", po::value<double>()->default_value(0),
-         "highest frequency of a wavelet file, Hz, for the dispersion check and the imaging interval (0: 80% of "
-         "the file's Nyquist frequency; a Ricker's is 2.5 x ricker-f0)");
+         "highest frequency of a wavelet file, Hz, for the dispersion check and the imaging interval (0: where "
+         "its amplitude spectrum falls 30 dB below its peak, as a Ricker's does at 2.5 x ricker-f0)");
     return d;
 }
 
@@ -191,22 +192,45 @@ Wavelet load_wavelet(const po::variables_map& vm) {
              "Give the peak frequency in Hz, at least 0.03 (typically 5 to 50)");
     w.f_dominant = f0;
     w.f_max = ricker_max_frequency(f0);
+    w.band_from = "option wavelet.ricker-f0";
     if (vm.count("wavelet.file")) {
         const std::string path = vm["wavelet.file"].as<std::string>();
-        const auto gathers = io::read_shots(path);
-        if (gathers.empty() || gathers.front().ntraces() == 0)
-            fail(path, "holds no trace", "Give a SEG-Y file whose first trace is the wavelet");
-        const ShotGather& g = gathers.front();
+        const std::string one = "Give a SEG-Y file of one trace, the source wavelet";
+        // The headers first: a velocity model given here is refused before its samples are read.
+        const io::ShotIndex index(path);
+        std::size_t traces = 0;
+        for (std::size_t k = 0; k < index.size(); ++k) traces += index.geometry(k).ntraces();
+        if (traces == 0) fail(path, "holds no trace", one);
+        // One wavelet serves every shot, so a file of many traces (a velocity model, a gather)
+        // is no wavelet file: its first trace taken as one modelled garbage.
+        if (traces > 1)
+            fail(path,
+                 "holds " + std::to_string(traces) + " traces, where a wavelet file holds one: the source wavelet, "
+                 "which rtm uses for every shot",
+                 one + " (a velocity model goes in model.vp)");
+        const ShotGather g = index.load(0);
         w.samples.assign(g.trace(0), g.trace(0) + g.nt);
         if (std::all_of(w.samples.begin(), w.samples.end(), [](double x) { return x == 0; }))
             fail(path, "its first trace, the source wavelet, is all zeros: every modelled gather and image would be zero",
                  "Give a file whose first trace holds the source wavelet");
+        // (The index refuses an interval that is not a positive whole number of microseconds.)
         w.dt = g.dt;
         const double fmax = vm["wavelet.f-max"].as<double>();
-        if (!(fmax >= 0)) fail("option wavelet.f-max", "must be 0 (from the file's sampling) or a frequency in Hz", "");
-        if (fmax > 0) w.f_max = fmax;
-        else w.f_max = 0.5 / g.dt * 0.8, w.f_max_from_sampling = true;  // without a stated band: 80% of its Nyquist
-        spdlog::info("wavelet from {}: {} samples at {} ms", path, g.nt, g.dt * 1e3);
+        if (!(fmax >= 0) || !std::isfinite(fmax))
+            fail("option wavelet.f-max", "must be 0 (measured from the file's spectrum) or a frequency in Hz", "");
+        // Its spectrum, not its sampling, says where its energy ends: a 12 Hz wavelet at
+        // 0.1 ms was given 4 kHz, and a spike at 0.5 ms (1 kHz) went unchecked.
+        const double measured = wavelet_max_frequency(w.samples.data(), g.nt, g.dt);
+        if (fmax > 0) {
+            w.f_max = fmax, w.band_from = "option wavelet.f-max";
+            spdlog::info("wavelet from {}: {} samples at {:g} ms, energy up to {:.4g} Hz (option wavelet.f-max; from "
+                         "its spectrum, {:.4g} Hz at -{:g} dB)",
+                         path, g.nt, g.dt * 1e3, fmax, measured, kWaveletBandDb);
+        } else {
+            w.f_max = measured, w.band_from = path + " (its spectrum)";
+            spdlog::info("wavelet from {}: {} samples at {:g} ms, energy up to {:.4g} Hz (-{:g} dB), from its spectrum",
+                         path, g.nt, g.dt * 1e3, measured, kWaveletBandDb);
+        }
     } else {
         w.dt = 1e-4;  // fine enough for any record interval; resampled to the step
         w.samples = ricker(f0, w.dt, int(3.0 / f0 / w.dt) + 1);

@@ -2,7 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
+#include <mutex>
+#include <vector>
 
+#include <fftw3.h>
+
+#include "physics/fftw_planner.h"
 #include "physics/interpolation.h"
 
 namespace rtm {
@@ -15,6 +21,37 @@ std::vector<float> ricker(double f0, double dt, int nt, double t0) {
         w[i] = float((1 - 2 * a * a) * std::exp(-a * a));
     }
     return w;
+}
+
+double wavelet_max_frequency(const float* samples, int n, double dt) {
+    // Padding samples the same continuous spectrum more finely: n bins alone are
+    // 1 / (n dt) apart, 10 Hz for 100 samples at 1 ms, too coarse to place a band's end.
+    std::size_t m = 1;
+    while (m < 4 * std::size_t(std::max(n, 1))) m <<= 1;
+    std::vector<double> x(m, 0.0);
+    std::copy(samples, samples + n, x.begin());
+    std::vector<std::complex<double>> spectrum(m / 2 + 1);
+    auto* c = reinterpret_cast<fftw_complex*>(spectrum.data());
+    fftw_plan plan;
+    {
+        std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+        plan = fftw_plan_dft_r2c_1d(int(m), x.data(), c, FFTW_ESTIMATE);
+    }
+    fftw_execute(plan);
+    {
+        std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+        fftw_destroy_plan(plan);
+    }
+    std::vector<double> amp(spectrum.size());
+    for (std::size_t k = 0; k < amp.size(); ++k) amp[k] = std::abs(spectrum[k]);
+    const double peak = *std::max_element(amp.begin(), amp.end());
+    if (!(peak > 0)) return 0;
+    const double level = peak * std::pow(10.0, -kWaveletBandDb / 20);
+    std::size_t k = amp.size() - 1;
+    while (amp[k] < level) --k;  // stops at the peak at the latest
+    const double df = 1.0 / (double(m) * dt);
+    if (k == amp.size() - 1) return 0.5 / dt;
+    return (double(k) + (amp[k] - level) / (amp[k] - amp[k + 1])) * df;
 }
 
 Resampler::Resampler(int nin, double dtin, int nout, double dtout) : nin_(nin) {

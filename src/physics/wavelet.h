@@ -14,6 +14,18 @@ std::vector<float> ricker(double f0, double dt, int nt, double t0 = -1);
 // at 2.5 f0 is 30 dB below the peak.
 inline double ricker_max_frequency(double f0) { return 2.5 * f0; }
 
+// Where a sampled wavelet's band ends: the amplitude spectrum this far below its peak.
+// 30 dB, as for a Ricker above (its spectrum at 2.5 f0 is 29.7 dB down), so that a Ricker
+// written to a file gets the band of the built-in one (2.51 f0 at 30 dB).
+constexpr double kWaveletBandDb = 30;
+
+// Highest frequency carrying energy in n samples at interval dt (s), in Hz: the highest at
+// which their amplitude spectrum is within kWaveletBandDb of its peak, on the samples
+// zero-padded to a power of two >= 4n (bins 1 / (4 n dt) apart or closer), interpolated
+// linearly between the last bin at or above that level and the next; 1 / (2 dt) when
+// the spectrum is still above it there; 0 for all-zero samples.
+double wavelet_max_frequency(const float* samples, int n, double dt);
+
 // Band-limited resampling of traces from (nin, dtin) to (nout, dtout), both
 // starting at t = 0: Kaiser-windowed sinc of half-width 8 samples of the coarser
 // interval, low-passed at the coarser Nyquist so downsampling does not alias.

@@ -78,11 +78,11 @@ double choose_time_step(const Grid& g, double v_min, double v_max, double record
         fail("option propagation.dt", os.str(), fix.str());
     }
     if (dt == 0) dt = record_dt / std::ceil(record_dt / (opt.courant_safety * dt_max));
-    // The step samples the wavelet: its energy above the step's Nyquist frequency cannot
-    // be propagated (it aliases), and the time-dispersion transforms have no frequency for
-    // it. (A wavelet file's band is its user's to state: its sampling alone says nothing.)
-    if (f_max >= 0.5 / dt && !wavelet.f_max_from_sampling)
-        fail("options wavelet.ricker-f0 and wavelet.f-max (a wavelet file's band)",
+    // The step samples the wavelet: its energy above the step's Nyquist frequency cannot be
+    // propagated (it aliases), and the time-dispersion transforms have no frequency for it.
+    if (f_max >= 0.5 / dt)
+        fail(wavelet.band_from.empty() ? "options wavelet.ricker-f0 and wavelet.f-max (a wavelet file's band)"
+                                       : wavelet.band_from,
              fmt::format("the wavelet's energy reaches {:g} Hz, at or above the time step's Nyquist frequency "
                          "({:g} Hz at dt {:g} ms): it cannot be propagated", f_max, 0.5 / dt, dt * 1e3),
              "Lower the wavelet's frequency (in Hz: a Ricker's peak is typically 5 to 50), or give a smaller "

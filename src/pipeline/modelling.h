@@ -17,8 +17,9 @@ struct Wavelet {
     double dt = 0;               // s
     double f_max = 0;            // highest frequency with energy, Hz (for dispersion)
     double f_dominant = 0;       // Hz (for the C-PML frequency shift)
-    // A wavelet file's f_max when none was stated: its sampling's bound, not its band.
-    bool f_max_from_sampling = false;
+    // What set f_max, for messages about it (e.g. "option wavelet.ricker-f0"); empty: the
+    // options that can set it.
+    std::string band_from;
 };
 
 struct PropagationOptions {

@@ -54,14 +54,21 @@ TEST_CASE("rtm migrate refuses a shot file holding one NaN sample, naming the fi
 TEST_CASE("rtm migrate refuses a wavelet file holding an infinite sample, naming the file, trace and sample") {
     const auto dir = scratch("cli-inf-wavelet");
     const std::string shots = shots_with(dir, 0.f);
-    // A wavelet file is read as gathers (its first trace is the wavelet): this one's trace
-    // 44 holds the infinity, and no sample of a file is trusted once one is broken.
-    const std::string broken = shots_with(scratch("cli-inf-wavelet-file"), std::numeric_limits<float>::infinity());
+    // A wavelet file is one trace, the wavelet: 100 samples at 4 ms, sample 51 (t = 0.2 s) infinite.
+    ShotGather w;
+    w.id = 1, w.nt = 100, w.dt = 0.004;
+    w.source = {1800, 0, 10};
+    w.receivers = {{1800, 0, 10}};
+    w.data.assign(100, 0.f);
+    w.data[10] = 1.f;
+    w.data[50] = std::numeric_limits<float>::infinity();
+    const std::string broken = (scratch("cli-inf-wavelet-file") / "wavelet.sgy").string();
+    io::write_shots(broken, {w});
     const auto r = run_rtm("migrate --model.vp " + kSmooth + " --data.shots " + shots + " --wavelet.file " + broken + " --propagation.device cpu --output.job " +
                            (dir / "job").string());
     INFO(r.output);
     CHECK(r.status == 1);
-    CHECK_THAT(r.output, Contains(broken + ": trace 44 (field record 2, channel 3) sample 51 (t = 0.2 s) is inf"));
+    CHECK_THAT(r.output, Contains(broken + ": trace 1 (field record 1, channel 1) sample 51 (t = 0.2 s) is inf"));
 }
 
 // The job folder holds its inputs' content hashes and refuses changed files, so the

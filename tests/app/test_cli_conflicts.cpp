@@ -14,9 +14,11 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cli_jobs.h"
 #include "io/shot_io.h"
+#include "physics/wavelet.h"
 #include "run_rtm.h"
 #include "support/catch.hpp"
 #include "support/test_data.h"
@@ -36,6 +38,18 @@ const fs::path& shots_file() {
 std::string model_cmd(const fs::path& out, const std::string& extra) {
     return "model --model.vp " + layers_vp() + " --acquisition.record-length 0.6 --acquisition.record-dt 0.004 "
            "--propagation.device cpu --output.shots " + out.string() + " " + extra;
+}
+
+// A wavelet file of one trace: `samples` at `dt` seconds.
+std::string wavelet_file(const fs::path& path, const std::vector<float>& samples, double dt) {
+    rtm::ShotGather w;
+    w.id = 1;
+    w.nt = int(samples.size());
+    w.dt = dt;
+    w.receivers = {rtm::Position{0, 0, 10}};
+    w.data = samples;
+    rtm::io::write_shots(path.string(), {w});
+    return path.string();
 }
 
 }  // namespace
@@ -223,8 +237,8 @@ TEST_CASE("values that would leave nothing of the result or that are not numbers
     INFO(zeros.output);
     CHECK(zeros.status == 1);
     CHECK_THAT(zeros.output, Contains((dir / "zeros.sgy").string() + ": its first trace, the source wavelet, is all zeros"));
-    // A 12 Hz wavelet stored at 0.1 ms: its sampling reaches 4 kHz, beyond the step's
-    // Nyquist frequency, but its band does not (no band stated: no refusal).
+    // A 12 Hz wavelet stored at 0.1 ms: its sampling reaches 5 kHz, beyond the step's
+    // Nyquist frequency, but its band, measured from its spectrum, does not.
     const double pi = std::acos(-1.0);
     w.nt = 2000;
     w.dt = 0.0001;
@@ -237,6 +251,101 @@ TEST_CASE("values that would leave nothing of the result or that are not numbers
     const auto fine = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --wavelet.file " + (dir / "fine.sgy").string()));
     INFO(fine.output);
     CHECK(fine.status == 0);
+}
+
+TEST_CASE("a wavelet file of more than one trace is refused naming the file and its traces: a velocity model too") {
+    const auto dir = scratch("cli-conflicts-wavelet-traces");
+    // A velocity model given as the wavelet: its first trace (a velocity log) was the wavelet.
+    const auto vp = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --wavelet.file " + layers_vp()));
+    INFO(vp.output);
+    CHECK(vp.status == 1);
+    CHECK_THAT(vp.output, Contains(layers_vp() + ": holds 401 traces, where a wavelet file holds one: the source wavelet, "
+                                   "which rtm uses for every shot. Give a SEG-Y file of one trace, the source wavelet "
+                                   "(a velocity model goes in model.vp)"));
+    // One trace per shot is still two wavelets: shot 2's would have been dropped.
+    rtm::ShotGather w;
+    w.nt = 50;
+    w.dt = 0.001;
+    w.receivers = {rtm::Position{0, 0, 10}};
+    w.data.assign(50, 0.f);
+    w.data[5] = 1.f;
+    std::vector<rtm::ShotGather> two(2, w);
+    two[0].id = 1, two[1].id = 2, two[1].source.x = 100;
+    rtm::io::write_shots((dir / "two.sgy").string(), two);
+    const auto r = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --wavelet.file " + (dir / "two.sgy").string()));
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains((dir / "two.sgy").string() + ": holds 2 traces, where a wavelet file holds one"));
+    // A sample interval of 0 (trace byte 117 and binary byte 3217, both 16-bit, zeroed) is
+    // refused with the file's other headers, before the wavelet is used.
+    const std::string zero = wavelet_file(dir / "zero-dt.sgy", std::vector<float>(50, 1.f), 0.001);
+    {
+        std::fstream f(zero, std::ios::in | std::ios::out | std::ios::binary);
+        const char nul[2] = {0, 0};
+        f.seekp(3216), f.write(nul, 2);
+        f.seekp(3600 + 116), f.write(nul, 2);
+    }
+    const auto z = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --wavelet.file " + zero));
+    INFO(z.output);
+    CHECK(z.status == 1);
+    CHECK_THAT(z.output, Contains(zero + ": the sample interval is zero or negative"));
+}
+
+TEST_CASE("a wavelet file's band is measured from its spectrum: a 12 Hz Ricker at 0.1 ms gets the built-in Ricker's") {
+    const auto dir = scratch("cli-conflicts-wavelet-band");
+    // The built-in Ricker's samples: 3 / f0 at 0.1 ms, centred at 1.5 / f0.
+    const double f0 = 12, dt = 1e-4, pi = std::acos(-1.0);
+    std::vector<float> samples(std::size_t(3 / f0 / dt) + 1);
+    for (std::size_t n = 0; n < samples.size(); ++n) {
+        const double a = pi * f0 * (double(n) * dt - 1.5 / f0);
+        samples[n] = float((1 - 2 * a * a) * std::exp(-a * a));
+    }
+    const std::string file = wavelet_file(dir / "ricker.sgy", samples, dt);
+    const auto r = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --wavelet.file " + file));
+    INFO(r.output);
+    CHECK(r.status == 0);
+    const std::string said = "wavelet from " + file + ": 2501 samples at 0.1 ms, energy up to ";
+    const auto at = r.output.find(said);
+    REQUIRE(at != std::string::npos);
+    CHECK_THAT(r.output.substr(at), Contains(" Hz (-30 dB), from its spectrum"));
+    const double f_max = std::stod(r.output.substr(at + said.size()));
+    // The bound: the 2501 samples are padded to 16384 (the power of two >= 4 x 2501), whose
+    // bins, 1 / (16384 x 0.1 ms) = 0.61 Hz apart, are exact samples of the wavelet's
+    // spectrum (its ends are 2e-10 of its peak: the cut adds nothing at -30 dB). The
+    // -30 dB point lies between the last bin above it and the next, and so does the
+    // interpolated one: they differ by less than a bin. The Ricker's spectrum
+    // (f / f0)^2 exp(1 - (f / f0)^2) is -30 dB at 2.5087 f0 = 30.10 Hz, 0.10 Hz above
+    // ricker_max_frequency (its -29.7 dB at 2.5 f0); the log's 4 digits add 0.005 Hz.
+    const double bin = 1 / (16384 * dt);
+    CHECK(std::abs(f_max - rtm::ricker_max_frequency(f0)) <= 0.10 + 0.005 + bin);  // 2.4%
+    CHECK(std::abs(f_max - 30.10) <= 0.005 + bin);
+}
+
+TEST_CASE("a spike wavelet file reaching the step's Nyquist frequency is refused naming the file and passes at a finer step") {
+    const auto dir = scratch("cli-conflicts-wavelet-spike");
+    // An impulse at 0.5 ms: its spectrum is flat up to its 1 kHz Nyquist frequency, and
+    // the step (1 ms: the 4 ms record interval / 4, for the CFL limit of 1.26 ms) samples
+    // up to 500 Hz. It was taken to end at 80% of its own Nyquist frequency and not checked.
+    std::vector<float> samples(200, 0.f);
+    samples[20] = 1.f;
+    const std::string file = wavelet_file(dir / "spike.sgy", samples, 0.0005);
+    const auto r = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --wavelet.file " + file));
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains(file + " (its spectrum): the wavelet's energy reaches 1000 Hz, at or above the time "
+                                         "step's Nyquist frequency (500 Hz at dt 1 ms): it cannot be propagated"));
+    // At 0.2 ms the step samples up to 2.5 kHz.
+    const auto fine = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --propagation.dt 0.0002 "
+                                                         "--wavelet.file " + file));
+    INFO(fine.output);
+    CHECK(fine.status == 0);
+    CHECK_THAT(fine.output, Contains("energy up to 1000 Hz (-30 dB), from its spectrum"));
+    // wavelet.f-max still states a band over the measured one.
+    const auto stated = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --wavelet.f-max 200 "
+                                                           "--wavelet.file " + file));
+    INFO(stated.output);
+    CHECK(stated.status == 0);
+    CHECK_THAT(stated.output, Contains("energy up to 200 Hz (option wavelet.f-max; from its spectrum, 1000 Hz at -30 dB)"));
 }
 
 TEST_CASE("a '#' inside an INI value and a byte-order mark are refused naming the line and a '#' after a space is a comment") {
