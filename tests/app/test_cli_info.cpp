@@ -166,3 +166,23 @@ TEST_CASE("rtm info says what a revision-0 file holds in bytes 181/185") {
     r = run_rtm("info " + viking.string());
     CHECK_THAT(r.output, Contains("this file holds 0 there in every trace"));
 }
+
+TEST_CASE("rtm info describes a file whose name begins with '-' after '--' and takes it for an option before") {
+    const auto dir = scratch("cli-info-dash");
+    section(dir / "-line.segy", {"C 1 LINE A"}, 256);
+    const std::string here = "cd " + dir.string() + " && ";
+    const auto option = run_rtm("info -line.segy", here);
+    INFO(option.output);
+    CHECK(option.status == 2);
+    CHECK_THAT(option.output, Contains("unknown option '-line.segy'") && Contains("after '--'"));
+    const auto file = run_rtm("info -- -line.segy", here);
+    INFO(file.output);
+    CHECK(file.status == 0);
+    CHECK_THAT(file.output, Contains("file:            -line.segy ("));
+    // Everything after it is a file name, "--help" and a second "--" too.
+    const auto all = run_rtm("info -- -line.segy --help --", here);
+    INFO(all.output);
+    CHECK(all.status == 1);
+    CHECK_THAT(all.output, Contains("file:            -line.segy (") && Contains("file:            --help: not described") &&
+                               Contains("file:            --: not described") && Contains("2 of 3 files could not be read"));
+}
