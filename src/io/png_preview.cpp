@@ -63,11 +63,20 @@ std::string write_rgb(std::FILE* fp, const unsigned char* rgb, int width, int he
     png_set_filter(png, 0, PNG_FILTER_SUB);
     png_set_IHDR(png, info, png_uint_32(width), png_uint_32(height), 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    // tEXt holds Latin-1 only (PNG spec, 11.3.4.3), and labels are UTF-8 (file names,
+    // "µs"), which a viewer reading tEXt shows as other letters: text beyond ASCII goes in
+    // iTXt, whose text is UTF-8 (uncompressed, no language). ASCII is the same in both, and
+    // tEXt is what every reader lists.
+    static char none[] = "";
     std::vector<png_text> chunks(text.size());
     for (std::size_t i = 0; i < text.size(); ++i) {
-        chunks[i].compression = PNG_TEXT_COMPRESSION_NONE;
+        const std::string& t = text[i].second;
+        const bool ascii = std::all_of(t.begin(), t.end(), [](unsigned char c) { return c < 0x80; });
+        chunks[i].compression = ascii ? PNG_TEXT_COMPRESSION_NONE : PNG_ITXT_COMPRESSION_NONE;
         chunks[i].key = const_cast<char*>(text[i].first.c_str());
-        chunks[i].text = const_cast<char*>(text[i].second.c_str());
+        chunks[i].text = const_cast<char*>(t.c_str());
+        chunks[i].lang = none;
+        chunks[i].lang_key = none;
     }
     if (!chunks.empty()) png_set_text(png, info, chunks.data(), int(chunks.size()));
     png_write_info(png, info);

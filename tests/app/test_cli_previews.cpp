@@ -2,8 +2,6 @@
 // seconds or metres, a title (file, shots, condition), a colour bar with the clip and
 // the gain stated; partial images say how many shots they hold; per-shot images on
 // request. The labels are drawn and also kept in the PNG's text chunks, read here.
-#include <png.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -12,6 +10,7 @@
 #include "io/shot_io.h"
 #include "run_rtm.h"
 #include "support/catch.hpp"
+#include "support/read_png.h"
 #include "support/test_data.h"
 
 using namespace rtm;
@@ -20,38 +19,6 @@ using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Png {
-    int width = 0, height = 0;
-    std::map<std::string, std::string> text;
-    std::vector<unsigned char> rgb;
-};
-
-Png read_png(const fs::path& path) {
-    Png out;
-    std::FILE* fp = std::fopen(path.c_str(), "rb");
-    REQUIRE(fp);
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-    png_infop info = png_create_info_struct(png);
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_read_struct(&png, &info, nullptr);
-        std::fclose(fp);
-        FAIL("libpng could not read " << path);
-    }
-    png_init_io(png, fp);
-    png_read_info(png, info);
-    out.width = int(png_get_image_width(png, info));
-    out.height = int(png_get_image_height(png, info));
-    out.rgb.resize(std::size_t(out.width) * out.height * 3);
-    for (int r = 0; r < out.height; ++r) png_read_row(png, &out.rgb[std::size_t(r) * out.width * 3], nullptr);
-    png_read_end(png, info);
-    png_textp t = nullptr;
-    const int n = png_get_text(png, info, &t, nullptr);
-    for (int i = 0; i < n; ++i) out.text[t[i].key] = t[i].text;
-    png_destroy_read_struct(&png, &info, nullptr);
-    std::fclose(fp);
-    return out;
-}
 
 // Dark pixels (text, axes) in rows y0..y1 of the picture.
 int dark(const Png& p, int y0, int y1) {

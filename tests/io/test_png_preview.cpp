@@ -1,41 +1,15 @@
 // PNG previews: read back with libpng to check size and colours.
-#include <png.h>
-
 #include <array>
-#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "io/png_preview.h"
 #include "segy_test_files.h"
+#include "support/read_png.h"
 #include "support/test_data.h"
 
 using namespace rtm;
 using namespace rtm::test;
-
-namespace {
-
-struct Image {
-    int width = 0, height = 0;
-    std::vector<unsigned char> rgb;
-    std::array<int, 3> at(int x, int y) const {
-        const unsigned char* p = &rgb[(std::size_t(y) * width + x) * 3];
-        return {p[0], p[1], p[2]};
-    }
-};
-
-Image read_png(const std::string& path) {
-    png_image img{};
-    img.version = PNG_IMAGE_VERSION;
-    REQUIRE(png_image_begin_read_from_file(&img, path.c_str()));
-    img.format = PNG_FORMAT_RGB;
-    Image out;
-    out.width = int(img.width), out.height = int(img.height);
-    out.rgb.resize(PNG_IMAGE_SIZE(img));
-    REQUIRE(png_image_finish_read(&img, nullptr, out.rgb.data(), 0, nullptr));
-    return out;
-}
-
-}  // namespace
 
 TEST_CASE("a small seismic section is drawn blue-white-red and scaled up to the minimum size") {
     const std::string path = (scratch("png-seismic") / "section.png").string();
@@ -43,7 +17,7 @@ TEST_CASE("a small seismic section is drawn blue-white-red and scaled up to the 
     std::vector<float> v(50, 0.f);
     for (int r = 0; r < 5; ++r) v[r * 10] = -1.f, v[r * 10 + 9] = 1.f;
     io::write_png(path, v, 10, 5);
-    const Image img = read_png(path);
+    const Png img = read_png(path);
     CHECK(img.width == 800);  // 400 / 5 rows = 80x replication
     CHECK(img.height == 400);
     CHECK(img.at(0, 0) == std::array<int, 3>{0, 0, 255});
@@ -59,7 +33,7 @@ TEST_CASE("a velocity preview runs a perceptual ramp from the minimum to the max
     style.symmetric = false;
     style.min_size = 4;
     io::write_png(path, v, 4, 1, style);
-    const Image img = read_png(path);
+    const Png img = read_png(path);
     CHECK(img.width == 16);
     CHECK(img.height == 4);
     CHECK(img.at(0, 0) == std::array<int, 3>{68, 1, 84});      // dark purple: slowest
@@ -73,4 +47,24 @@ TEST_CASE("write_png refuses a width and height that do not match the values") {
     CHECK(contains(msg, path));
     CHECK(contains(msg, "4 x 3"));
     CHECK_FALSE(std::filesystem::exists(path));
+}
+
+TEST_CASE("a label beyond ASCII is stored as UTF-8 in an iTXt chunk and an ASCII one in tEXt") {
+    const std::string path = (scratch("png-utf8") / "gather.png").string();
+    io::PngLabels labels;
+    // tEXt is Latin-1: these UTF-8 bytes (a file name, a unit) there read as "Ã©" and "Âµs".
+    labels.title = "shot 3 of r\xC3\xA9plica.sgy, dip 5\xC2\xB0";
+    labels.note = "gain t^2";
+    labels.x_label = "offset (m)", labels.y_label = "time (s)";
+    std::vector<float> v(50, 0.f);
+    v[7] = 1.f;
+    io::write_png(path, v, 10, 5, {}, &labels);
+    const auto chunks = read_png(path).chunks;
+    REQUIRE(chunks.size() == 2);
+    CHECK(chunks[0].key == "Title");
+    CHECK(chunks[0].compression == PNG_ITXT_COMPRESSION_NONE);
+    CHECK(chunks[0].text == labels.title);  // the same bytes, not re-encoded
+    CHECK(chunks[1].key == "Description");
+    CHECK(chunks[1].compression == PNG_TEXT_COMPRESSION_NONE);
+    CHECK_THAT(chunks[1].text, Catch::Matchers::StartsWith("gain t^2; colour clipped at +-"));
 }
