@@ -211,27 +211,42 @@ struct State {
     }
 };
 
+// The products' names in a job folder (3D previews are three slices), and those of their
+// unfinished copies (the SEG-Y and PNG writers go through PATH.tmp).
+const char* const kProducts = R"(image\.sgy|illumination\.sgy|image(_inline|_crossline|_depth)?\.png)";
+
+// Removes the products (and unfinished copies) in `folder`: a job's products are all of
+// one run's stack or none, never an image of one run beside the previews of another.
+void remove_products(const fs::path& folder) {
+    static const std::regex product("(" + std::string(kProducts) + R"()(\.tmp)?)");
+    std::error_code ec;
+    for (fs::directory_iterator e(folder, ec), end; !ec && e != end; e.increment(ec))
+        if (std::regex_match(e->path().filename().string(), product)) fs::remove(e->path(), ec);
+}
+
+// The image, the illumination and the previews from `stack`, each file synced by the
+// thread that wrote it, or none of them (remove_products) and the failure rethrown.
 std::vector<std::string> write_products(const fs::path& folder, const imaging::Stack& stack,
                                         const MigrationJobOptions& opt, int done, int total) {
     const imaging::PostProcessing& post = opt.post;
-    std::vector<std::string> out = {(folder / "image.sgy").string(), (folder / "illumination.sgy").string()};
+    const std::string image_path = (folder / "image.sgy").string(), illumination_path = (folder / "illumination.sgy").string();
     // The illumination's values, formed once: the image is normalised by them and they are
     // written beside it (two files, each its own segyio handle).
     const UninitVector<double> illumination_values = [&] {
         const PhaseTimer t("final image (normalise, filter)");
         return imaging::illumination_values(stack);
     }();
-    // Each file synced by the thread that wrote it (the commit syncs every product: it
-    // then finds them clean), the previews drawn beside the image's writing: one after
-    // another they held the end of a 3D job 0.18 s longer (H200 host, 2026-11-25).
-    auto illumination = run_beside(true, 1.0, [&] {
+    // The previews drawn beside the image's writing: one after another they held the end
+    // of a 3D job 0.18 s longer (H200 host, 2026-11-25).
+    auto illumination = run_beside(true, 1.0, [&stack, &illumination_values, &illumination_path] {
         const PhaseTimer t("write the illumination");
-        io::write_volume(out[1], imaging::illumination_volume(stack.grid, illumination_values),
+        io::write_volume(illumination_path, imaging::illumination_volume(stack.grid, illumination_values),
                          "rtm migrate: source illumination (sum of u^2)");
-        sync_file(out[1]);
+        sync_file(illumination_path);
     });
     Volume image;  // (outlives the previews' drawing, should the writing fail)
     std::future<std::vector<std::string>> previews;
+    std::vector<std::string> drawn;
     try {
         PhaseTimer filtering("final image (normalise, filter)");
         image = imaging::final_image(stack, post, illumination_values);
@@ -241,15 +256,18 @@ std::vector<std::string> write_products(const fs::path& folder, const imaging::S
             return write_image_previews(folder.string(), image, opt, done, total);
         });
         const PhaseTimer writing("write the image");
-        io::write_volume(out[0], image, "rtm migrate: stacked RTM image");
-        sync_file(out[0]);
-        for (auto& p : previews.get()) out.push_back(p);
+        io::write_volume(image_path, image, "rtm migrate: stacked RTM image");
+        sync_file(image_path);
+        drawn = previews.get();
+        illumination.get();
     } catch (...) {
         if (previews.valid()) previews.wait();
-        illumination.wait();
+        if (illumination.valid()) illumination.wait();
+        remove_products(folder);
         throw;
     }
-    illumination.get();
+    std::vector<std::string> out = {image_path, illumination_path};
+    out.insert(out.end(), drawn.begin(), drawn.end());
     return out;
 }
 
@@ -279,23 +297,26 @@ State open_state(const std::string& folder, const std::vector<JobShot>& names, c
     if (st.j["settings"] != fp.settings)
         fail(folder, "holds a job with other settings: " + settings_changed(st.j["settings"].get<std::string>(), fp.settings),
              again);
+    if (st.j["inputs"].size() != fp.inputs.size())
+        fail(folder, "holds a job over other input files (" + std::to_string(st.j["inputs"].size()) + ", now " +
+                         std::to_string(fp.inputs.size()) + ")", again);
     for (const auto& in : fp.inputs) {
         const std::string was = st.j["inputs"].value(in.key, "");
         if (was == in.hash) continue;
-        // The job's file, given in another place of the list (shot files in another order).
+        // The job's file, given in another place (shot files in another order, two files
+        // swapped between options).
         for (const auto& [key, hash] : st.j["inputs"].items())
             if (hash == in.hash)
                 fail(in.path, "is the file the job in " + folder + " was started with as " + key + ", not as " +
                                   in.key + ": the files are given in another order",
-                     "Give the files in the job's order (its state.json lists them under \"shots\")");
+                     in.key.rfind("data.shots", 0) == 0 && key.rfind("data.shots", 0) == 0
+                         ? "Give the shot files in the job's order (its state.json lists them under \"shots\")"
+                         : "Give each file to the option it was given to when the job began");
         fail(in.path, "is not the file the job in " + folder + " was started with as " + in.key + " (content hash " +
                               in.hash + ", was " + (was.empty() ? "absent" : was) + ")",
                  "Put the original file back to resume, or use a new output.job folder (or delete this one) to "
                  "migrate with the new one");
     }
-    if (st.j["inputs"].size() != fp.inputs.size())
-        fail(folder, "holds a job over other input files (" + std::to_string(st.j["inputs"].size()) + ", now " +
-                         std::to_string(fp.inputs.size()) + ")", again);
     // The shot files' content is the job's (above), so their shots are too; the paths
     // they are read from now are the ones the state names from here on.
     bool same = st.j["shots"].size() == names.size();
@@ -352,15 +373,17 @@ void commit(State& st, const imaging::Stack& stack) {
     for (const fs::path& part : part_files(st.folder)) fs::remove(part);
 }
 
-// A complete job's products could not be written (a full disk, say): its stack is
-// committed instead, so that running the job again writes them without migrating its
-// shots again. Only when that fails too are this run's shots lost.
+// A complete job's products could not be written (a full disk, say; write_products has
+// removed them, which frees their space): its stack is committed instead, so that
+// running the job again writes them without migrating its shots again. Only when that
+// fails too are this run's shots lost.
 [[noreturn]] void fail_keeping_stack(State& st, const imaging::Stack& stack, const std::exception& why) {
-    const std::string what = std::string("the image could not be written (") + why.what() + ")";
+    const std::string what = std::string("the image and its companions could not be written (") + why.what() + ")";
     try {
         commit(st, stack);
     } catch (const std::exception& also) {
-        fail(st.folder.string(), what + ", nor the stack kept (" + also.what() + ")",
+        fail(st.folder.string(), what + ", nor the stack kept (" + also.what() + "; it takes about 16 times the image's "
+                                                                             "size)",
              "Free space (or fix the cause above) and run the same command again: it migrates the shots done since "
              "the last checkpoint again");
     }
@@ -432,11 +455,10 @@ void absorb_parts(State& st, imaging::Stack& stack) {
 }  // namespace
 
 std::vector<std::string> job_files(const std::string& folder) {
-    // state.json, the lock, the stacks, the ranks' parts, the products and previews (the SEG-Y and
-    // PNG writers go through PATH.tmp; 3D previews are three slices), and the shots'
-    // pictures (keep-shot-images).
-    static const std::regex job_file(R"((state\.json|job\.lock|stack-\d+\.bin|part-\d+\.bin|image\.sgy|illumination\.sgy|)"
-                                     R"(image(_inline|_crossline|_depth)?\.png)(\.tmp)?)");
+    // state.json, the lock, the stacks, the ranks' parts, the products and previews, their
+    // unfinished copies (PATH.tmp), and the shots' pictures (keep-shot-images).
+    static const std::regex job_file(R"((state\.json|job\.lock|stack-\d+\.bin|part-\d+\.bin|)" + std::string(kProducts) +
+                                     R"()(\.tmp)?)");
     static const std::regex shot_picture(R"(shot-.*\.png(\.tmp)?)");
     std::vector<std::string> out;
     for (const auto& [dir, name] : {std::pair{fs::path(folder), &job_file}, std::pair{fs::path(folder) / "shots", &shot_picture}}) {

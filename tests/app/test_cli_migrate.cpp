@@ -199,9 +199,11 @@ TEST_CASE("a job whose image cannot be written keeps its stack and a rerun write
     const auto full = run_rtm(migrate_cmd(job));
     INFO(full.output);
     CHECK(full.status == 1);
-    CHECK_THAT(full.output, Contains("the image could not be written") &&
+    CHECK_THAT(full.output, Contains("the image and its companions could not be written") &&
                                 Contains("the stack of every shot is kept in the job folder"));
-    fs::remove(job / "image.sgy.tmp");
+    // None of the products is left: not the last run's image beside this run's previews.
+    for (const char* product : {"image.sgy", "illumination.sgy", "image.png", "image.sgy.tmp"})
+        CHECK_FALSE(fs::exists(fs::symlink_status(job / product)));
     const auto again = run_rtm(migrate_cmd(job));
     INFO(again.output);
     REQUIRE(again.status == 0);
@@ -223,6 +225,13 @@ TEST_CASE("a job resumed with its shot files in another order is refused and the
     CHECK(r.status == 1);
     CHECK_THAT(r.output, Contains("was started with as data.shots 2, not as data.shots 1") &&
                              Contains("another order") && !Contains("Put the original file back"));
+    // A file left out is not a reordering.
+    const auto fewer = run_rtm("migrate --model.vp " + kSmooth + " --data.shots " + other.string() +
+                               " --wavelet.ricker-f0 10 --migration.aperture 800 --propagation.device cpu "
+                               "--output.job " + (dir / "job").string());
+    INFO(fewer.output);
+    CHECK(fewer.status == 1);
+    CHECK_THAT(fewer.output, Contains("holds a job over other input files") && !Contains("another order"));
 }
 
 // A job folder knows its inputs by their options and content, not by the paths typed: a
