@@ -211,8 +211,8 @@ Wavelet load_wavelet(const po::variables_map& vm) {
         const ShotGather g = index.load(0);
         w.samples.assign(g.trace(0), g.trace(0) + g.nt);
         if (std::all_of(w.samples.begin(), w.samples.end(), [](double x) { return x == 0; }))
-            fail(path, "its first trace, the source wavelet, is all zeros: every modelled gather and image would be zero",
-                 "Give a file whose first trace holds the source wavelet");
+            fail(path, "its trace, the source wavelet, is all zeros: every modelled gather and image would be zero",
+                 one);
         // (The index refuses an interval that is not a positive whole number of microseconds.)
         w.dt = g.dt;
         const double fmax = vm["wavelet.f-max"].as<double>();

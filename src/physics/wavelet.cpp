@@ -35,7 +35,9 @@ double wavelet_max_frequency(const float* samples, int n, double dt) {
     fftw_plan plan;
     {
         std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-        plan = fftw_plan_dft_r2c_1d(int(m), x.data(), c, FFTW_ESTIMATE);
+        // Unaligned: the same plan, so the same rounding, wherever the heap put the arrays
+        // (every rank measures the band, and a resumed job must measure it alike).
+        plan = fftw_plan_dft_r2c_1d(int(m), x.data(), c, FFTW_ESTIMATE | FFTW_UNALIGNED);
     }
     fftw_execute(plan);
     {

@@ -85,8 +85,8 @@ double choose_time_step(const Grid& g, double v_min, double v_max, double record
                                        : wavelet.band_from,
              fmt::format("the wavelet's energy reaches {:g} Hz, at or above the time step's Nyquist frequency "
                          "({:g} Hz at dt {:g} ms): it cannot be propagated", f_max, 0.5 / dt, dt * 1e3),
-             "Lower the wavelet's frequency (in Hz: a Ricker's peak is typically 5 to 50), or give a smaller "
-             "propagation.dt");
+             "Lower the wavelet's frequency (in Hz: a Ricker's peak is typically 5 to 50; a wavelet file's band "
+             "can be stated with wavelet.f-max), or give a smaller propagation.dt");
     const double h_max = std::max({g.dx, g.dz, g.ndim() == 3 ? g.dy : 0.0});
     const double ppw = points_per_wavelength(v_min, f_max, h_max);
     // Once per process and setting: every shot of a job asks for its time step.
