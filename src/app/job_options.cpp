@@ -220,16 +220,20 @@ Wavelet load_wavelet(const po::variables_map& vm) {
             fail("option wavelet.f-max", "must be 0 (measured from the file's spectrum) or a frequency in Hz", "");
         // Its spectrum, not its sampling, says where its energy ends: a 12 Hz wavelet at
         // 0.1 ms was given 4 kHz, and a spike at 0.5 ms (1 kHz) went unchecked.
-        const double measured = wavelet_max_frequency(w.samples.data(), g.nt, g.dt);
+        // Its dominant frequency too (the C-PML's frequency shift, the mute's taper), which
+        // was wavelet.ricker-f0's, an option about another wavelet.
+        const WaveletSpectrum measured = wavelet_spectrum(w.samples.data(), g.nt, g.dt);
+        w.f_dominant = measured.peak;
         if (fmax > 0) {
             w.f_max = fmax, w.band_from = "option wavelet.f-max";
-            spdlog::info("wavelet from {}: {} samples at {:g} ms, energy up to {:.4g} Hz (option wavelet.f-max; from "
-                         "its spectrum, {:.4g} Hz at -{:g} dB)",
-                         path, g.nt, g.dt * 1e3, fmax, measured, kWaveletBandDb);
+            spdlog::info("wavelet from {}: {} samples at {:g} ms, peak {:.4g} Hz, energy up to {:.4g} Hz (option "
+                         "wavelet.f-max; from its spectrum, {:.4g} Hz at -{:g} dB)",
+                         path, g.nt, g.dt * 1e3, measured.peak, fmax, measured.max, kWaveletBandDb);
         } else {
-            w.f_max = measured, w.band_from = path + " (its spectrum)";
-            spdlog::info("wavelet from {}: {} samples at {:g} ms, energy up to {:.4g} Hz (-{:g} dB), from its spectrum",
-                         path, g.nt, g.dt * 1e3, measured, kWaveletBandDb);
+            w.f_max = measured.max, w.band_from = path + " (its spectrum)";
+            spdlog::info("wavelet from {}: {} samples at {:g} ms, peak {:.4g} Hz, energy up to {:.4g} Hz (-{:g} dB), "
+                         "from its spectrum",
+                         path, g.nt, g.dt * 1e3, measured.peak, measured.max, kWaveletBandDb);
         }
     } else {
         w.dt = 1e-4;  // fine enough for any record interval; resampled to the step

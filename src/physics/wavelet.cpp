@@ -23,7 +23,7 @@ std::vector<float> ricker(double f0, double dt, int nt, double t0) {
     return w;
 }
 
-double wavelet_max_frequency(const float* samples, int n, double dt) {
+WaveletSpectrum wavelet_spectrum(const float* samples, int n, double dt) {
     // Padding samples the same continuous spectrum more finely: n bins alone are
     // 1 / (n dt) apart, 10 Hz for 100 samples at 1 ms, too coarse to place a band's end.
     std::size_t m = 1;
@@ -46,14 +46,18 @@ double wavelet_max_frequency(const float* samples, int n, double dt) {
     }
     std::vector<double> amp(spectrum.size());
     for (std::size_t k = 0; k < amp.size(); ++k) amp[k] = std::abs(spectrum[k]);
-    const double peak = *std::max_element(amp.begin(), amp.end());
-    if (!(peak > 0)) return 0;
+    const auto top = std::max_element(amp.begin(), amp.end());
+    const double peak = *top;
+    if (!(peak > 0)) return {};
     const double level = peak * std::pow(10.0, -kWaveletBandDb / 20);
     std::size_t k = amp.size() - 1;
     while (amp[k] < level) --k;  // stops at the peak at the latest
     const double df = 1.0 / (double(m) * dt);
-    if (k == amp.size() - 1) return 0.5 / dt;
-    return (double(k) + (amp[k] - level) / (amp[k] - amp[k + 1])) * df;
+    WaveletSpectrum out;
+    out.max = k == amp.size() - 1 ? 0.5 / dt : (double(k) + (amp[k] - level) / (amp[k] - amp[k + 1])) * df;
+    const std::size_t at = std::size_t(top - amp.begin());
+    out.peak = at > 0 ? double(at) * df : out.max / 2.5;
+    return out;
 }
 
 Resampler::Resampler(int nin, double dtin, int nout, double dtout) : nin_(nin) {

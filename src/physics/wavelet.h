@@ -19,12 +19,19 @@ inline double ricker_max_frequency(double f0) { return 2.5 * f0; }
 // written to a file gets the band of the built-in one (2.51 f0 at 30 dB).
 constexpr double kWaveletBandDb = 30;
 
-// Highest frequency carrying energy in n samples at interval dt (s), in Hz: the highest at
-// which their amplitude spectrum is within kWaveletBandDb of its peak, on the samples
-// zero-padded to a power of two >= 4n (bins 1 / (4 n dt) apart or closer), interpolated
-// linearly between the last bin at or above that level and the next; 1 / (2 dt) when
-// the spectrum is still above it there; 0 for all-zero samples.
-double wavelet_max_frequency(const float* samples, int n, double dt);
+// The amplitude spectrum of n samples at interval dt (s), zero-padded to a power of two
+// >= 4n (bins 1 / (4 n dt) apart or closer), in Hz:
+//   max: the highest frequency within kWaveletBandDb of the peak, interpolated linearly
+//        between the last bin at or above that level and the next; 1 / (2 dt) when the
+//        spectrum is still above it there;
+//   peak: the frequency of the largest bin (a Ricker's f0), or max / 2.5 (a Ricker's
+//        relation) where that is 0 Hz: a spike's flat spectrum, a Gaussian's, have no
+//        dominant frequency of their own.
+// Both 0 for all-zero samples.
+struct WaveletSpectrum {
+    double peak = 0, max = 0;
+};
+WaveletSpectrum wavelet_spectrum(const float* samples, int n, double dt);
 
 // Band-limited resampling of traces from (nin, dtin) to (nout, dtout), both
 // starting at t = 0: Kaiser-windowed sinc of half-width 8 samples of the coarser
