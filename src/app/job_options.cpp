@@ -256,8 +256,9 @@ PropagationOptions propagation_from(const po::variables_map& vm) {
     else fail_usage("option propagation.precision", "unknown value '" + prec + "'", "Use single or double");
     p.batch = vm["propagation.batch"].as<int>();
     if (p.batch < 0) fail("option propagation.batch", "must not be negative", "Give 0 (automatic) or a number of shots");
-    set_cpu_threads(vm["propagation.threads"].as<int>(), "propagation.threads");  // the host's share on a GPU too
     const parallel::World& world = parallel::World::get();
+    // The host's share on a GPU too; the CPUs divided between the ranks bound to them.
+    set_cpu_threads(vm["propagation.threads"].as<int>(), "propagation.threads", world.cpu_sharers());
     const int per_shot = vm["parallel.ranks-per-shot"].as<int>();
     parallel::ShotGroups::configure(per_shot);  // refuses a G that does not divide the ranks
     spdlog::info("{}", parallel::layout_description(per_shot));

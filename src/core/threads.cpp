@@ -67,7 +67,26 @@ void set_startup_environment(char** argv) {
     unsetenv("RTM_STARTED");
 }
 
-ThreadChoice choose_threads(int option, const std::string& option_name) {
+std::string affinity_mask() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return {};  // (unknown: shares with every rank)
+    return std::string(reinterpret_cast<const char*>(&set), sizeof set);
+}
+
+int ranks_sharing_cpus(const std::vector<std::string>& masks, std::size_t me) {
+    const auto overlap = [](const std::string& a, const std::string& b) {
+        if (a.empty() || b.empty()) return true;
+        for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+            if (a[i] & b[i]) return true;
+        return false;
+    };
+    int n = 0;
+    for (const std::string& m : masks) n += overlap(m, masks.at(me));
+    return n;
+}
+
+ThreadChoice choose_threads(int option, const std::string& option_name, int sharing) {
     ThreadChoice c;
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -85,8 +104,9 @@ ThreadChoice choose_threads(int option, const std::string& option_name) {
         c.threads = n;
         c.from = "OMP_NUM_THREADS";
     } else {
-        c.threads = std::max(1, c.affinity_cpus / c.local_ranks);
+        c.threads = std::max(1, c.affinity_cpus / (sharing > 0 ? sharing : c.local_ranks));
     }
+    c.sharing = sharing;
     if (const char* w = std::getenv("OMP_WAIT_POLICY")) c.wait_policy = w;
     else if (const char* s = std::getenv("GOMP_SPINCOUNT")) c.wait_policy = std::string("GOMP_SPINCOUNT=") + s;
     else c.wait_policy = "libgomp default (spins)";
@@ -105,19 +125,20 @@ ThreadChoice choose_threads(int option, const std::string& option_name) {
 std::string describe(const ThreadChoice& c) {
     return "CPU threads: " + std::to_string(c.threads) + " (" + (c.from.empty() ? "" : c.from + "; ") + "affinity " +
            std::to_string(c.affinity_cpus) + (c.affinity_cpus == 1 ? " CPU, " : " CPUs, ") +
-           std::to_string(c.local_ranks) + (c.local_ranks == 1 ? " rank" : " ranks") +
-           " on this node; OpenMP wait policy " + c.wait_policy + "; host memory in " +
+           std::to_string(c.local_ranks) + (c.local_ranks == 1 ? " rank" : " ranks") + " on this node" +
+           (c.sharing > 0 && c.local_ranks > 1 ? ", " + std::to_string(c.sharing) + " sharing these CPUs" : "") +
+           "; OpenMP wait policy " + c.wait_policy + "; host memory in " +
            (c.huge_pages ? "huge pages where the kernel gives them (transparent huge pages: " +
                                c.transparent_huge_pages + ")"
                          : std::string("4 kB pages")) +
            (c.tunables.empty() ? "" : ", GLIBC_TUNABLES " + c.tunables) + ")";
 }
 
-int set_cpu_threads(int option, const std::string& option_name) {
+int set_cpu_threads(int option, const std::string& option_name, int sharing) {
     if (option < 0)
         fail("option " + option_name, "must not be negative",
              "Give 0 (the CPUs this process may use, shared between the ranks of the node) or a thread count");
-    const ThreadChoice c = choose_threads(option, option_name);
+    const ThreadChoice c = choose_threads(option, option_name, sharing);
     // More threads than this process's CPUs wait for each other's time slices at every
     // barrier of a step: slower than one a core (a warning), and far beyond them (ten
     // thousand threads on two cores ran for minutes, a hundred thousand crashed libgomp)

@@ -33,6 +33,7 @@ struct ThreadChoice {
     int threads = 1;
     int affinity_cpus = 1;    // CPUs in this process's affinity mask (sched_getaffinity)
     int local_ranks = 1;      // ranks on this node (OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS, SLURM_NTASKS_PER_NODE)
+    int sharing = 0;          // of them, those whose CPUs overlap this process's (0: not known)
     std::string from;         // "option NAME", "OMP_NUM_THREADS" or "" (the default)
     std::string wait_policy;  // "passive", "active", "GOMP_SPINCOUNT=N" or "libgomp default (spins)"
     std::string tunables;     // GLIBC_TUNABLES
@@ -41,8 +42,18 @@ struct ThreadChoice {
 };
 
 // option > 0 wins; else OMP_NUM_THREADS when set; else the CPUs of the affinity mask
-// divided by the ranks on this node, at least 1.
-ThreadChoice choose_threads(int option, const std::string& option_name);
+// divided by the ranks that share them (`sharing`, when known: > 0), else by the ranks
+// on this node; at least 1.
+ThreadChoice choose_threads(int option, const std::string& option_name, int sharing = 0);
+
+// This process's affinity mask, as bytes (sched_getaffinity), for ranks_sharing_cpus.
+std::string affinity_mask();
+// Of the ranks' affinity masks `masks` (affinity_mask(); those of one node), how many
+// overlap masks[me], itself included: the ranks its CPUs are shared with. mpirun's
+// --bind-to socket gives the ranks of a socket the same CPUs, --bind-to core and Slurm's
+// --cpus-per-task each rank its own: dividing a rank's CPUs by all the node's ranks left
+// half of a two-socket node idle, or 7 of a task's 8 CPUs.
+int ranks_sharing_cpus(const std::vector<std::string>& masks, std::size_t me);
 
 // "CPU threads: 2 (affinity 2 CPUs, 1 rank on this node; OpenMP wait policy passive)"
 std::string describe(const ThreadChoice& c);
@@ -60,7 +71,7 @@ void flush_denormals_to_zero();
 // Chooses, applies (omp_set_num_threads), logs describe() at info level; returns the count.
 // Throws naming the option (or OMP_NUM_THREADS) when it is negative or more than four
 // threads a CPU of this process's affinity; warns beyond one a CPU.
-int set_cpu_threads(int option, const std::string& option_name);
+int set_cpu_threads(int option, const std::string& option_name, int sharing = 0);
 
 // This thread's OpenMP thread count (omp_get_max_threads), and setting it.
 int current_threads();

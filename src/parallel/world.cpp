@@ -10,6 +10,7 @@
 #include <exception>
 
 #include "core/error.h"
+#include "core/threads.h"
 
 #include <chrono>
 #include <thread>
@@ -284,6 +285,22 @@ void World::sendrecv(const void*, std::size_t, int, void*, std::size_t, int) con
 std::string mpi_description() { return "no MPI (built without it: one rank)"; }
 
 #endif
+
+int World::cpu_sharers() const {
+    if (size_ == 1) return 0;
+    const std::string mine = node_name_ + '\0' + affinity_mask();
+    const auto all = allgather(mine.data(), mine.size());
+    std::vector<std::string> masks;  // of this node's ranks
+    std::size_t me = 0;
+    for (std::size_t r = 0; r < all.size(); ++r) {
+        const std::string s(all[r].begin(), all[r].end());
+        const std::size_t cut = s.find('\0');
+        if (cut == std::string::npos || s.compare(0, cut, node_name_) != 0 || cut != node_name_.size()) continue;
+        if (int(r) == rank_) me = masks.size();
+        masks.push_back(s.substr(cut + 1));
+    }
+    return ranks_sharing_cpus(masks, me);
+}
 
 void World::broadcast(std::string& s) const {
     std::uint64_t n = s.size();

@@ -60,6 +60,10 @@ public:
     World split(int color) const;
     // Every rank's bytes on every rank, in rank order (any sizes).
     std::vector<std::vector<char>> allgather(const void* data, std::size_t bytes) const;
+    // Collective: the ranks of this process's node (in this world) whose CPUs overlap its
+    // own, itself included (core/threads.h, ranks_sharing_cpus); 0 in a world of one rank
+    // (not known: the environment's count of ranks on the node stands for it).
+    int cpu_sharers() const;
     // Whether `mine` holds on every rank (a blocking AND over all ranks).
     bool all(bool mine) const;
     // As all(), for a rank that may meet the others elsewhere: when some rank does not

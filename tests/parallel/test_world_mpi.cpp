@@ -2,6 +2,7 @@
 // exchanges and agreements within a group only, and the agreement that ends a job
 // instead of hanging when a member does not come.
 #include <string>
+#include <thread>
 
 #include "support/catch.hpp"
 #include "support/shell.h"
@@ -15,8 +16,8 @@ TEST_CASE("World operations under mpirun (this build has no MPI)") { rtm::test::
 
 namespace {
 
-rtm::test::Result mpirun(int ranks, const std::string& mode) {
-    return rtm::test::run_shell(rtm::test::mpirun_command(ranks) + RTM_WORLD_RANKS + " " + mode + " 2>&1");
+rtm::test::Result mpirun(int ranks, const std::string& mode, const std::string& options = "") {
+    return rtm::test::run_shell(rtm::test::mpirun_command(ranks) + options + RTM_WORLD_RANKS + " " + mode + " 2>&1");
 }
 
 }  // namespace
@@ -33,6 +34,20 @@ TEST_CASE("split worlds gather, exchange, agree and broadcast among their own ra
     INFO(r.output);
     CHECK(r.status == 0);
     for (int k = 0; k < 4; ++k) CHECK_THAT(r.output, Contains("rank " + std::to_string(k) + ": ok"));
+}
+
+// The CPU threads of a rank are its CPUs over the ranks it shares them with: all of the
+// node's ranks when none is bound, itself alone when each is bound to its own core.
+TEST_CASE("ranks count the ranks of their node that share their CPUs under mpirun's bindings") {
+    const rtm::test::Result none = mpirun(2, "sharers", "--bind-to none ");
+    INFO(none.output);
+    CHECK(none.status == 0);
+    CHECK_THAT(none.output, Contains("rank 0: sharers 2") && Contains("rank 1: sharers 2"));
+    if (std::thread::hardware_concurrency() < 2) return;  // (two ranks bound to one core share it)
+    const rtm::test::Result core = mpirun(2, "sharers", "--bind-to core ");
+    INFO(core.output);
+    CHECK(core.status == 0);
+    CHECK_THAT(core.output, Contains("rank 0: sharers 1") && Contains("rank 1: sharers 1"));
 }
 
 TEST_CASE("an agreement that a rank does not come to ends the job after its wait, naming the rank and the reason") {

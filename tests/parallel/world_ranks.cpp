@@ -107,8 +107,12 @@ int main(int argc, char** argv) {
         else w.barrier();
         std::printf("rank %d: not ended\n", w.rank());
         return 1;
+    } else if (mode == "sharers") {
+        // How many of the node's ranks share this rank's CPUs (the test chooses mpirun's binding).
+        const int n = w.cpu_sharers();
+        std::printf("rank %d: sharers %d\n", w.rank(), n);
     } else {
-        std::printf("usage: world_ranks collectives|pieces|agree-timeout\n");
+        std::printf("usage: world_ranks collectives|pieces|agree-timeout|sharers\n");
         return 2;
     }
     std::printf("rank %d: %s\n", w.rank(), failures ? "failed" : "ok");
