@@ -3,6 +3,7 @@
 #include <png.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <array>
 #include <cerrno>
 #include <cmath>
@@ -40,6 +41,26 @@ Rgb seismic(double t) {
     return {255, fade(t), fade(t)};
 }
 
+// Whether `s` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, at most
+// U+10FFFF).
+bool valid_utf8(const std::string& s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        const int n = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : -1;
+        if (n < 0 || s.size() - i <= std::size_t(n)) return false;  // (a lead byte, or one cut short)
+        std::uint32_t cp = n == 0 ? c : n == 1 ? c & 0x1F : n == 2 ? c & 0x0F : c & 0x07;
+        for (int k = 1; k <= n; ++k) {
+            const unsigned char d = static_cast<unsigned char>(s[i + std::size_t(k)]);
+            if ((d & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (d & 0x3F);
+        }
+        const std::uint32_t least[4] = {0, 0x80, 0x800, 0x10000};
+        if (cp < least[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+        i += std::size_t(n) + 1;
+    }
+    return true;
+}
+
 // Writes rows of RGB with libpng; returns an error text, empty on success. libpng
 // reports errors by longjmp, so nothing here owns resources that need destructors.
 std::string write_rgb(std::FILE* fp, const unsigned char* rgb, int width, int height,
@@ -64,15 +85,16 @@ std::string write_rgb(std::FILE* fp, const unsigned char* rgb, int width, int he
     png_set_IHDR(png, info, png_uint_32(width), png_uint_32(height), 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     // tEXt holds Latin-1 only (PNG spec, 11.3.4.3), and labels are UTF-8 (file names,
-    // "µs"), which a viewer reading tEXt shows as other letters: text beyond ASCII goes in
-    // iTXt, whose text is UTF-8 (uncompressed, no language). ASCII is the same in both, and
-    // tEXt is what every reader lists.
+    // "µs"), which a viewer reading tEXt shows as other letters: UTF-8 text beyond ASCII
+    // goes in iTXt, whose text must be UTF-8 (uncompressed, no language). ASCII is the same
+    // in both, and tEXt is what every reader lists; text that is not UTF-8 (a file name in
+    // a legacy encoding) stays in tEXt, whose Latin-1 is the likeliest reading of it.
     static char none[] = "";
     std::vector<png_text> chunks(text.size());
     for (std::size_t i = 0; i < text.size(); ++i) {
         const std::string& t = text[i].second;
         const bool ascii = std::all_of(t.begin(), t.end(), [](unsigned char c) { return c < 0x80; });
-        chunks[i].compression = ascii ? PNG_TEXT_COMPRESSION_NONE : PNG_ITXT_COMPRESSION_NONE;
+        chunks[i].compression = ascii || !valid_utf8(t) ? PNG_TEXT_COMPRESSION_NONE : PNG_ITXT_COMPRESSION_NONE;
         chunks[i].key = const_cast<char*>(text[i].first.c_str());
         chunks[i].text = const_cast<char*>(t.c_str());
         chunks[i].lang = none;

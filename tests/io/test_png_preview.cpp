@@ -67,4 +67,15 @@ TEST_CASE("a label beyond ASCII is stored as UTF-8 in an iTXt chunk and an ASCII
     CHECK(chunks[1].key == "Description");
     CHECK(chunks[1].compression == PNG_TEXT_COMPRESSION_NONE);
     CHECK_THAT(chunks[1].text, Catch::Matchers::StartsWith("gain t^2; colour clipped at +-"));
+    // Text that is not UTF-8 (a Latin-1 file name; a truncated sequence; an overlong
+    // form; a surrogate) would make an invalid iTXt chunk: it stays in tEXt, byte for byte.
+    for (const std::string title : {std::string("caf\xE9.sgy"), std::string("r\xC3"), std::string("\xC0\xAF"),
+                                    std::string("\xED\xA0\x80")}) {
+        labels.title = title;
+        io::write_png(path, v, 10, 5, {}, &labels);
+        const auto latin = read_png(path).chunks;
+        REQUIRE(!latin.empty());
+        CHECK(latin[0].compression == PNG_TEXT_COMPRESSION_NONE);
+        CHECK(latin[0].text == title);
+    }
 }
