@@ -175,13 +175,31 @@ std::optional<Volume> born_perturbation(const po::variables_map& vm, const Model
         fail_usage("options model.born-dm and model.born-reflectivity", "both are given", "Give one of them");
     const std::string path = vm[refl ? "model.born-reflectivity" : "model.born-dm"].as<std::string>();
     const Volume pert = io::read_volume(path, grid_read_options(vm));
-    const Grid& a = pert.grid;
-    const Grid& b = model.grid();
-    if (a.nx != b.nx || a.ny != b.ny || a.nz != b.nz)
-        fail(path, "its grid (" + std::to_string(a.nx) + " x " + std::to_string(a.ny) + " x " + std::to_string(a.nz) +
-                       ") differs from the model's (" + std::to_string(b.nx) + " x " + std::to_string(b.ny) + " x " +
-                       std::to_string(b.nz) + ")",
-             "Give the perturbation on the velocity model's grid");
+    // On vp's grid node for node (a count alone let a shifted or resampled file through).
+    io::require_vp_grid(pert.grid, path, refl ? "the reflectivity" : "the perturbation", model.grid(),
+                        vm["model.vp"].as<std::string>());
+    // A perturbation that is none, or that is no perturbation (a velocity model given
+    // here, a reflection coefficient beyond 1), would model zeros or nonsense.
+    if (std::all_of(pert.data.begin(), pert.data.end(), [](float x) { return x == 0; }))
+        fail(path, "is zero everywhere: Born modelling would write gathers of zeros",
+             "Give the perturbation's file (or model the background itself without model.born-*)");
+    const Grid& g = pert.grid;
+    const auto node = [&](std::size_t k) {
+        return "node (ix " + std::to_string(k % g.nx) + ", iy " + std::to_string((k / g.nx) % g.ny) + ", iz " +
+               std::to_string(k / (std::size_t(g.nx) * g.ny)) + ")";
+    };
+    for (std::size_t k = 0; k < pert.data.size(); ++k) {
+        const double x = pert.data[k], v = model.vp.data[k];
+        if (refl && std::abs(x) > 1)
+            fail(path, "the reflectivity at " + node(k) + " is " + fmt::format("{:g}", x) +
+                           ": a reflection coefficient lies between -1 and 1",
+                 "Give the reflectivity as a fraction (a velocity model goes in model.vp)");
+        if (!refl && std::abs(x) >= 1 / (v * v))
+            fail(path, "the slowness-squared perturbation at " + node(k) + " is " + fmt::format("{:g}", x) +
+                           " s^2/m^2, no smaller than the background's own 1 / v^2 = " + fmt::format("{:g}", 1 / (v * v)) +
+                           ": it is no perturbation",
+                 "Give dm in s^2/m^2, small against 1 / v^2 (a velocity model goes in model.vp)");
+    }
     spdlog::info("Born modelling from {} ({})", path, refl ? "reflectivity" : "slowness-squared perturbation");
     return refl ? slowness_perturbation_from_reflectivity(model, pert) : pert;
 }

@@ -198,21 +198,7 @@ Model read_model(const ModelPaths& paths, const GridReadOptions& opt) {
             v = Volume(g, float(constant));
         } else {
             v = read_volume(*path, opt);
-            const Grid& h = v.grid;
-            auto near = [](double a, double b, double tol) { return std::abs(a - b) <= tol; };
-            const bool same = h.nx == g.nx && h.ny == g.ny && h.nz == g.nz && near(h.dx, g.dx, 1e-3) &&
-                              near(h.dy, g.dy, 1e-3) && near(h.dz, g.dz, 1e-3) && near(h.z0, g.z0, 1e-3) &&
-                              near(h.frame.ox, g.frame.ox, 0.01) && near(h.frame.oy, g.frame.oy, 0.01) &&
-                              near(h.frame.exx, g.frame.exx, 1e-4) && near(h.frame.exy, g.frame.exy, 1e-4) &&
-                              near(h.frame.eyx, g.frame.eyx, 1e-4) && near(h.frame.eyy, g.frame.eyy, 1e-4);
-            if (!same)
-                fail(*path, std::string(name) + "'s grid (" + std::to_string(h.nx) + " x " + std::to_string(h.ny) + " x " +
-                                std::to_string(h.nz) + ", dx " + num(h.dx) + ", dy " + num(h.dy) + ", dz " + num(h.dz) +
-                                " m, origin " + num(h.frame.ox) + ", " + num(h.frame.oy) + ") differs from vp's in " +
-                                paths.vp + " (" + std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " +
-                                std::to_string(g.nz) + ", dx " + num(g.dx) + ", dy " + num(g.dy) + ", dz " + num(g.dz) +
-                                " m, origin " + num(g.frame.ox) + ", " + num(g.frame.oy) + ")",
-                     "Write all model volumes on vp's grid");
+            require_vp_grid(v.grid, *path, name, g, paths.vp);
         }
         // Thomsen's epsilon and delta: 1 + 2 eps and 1 + 2 delta are squared velocity
         // ratios (> 0); angles in degrees (tilt from vertical, azimuth from x to y).
@@ -235,6 +221,24 @@ Model read_model(const ModelPaths& paths, const GridReadOptions& opt) {
         m.extra[name] = std::move(v);
     }
     return m;
+}
+
+void require_vp_grid(const Grid& h, const std::string& path, const std::string& what, const Grid& g,
+                     const std::string& vp_path) {
+    auto near = [](double a, double b, double tol) { return std::abs(a - b) <= tol; };
+    const bool same = h.nx == g.nx && h.ny == g.ny && h.nz == g.nz && near(h.dx, g.dx, 1e-3) &&
+                      near(h.dy, g.dy, 1e-3) && near(h.dz, g.dz, 1e-3) && near(h.z0, g.z0, 1e-3) &&
+                      near(h.frame.ox, g.frame.ox, 0.01) && near(h.frame.oy, g.frame.oy, 0.01) &&
+                      near(h.frame.exx, g.frame.exx, 1e-4) && near(h.frame.exy, g.frame.exy, 1e-4) &&
+                      near(h.frame.eyx, g.frame.eyx, 1e-4) && near(h.frame.eyy, g.frame.eyy, 1e-4);
+    const auto text = [](const Grid& x) {
+        return std::to_string(x.nx) + " x " + std::to_string(x.ny) + " x " + std::to_string(x.nz) + ", dx " + num(x.dx) +
+               ", dy " + num(x.dy) + ", dz " + num(x.dz) + " m, origin " + num(x.frame.ox) + ", " + num(x.frame.oy) +
+               ", first depth " + num(x.z0) + " m";
+    };
+    if (!same)
+        fail(path, what + "'s grid (" + text(h) + ") differs from vp's in " + vp_path + " (" + text(g) + ")",
+             "Write all model volumes on vp's grid");
 }
 
 void write_volume(const std::string& path, const Volume& v, const std::string& description) {

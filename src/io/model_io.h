@@ -62,6 +62,11 @@ Volume read_volume(const std::string& path, const GridReadOptions& opt = {});
 // theta (degrees, tilt from vertical) in [-180, 180] and phi (degrees, azimuth from x
 // towards y; 3D, with theta) in [-360, 360]; errors name the file (or option), the node
 // and the value. The angles are returned in radians.
+// Refuses a volume of `what` (from `path`) whose grid h is not vp's g (from vp_path):
+// node counts, spacings, first depth, origin and axes, naming both grids.
+void require_vp_grid(const Grid& h, const std::string& path, const std::string& what, const Grid& g,
+                     const std::string& vp_path);
+
 struct ModelPaths {
     std::string vp, epsilon, delta, theta, phi;
 };

@@ -80,7 +80,7 @@ TEST_CASE("rtm model refuses a regular spread's options beside acquisition.geome
     const auto other_grid = run_rtm(model_cmd(out, born + "--model.born-dm " + dome));
     INFO(other_grid.output);
     CHECK(other_grid.status == 1);
-    CHECK_THAT(other_grid.output, Contains(dome + ": its grid") && Contains("differs from the model's"));
+    CHECK_THAT(other_grid.output, Contains(dome + ": the perturbation's grid") && Contains("differs from vp's"));
     CHECK(!fs::exists(out));
 
     // The model's trace coordinates give its spacing (10 m): another model.dx was dropped.

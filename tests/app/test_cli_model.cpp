@@ -224,7 +224,7 @@ TEST_CASE("rtm info on a truncated file names the file and the problem") {
     CHECK_THAT(r.output, Contains(path.string()));
 }
 
-TEST_CASE("rtm model with a reflectivity does Born modelling, and refuses one on another grid") {
+TEST_CASE("rtm model with a reflectivity does Born modelling and refuses one off the model grid or one that is no perturbation") {
     const auto dir = scratch("cli-born");
     Volume r = io::read_volume(kModel);
     std::fill(r.data.begin(), r.data.end(), 0.f);
@@ -251,7 +251,38 @@ TEST_CASE("rtm model with a reflectivity does Born modelling, and refuses one on
     io::write_volume(bad, small);
     const auto r2 = run_rtm(small_job(dir, "--model.born-reflectivity " + bad));
     CHECK(r2.status == 1);
-    CHECK_THAT(r2.output, Contains(bad) && Contains("differs from the model's"));
+    CHECK_THAT(r2.output, Contains(bad) && Contains("the reflectivity's grid") && Contains("differs from vp's"));
+
+    // Node for node on vp's grid: the same counts 500 m off, or at another spacing, were
+    // taken as on it (and gave the unshifted gathers).
+    Volume shifted = r;
+    shifted.grid.frame.ox += 500;
+    const auto off = (dir / "shifted.sgy").string();
+    io::write_volume(off, shifted);
+    const auto r3 = run_rtm(small_job(dir, "--model.born-reflectivity " + off));
+    INFO(r3.output);
+    CHECK(r3.status == 1);
+    CHECK_THAT(r3.output, Contains(off) && Contains("differs from vp's"));
+
+    // What is no perturbation: none at all, a velocity model given as dm, a reflection
+    // coefficient beyond 1.
+    Volume zero = r;
+    std::fill(zero.data.begin(), zero.data.end(), 0.f);
+    const auto zeros = (dir / "zeros.sgy").string();
+    io::write_volume(zeros, zero);
+    const auto r4 = run_rtm(small_job(dir, "--model.born-dm " + zeros));
+    CHECK(r4.status == 1);
+    CHECK_THAT(r4.output, Contains(zeros + ": is zero everywhere"));
+    const auto r5 = run_rtm(small_job(dir, "--model.born-dm " + std::string(kModel)));
+    CHECK(r5.status == 1);
+    CHECK_THAT(r5.output, Contains("no smaller than the background's own 1 / v^2") && Contains("model.vp"));
+    Volume five = r;
+    five.at(3, 0, 60) = 5.f;
+    const auto big = (dir / "five.sgy").string();
+    io::write_volume(big, five);
+    const auto r6 = run_rtm(small_job(dir, "--model.born-reflectivity " + big));
+    CHECK(r6.status == 1);
+    CHECK_THAT(r6.output, Contains("node (ix 3, iy 0, iz 60) is 5") && Contains("between -1 and 1"));
 }
 
 TEST_CASE("receivers on the edge of a rotated 3D model are inside it despite coordinate rounding") {
