@@ -46,7 +46,12 @@ void refuse_cut_values(const std::string& path, const std::string& text) {
                    "Save the file as UTF-8 without a byte-order mark");
     std::istringstream lines(text);
     std::string line;
-    for (int n = 1; std::getline(lines, line); ++n)
+    for (int n = 1; std::getline(lines, line); ++n) {
+        // Many INI dialects start comments with ';': Boost's takes it for an option line and
+        // names no line.
+        if (const std::size_t first = line.find_first_not_of(" \t"); first != std::string::npos && line[first] == ';')
+            fail_usage(path + ", line " + std::to_string(n), "'" + line + "': a ';' starts no comment here",
+                       "Start comments with '#'");
         for (std::size_t at = line.find('#'); at != std::string::npos; at = line.find('#', at + 1)) {
             const std::size_t first = line.find_first_not_of(" \t");
             if (at == first) break;  // a comment line
@@ -57,6 +62,7 @@ void refuse_cut_values(const std::string& path, const std::string& text) {
                        "Put a space before a comment's '#'; for a path with '#' in it, rename it or give that "
                        "option on the command line");
         }
+    }
 }
 
 // The text of the --config file `path`. Refused: what cannot be read, a folder (which
@@ -134,6 +140,18 @@ bool parse_options(int argc, char** argv, const std::string& usage, po::options_
         po::notify(vm);
     } catch (const po::error& e) {
         fail_usage("command line", e.what(), "See " + command + " --help");
+    }
+    // An input given as nothing (`--model.epsilon ""`, `epsilon =` in a file) was taken as
+    // not given (an isotropic run) or as a file named "" (named by no option).
+    for (const auto& o : desc.options()) {
+        const std::string& key = o->long_name();
+        if (!vm.count(key)) continue;
+        const auto* semantic = o->semantic().get();
+        bool empty = false;
+        if (dynamic_cast<const InputFileValue<std::string>*>(semantic)) empty = vm[key].as<std::string>().empty();
+        else if (dynamic_cast<const InputFileValue<std::vector<std::string>>*>(semantic))
+            for (const auto& p : vm[key].as<std::vector<std::string>>()) empty = empty || p.empty();
+        if (empty) fail_usage("option " + key, "is empty", "Give it a value, or leave the option out");
     }
     return true;
 }

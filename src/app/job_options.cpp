@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include <spdlog/spdlog.h>
 
@@ -113,8 +114,23 @@ Model load_model(const po::variables_map& vm) {
     io::ModelPaths paths;
     paths.vp = vm["model.vp"].as<std::string>();
     for (auto [key, path] : {std::pair{"model.epsilon", &paths.epsilon}, std::pair{"model.delta", &paths.delta},
-                             std::pair{"model.theta", &paths.theta}, std::pair{"model.phi", &paths.phi}})
-        if (vm.count(key)) *path = vm[key].as<std::string>();
+                             std::pair{"model.theta", &paths.theta}, std::pair{"model.phi", &paths.phi}}) {
+        if (!vm.count(key)) continue;
+        *path = vm[key].as<std::string>();
+        // A number or a file: anything else ("10%", "0,1") was looked for as a file and
+        // reported as "no such file", naming no option.
+        std::size_t used = 0;
+        try {
+            std::stod(*path, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != path->size() && !std::filesystem::exists(*path))
+            fail_usage("option " + std::string(key), "'" + *path + "' is neither a number nor an existing file",
+                       std::string(key) == "model.epsilon" || std::string(key) == "model.delta"
+                           ? "Give Thomsen's parameter as a fraction (0.1, not 10%) or a SEG-Y file on vp's grid"
+                           : "Give the angle in degrees (30) or a SEG-Y file on vp's grid");
+    }
     // Read once, by rank 0, and sent to the others (one file read, not one per rank).
     const parallel::World& world = parallel::World::get();
     Model m;

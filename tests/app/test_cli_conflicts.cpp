@@ -375,6 +375,32 @@ TEST_CASE("a '#' inside an INI value and a byte-order mark are refused naming th
                                  "--dry-run --output.shots " + (dir / "out.sgy").string());
     INFO(comment.output);
     CHECK(comment.status == 0);
+    // A ';' comment, as other INI dialects write one: Boost's parser named no line.
+    const auto semi = run_rtm("model --config " + write("semi.ini", "[model]\n; the model\nvp = " + layers_vp() + "\n") +
+                              " --dry-run");
+    INFO(semi.output);
+    CHECK(semi.status == 2);
+    CHECK_THAT(semi.output, Contains("semi.ini, line 2") && Contains("Start comments with '#'"));
+}
+
+// A constant-or-file option given what is neither (it was looked for as a file and
+// reported as "no such file", naming no option), and an input given as nothing (it was
+// dropped: an isotropic run).
+TEST_CASE("an anisotropy value that is neither a number nor a file and an empty input are usage errors naming the option") {
+    const auto dir = scratch("cli-conflicts-not-a-number");
+    for (const char* bad : {"10%", "0,1", "0.1abc", "1e-400"}) {
+        const auto r = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --model.epsilon " +
+                                                              std::string(bad)));
+        INFO(r.output);
+        CHECK(r.status == 2);
+        CHECK_THAT(r.output, Contains("option model.epsilon: '" + std::string(bad) + "' is neither a number nor an existing file"));
+    }
+    for (const char* option : {"--model.epsilon", "--model.born-dm", "--wavelet.file"}) {
+        const auto r = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run " + std::string(option) + " ''"));
+        INFO(r.output);
+        CHECK(r.status == 2);
+        CHECK_THAT(r.output, Contains("option " + std::string(option).substr(2) + ": is empty"));
+    }
 }
 
 TEST_CASE("a job folder in use by one rtm migrate is refused to a second until the first ends") {
