@@ -335,11 +335,16 @@ int cmd_model(int argc, char** argv) {
         return 128 + signal;
     }
     world.on_root([&] { writer->commit(false); });
-    // After the batches' traces are freed: the preview's drawing is the last peak.
-    if (!preview.receivers.empty())
-        io::write_gather_png(png, preview, out + ": shot " + std::to_string(preview.id) + " (the middle of " +
-                                               std::to_string(geometry.size()) + "), modelled",
-                             model.grid().frame);
+    // After the batches' traces are freed: the preview's drawing is the last peak. A
+    // picture that cannot be drawn loses the picture, not the gathers written above (the
+    // command had failed after writing them all).
+    if (!preview.receivers.empty()) try {
+            io::write_gather_png(png, preview, out + ": shot " + std::to_string(preview.id) + " (the middle of " +
+                                                   std::to_string(geometry.size()) + "), modelled",
+                                 model.grid().frame);
+        } catch (const std::exception& e) {
+            spdlog::warn("the preview was not drawn ({}); the gathers are written in {}", e.what(), out);
+        }
     finishing.stop();
     const double seconds = seconds_since_start();  // the whole command's wall time
 

@@ -65,7 +65,15 @@ bool valid_utf8(const std::string& s) {
 // reports errors by longjmp, so nothing here owns resources that need destructors.
 std::string write_rgb(std::FILE* fp, const unsigned char* rgb, int width, int height,
                       const std::vector<std::pair<std::string, std::string>>& text) {
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+    // libpng's own message for its failure (it printed it and we said "disk full?").
+    std::string why = "an error it did not describe";
+    png_structp png = png_create_write_struct(
+        PNG_LIBPNG_VER_STRING, &why,
+        [](png_structp p, png_const_charp msg) {
+            *static_cast<std::string*>(png_get_error_ptr(p)) = msg;
+            png_longjmp(p, 1);
+        },
+        [](png_structp, png_const_charp) {});  // (its warnings precede its errors: the error says it)
     if (!png) return "libpng could not start";
     png_infop info = png_create_info_struct(png);
     if (!info) {
@@ -74,7 +82,7 @@ std::string write_rgb(std::FILE* fp, const unsigned char* rgb, int width, int he
     }
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
-        return "libpng failed while writing (disk full?)";
+        return "libpng failed while writing: " + why;
     }
     png_init_io(png, fp);
     // Fast compression with one row filter: a preview is written at the end of every

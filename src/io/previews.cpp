@@ -10,6 +10,8 @@ namespace {
 
 // Receivers within this many metres in y are one line (SEG-Y coordinates in cm round).
 constexpr double kSameLine = 0.5;
+// The most traces a gather's preview shows (columns of pixels): beyond, every k-th.
+constexpr std::size_t kMostPreviewTraces = 4000;
 
 std::string metres(double v) {
     char buf[32];
@@ -38,6 +40,14 @@ void write_gather_png(const std::string& path, const ShotGather& shot, const std
         for (std::size_t r = 0; r < shot.ntraces(); ++r)
             if (std::abs(ry[r] - y_line) <= kSameLine) line.push_back(r);
     }
+    // At most kMostPreviewTraces columns: a line of a million receivers was a million
+    // pixels wide, beyond what libpng writes (it failed after the gathers were written).
+    const std::size_t on_line = line.size(), every = (on_line + kMostPreviewTraces - 1) / kMostPreviewTraces;
+    if (every > 1) {
+        std::vector<std::size_t> kept;
+        for (std::size_t c = 0; c < on_line; c += every) kept.push_back(line[c]);
+        line = std::move(kept);
+    }
     // A t^2 gain (spherical divergence, for display only) so late reflections show
     // beside the direct wave.
     const int w = int(line.size()), h = shot.nt;
@@ -49,9 +59,10 @@ void write_gather_png(const std::string& path, const ShotGather& shot, const std
     PngLabels l;
     l.title = title;
     l.note = "display gain t^2 (t in s)";
-    if (line.size() < shot.ntraces())
-        l.note += "; the receiver line at y = " + metres(y_line) + " m, " + std::to_string(line.size()) + " of " +
+    if (on_line < shot.ntraces())
+        l.note += "; the receiver line at y = " + metres(y_line) + " m, " + std::to_string(on_line) + " of " +
                   std::to_string(shot.ntraces()) + " traces";
+    if (every > 1) l.note += "; 1 trace in " + std::to_string(every) + " shown";
     l.x_label = "offset along x (m)";
     l.y_label = "time (s)";
     if (w > 0) {

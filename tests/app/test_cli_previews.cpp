@@ -84,6 +84,36 @@ TEST_CASE("a 3D gather's preview shows the receiver line nearest the source and 
                                                              Contains("offset along x (m) -160..40"));
 }
 
+// A line of a million receivers made a PNG a million pixels wide, which libpng refuses:
+// the preview shows one trace in k, and says so.
+TEST_CASE("a gather preview of a very long line shows one trace in k and a preview that cannot be drawn is a warning", "[previews]") {
+    const auto dir = scratch("cli-preview-long-line");
+    ShotGather g;
+    g.id = 1, g.nt = 20, g.dt = 0.004;
+    g.source = {0, 0, 10};
+    const int n = 10001;
+    for (int i = 0; i < n; ++i) g.receivers.push_back({double(i), 0, 10});
+    g.data.assign(std::size_t(n) * 20, 0.f);
+    for (int r = 0; r < n; ++r) g.data[std::size_t(r) * 20 + 10] = 1.f;
+    const fs::path png = dir / "long.png";
+    io::write_gather_png(png.string(), g, "a long line");
+    const Png p = read_png(png.string());
+    CHECK_THAT(p.text.at("Description"), Contains("1 trace in 3 shown"));  // ceil(10001 / 4000)
+    CHECK(p.width < 4000 + 400);  // 3334 columns and the axes
+
+    // rtm model's preview on a device that is always full: a warning, and the gathers.
+    const std::string model = (source_dir() / "velocity_models" / "layers2d_vp.segy").string();
+    fs::create_symlink("/dev/full", dir / "full.png.tmp");
+    const auto r = run_rtm("model --model.vp " + model + " --acquisition.source-x0 1000 --acquisition.receiver-x0 500"
+                           " --acquisition.receiver-dx 50 --acquisition.receiver-nx 11 --acquisition.record-length 0.2"
+                           " --acquisition.record-dt 0.004 --propagation.device cpu --output.shots " +
+                           (dir / "s.sgy").string() + " --output.preview " + (dir / "full.png").string());
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.output, Contains("the preview was not drawn") && Contains("libpng failed while writing"));
+    CHECK(io::read_shots((dir / "s.sgy").string()).size() == 1);
+}
+
 TEST_CASE("a partial migration's image says how many shots it holds, and keep-shot-images writes each shot's", "[previews]") {
     const auto dir = scratch("cli-preview-image");
     const auto model = (source_dir() / "velocity_models" / "layers2d_vp_smooth.segy").string();
