@@ -143,33 +143,30 @@ bool parse_options(int argc, char** argv, const std::string& usage, po::options_
     }
     // An input given as nothing (`--model.epsilon ""`, `epsilon =` in a file) was taken as
     // not given (an isotropic run) or as a file named "" (named by no option).
-    for (const auto& o : desc.options()) {
-        const std::string& key = o->long_name();
-        if (!vm.count(key)) continue;
-        const auto* semantic = o->semantic().get();
-        bool empty = false;
-        if (dynamic_cast<const InputFileValue<std::string>*>(semantic)) empty = vm[key].as<std::string>().empty();
-        else if (dynamic_cast<const InputFileValue<std::vector<std::string>>*>(semantic))
-            for (const auto& p : vm[key].as<std::vector<std::string>>()) empty = empty || p.empty();
-        if (empty) fail_usage("option " + key, "is empty", "Give it a value, or leave the option out");
-    }
+    for (const auto& [key, value] : input_values(desc, vm))
+        if (value.empty()) fail_usage("option " + key, "is empty", "Give it a value, or leave the option out");
     return true;
 }
 
-std::vector<std::pair<std::string, std::string>> input_files(const po::options_description& desc,
-                                                             const po::variables_map& vm) {
+std::vector<std::pair<std::string, std::string>> input_values(const po::options_description& desc,
+                                                              const po::variables_map& vm) {
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& o : desc.options()) {
         const std::string& key = o->long_name();
         if (!vm.count(key)) continue;
         const auto* semantic = o->semantic().get();
-        std::vector<std::string> paths;
-        if (dynamic_cast<const InputFileValue<std::string>*>(semantic)) paths = {vm[key].as<std::string>()};
+        if (dynamic_cast<const InputFileValue<std::string>*>(semantic)) out.emplace_back(key, vm[key].as<std::string>());
         else if (dynamic_cast<const InputFileValue<std::vector<std::string>>*>(semantic))
-            paths = vm[key].as<std::vector<std::string>>();
-        for (const auto& p : paths)
-            if (std::filesystem::is_regular_file(p)) out.emplace_back(key, p);
+            for (const auto& p : vm[key].as<std::vector<std::string>>()) out.emplace_back(key, p);
     }
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> input_files(const po::options_description& desc,
+                                                             const po::variables_map& vm) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (auto& [key, path] : input_values(desc, vm))
+        if (std::filesystem::is_regular_file(path)) out.emplace_back(std::move(key), std::move(path));
     return out;
 }
 

@@ -39,6 +39,11 @@ inline po::typed_value<std::vector<std::string>>* input_file_list() {
     return new InputFileValue<std::vector<std::string>>("FILE...");
 }
 
+// Every value given to the options made with input_file or input_file_list, as given
+// (an empty one included): each option's name and value.
+std::vector<std::pair<std::string, std::string>> input_values(const po::options_description& desc,
+                                                              const po::variables_map& vm);
+
 // The input files given (options made with input_file or input_file_list): each option's
 // name and path, for every path that names a file (the anisotropy parameters may be
 // numbers; a path that names nothing fails where it is read).

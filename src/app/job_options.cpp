@@ -119,13 +119,7 @@ Model load_model(const po::variables_map& vm) {
         *path = vm[key].as<std::string>();
         // A number or a file: anything else ("10%", "0,1") was looked for as a file and
         // reported as "no such file", naming no option.
-        std::size_t used = 0;
-        try {
-            std::stod(*path, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != path->size() && !std::filesystem::exists(*path))
+        if (!io::as_constant(*path) && !std::filesystem::exists(*path))
             fail_usage("option " + std::string(key), "'" + *path + "' is neither a number nor an existing file",
                        std::string(key) == "model.epsilon" || std::string(key) == "model.delta"
                            ? "Give Thomsen's parameter as a fraction (0.1, not 10%) or a SEG-Y file on vp's grid"

@@ -185,17 +185,10 @@ Model read_model(const ModelPaths& paths, const GridReadOptions& opt) {
         if (path->empty()) continue;
         Volume v;
         // A number is a constant on vp's grid, else a file.
-        std::size_t used = 0;
-        double constant = 0;
-        try {
-            constant = std::stod(*path, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        const bool is_constant = used > 0 && used == path->size();
-        const std::string where = is_constant ? "option model." + std::string(name) : *path;
-        if (is_constant) {
-            v = Volume(g, float(constant));
+        const std::optional<double> constant = as_constant(*path);
+        const std::string where = constant ? "option model." + std::string(name) : *path;
+        if (constant) {
+            v = Volume(g, float(*constant));
         } else {
             v = read_volume(*path, opt);
             require_vp_grid(v.grid, *path, name, g, paths.vp);
@@ -221,6 +214,18 @@ Model read_model(const ModelPaths& paths, const GridReadOptions& opt) {
         m.extra[name] = std::move(v);
     }
     return m;
+}
+
+std::optional<double> as_constant(const std::string& text) {
+    std::size_t used = 0;
+    double value = 0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    if (used == 0 || used != text.size()) return std::nullopt;
+    return value;
 }
 
 void require_vp_grid(const Grid& h, const std::string& path, const std::string& what, const Grid& g,

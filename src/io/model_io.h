@@ -22,6 +22,7 @@
 // multiplies, 0 means 1). dx, dy and the frame (origin of node (0,0), unit axes in
 // world X/Y) are a least-squares fit over all traces; a trace farther than
 // 5% of the spacing (plus the coordinates' rounding) from its node is an error.
+#include <optional>
 #include <string>
 
 #include "core/grid.h"
@@ -62,6 +63,10 @@ Volume read_volume(const std::string& path, const GridReadOptions& opt = {});
 // theta (degrees, tilt from vertical) in [-180, 180] and phi (degrees, azimuth from x
 // towards y; 3D, with theta) in [-360, 360]; errors name the file (or option), the node
 // and the value. The angles are returned in radians.
+// A model parameter given as a number (the whole text, as std::stod reads it): its
+// value; nullopt for anything else (a file's path).
+std::optional<double> as_constant(const std::string& text);
+
 // Refuses a volume of `what` (from `path`) whose grid h is not vp's g (from vp_path):
 // node counts, spacings, first depth, origin and axes, naming both grids.
 void require_vp_grid(const Grid& h, const std::string& path, const std::string& what, const Grid& g,
