@@ -90,6 +90,8 @@ int main(int argc, char** argv) {
         return fail_rank(e.what(), false, 2);
     } catch (const rtm::Error& e) {
         return fail_rank(e.what(), false);
+    } catch (const std::bad_alloc& e) {
+        return fail_rank(rtm::failure_text(e), false);
     } catch (const std::exception& e) {
         return fail_rank(std::string("unexpected failure: ") + e.what(), false);
     }

@@ -2,6 +2,7 @@
 // rtm's one exception type. Messages follow one pattern so a user can act on them:
 // "<where>: <what is wrong>. <how to fix it>", where <where> names the file, header
 // field or option at fault.
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -42,6 +43,16 @@ inline std::string error_text(const std::string& where, const std::string& what,
 [[noreturn]] inline void fail_usage(const std::string& where, const std::string& what,
                                     const std::string& fix = "") {
     throw UsageError(error_text(where, what, fix));
+}
+
+// What a failure says in a message: its text, except for an allocation the system
+// refused, whose text (std::bad_alloc) names neither the cause nor a fix.
+inline std::string failure_text(const std::exception& e) {
+    if (dynamic_cast<const std::bad_alloc*>(&e))
+        return "out of host memory: an allocation was refused (" + std::string(e.what()) +
+               "). The plan (--dry-run) lists what a shot holds: make its largest part smaller, or run fewer ranks "
+               "on this node, or use a node with more memory";
+    return e.what();
 }
 
 }  // namespace rtm

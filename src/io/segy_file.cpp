@@ -371,7 +371,7 @@ void SegyWriter::open_tmp(const char* mode, const std::string& what, const std::
 }
 
 SegyWriter::~SegyWriter() {
-    if (!committed_ && creator_) {
+    if (!committed_ && (creator_ || std::uncaught_exceptions() > exceptions_)) {
         fp_.reset();
         std::error_code ec;
         fs::remove(tmp_, ec);

@@ -12,6 +12,7 @@
 // SEG-Y standard and segyio's SEGY_TR_* / SEGY_BIN_* enums.
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -130,7 +131,9 @@ private:
 
 // A new SEG-Y file (IEEE float, format 5), written to PATH.tmp and renamed to PATH
 // by commit(). Destroying an uncommitted writer removes PATH.tmp, so a failed write
-// leaves no half file behind.
+// leaves no half file behind: the creator always, a joined writer when an exception
+// destroys it (its rank failed, and the job with it: the creator's rank is then ended
+// by MPI_Abort, which unwinds nothing).
 class SegyWriter {
 public:
     // `text` is up to 40 lines of at most 80 characters (written as EBCDIC by segyio);
@@ -169,6 +172,7 @@ private:
     long trace0_ = 0;
     std::vector<char> raw_;
     bool committed_ = false, creator_ = true;
+    int exceptions_ = std::uncaught_exceptions();  // in flight when made: more when destroyed is a failure
 };
 
 }  // namespace rtm::io::detail

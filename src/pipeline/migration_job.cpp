@@ -553,11 +553,12 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     // group (parallel.ranks-per-shot) every member calls the same handlers for the same
     // shots in the same order (finish is collective there); the leader records and logs.
     auto failed = [&](const Taken& t, const std::exception& e) {
+        const std::string why = failure_text(e);
         if (queue.finish(t.claim, false)) {
-            if (queue.leader()) every_rank().warn("{} failed (another rank tries it once more): {}", t.which, e.what());
+            if (queue.leader()) every_rank().warn("{} failed (another rank tries it once more): {}", t.which, why);
         } else if (queue.leader()) {
-            failed_here.push_back({t.i, e.what()});
-            every_rank().error("{} failed, not stacked (the other shots go on): {}", t.which, e.what());
+            failed_here.push_back({t.i, why});
+            every_rank().error("{} failed, not stacked (the other shots go on): {}", t.which, why);
         }
     };
     // Work every member of the group does for the same shots (reading, migrating): they
@@ -572,7 +573,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
                 fail(what, "another rank of its shot group failed it (see that rank's message)");
             return result;
         } catch (const std::exception& e) {
-            if (!agreed) queue.agree(false, what + " failed: " + e.what());
+            if (!agreed) queue.agree(false, what + " failed: " + failure_text(e));
             throw;
         }
     };

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "io/shot_index.h"
 #include "io/shot_io.h"
@@ -305,6 +306,23 @@ TEST_CASE("gathers handed to the shot writer one by one in any order, or by join
         creator.commit(false);
     }
     CHECK(bytes(shared) == bytes(whole));
+    // A joined writer that an exception destroys (its rank failed) removes the file:
+    // the creator's rank is then aborted, not unwound. One destroyed in the normal way,
+    // having closed, leaves it to the creator to commit.
+    const std::string failed = (dir / "failed.sgy").string();
+    {
+        io::ShotWriter creator(failed, shots);
+        { io::ShotWriter joined(failed, shots, io::ShotWriter::Role::Join); }
+        CHECK(std::filesystem::exists(failed + ".tmp"));
+        try {
+            io::ShotWriter joined(failed, shots, io::ShotWriter::Role::Join);
+            joined.write(0, shots[0]);
+            throw std::runtime_error("this rank's shot failed");
+        } catch (const std::runtime_error&) {
+        }
+        CHECK_FALSE(std::filesystem::exists(failed + ".tmp"));
+    }
+    CHECK_FALSE(std::filesystem::exists(failed));
 
     const std::string cut = (dir / "cut.sgy").string();
     {
