@@ -392,7 +392,7 @@ void require_memory(const Options& o) {
         os << "needs about " << need / 1e9 << " GB of " << where << ", which has " << free / 1e9 << " GB free";
         fail("option --grid", os.str(), "Give a smaller grid (or batch)");
     };
-    check(host, available_host_bytes(), "host memory");
+    check(host, host_memory().available, "host memory");
     if (o.device == "gpu") check(arrays, device_free_bytes(), "GPU memory");
 }
 

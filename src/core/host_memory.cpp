@@ -1,8 +1,13 @@
 #include "core/host_memory.h"
 
 #include <malloc.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -28,7 +33,95 @@ double proc_kb(const char* file, const std::string& key) {
 
 double peak_host_bytes() { return proc_kb("/proc/self/status", "VmHWM:"); }
 
-double available_host_bytes() { return proc_kb("/proc/meminfo", "MemAvailable:"); }
+namespace detail {
+
+namespace {
+
+// The first number of a file ("max" and an absent file: -1).
+double number_in(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    std::string word;
+    if (!(in >> word) || word == "max") return -1;
+    try {
+        return std::stod(word);
+    } catch (const std::exception&) {
+        return -1;
+    }
+}
+
+// The value of "KEY 12345" in a cgroup's memory.stat (0 when absent).
+double stat_value(const std::filesystem::path& file, const std::string& key) {
+    std::ifstream in(file);
+    std::string k;
+    double v = 0;
+    while (in >> k >> v)
+        if (k == key) return v;
+    return 0;
+}
+
+}  // namespace
+
+CgroupMemory cgroup_memory(const std::string& proc_cgroup, const std::string& v2_root, const std::string& v1_root) {
+    namespace fs = std::filesystem;
+    CgroupMemory best;
+    // Each level from the process's cgroup up to the mount point: the tightest limit
+    // wins. (In a container the mount point is often the container's own cgroup, its
+    // path in /proc/self/cgroup absent under it: the mount point itself is read then.)
+    const auto walk = [&](const std::string& root, const std::string& path, const char* max_file, const char* usage_file,
+                          const char* inactive_key) {
+        fs::path level = fs::path(root) / fs::path(path).relative_path();
+        for (;;) {
+            const double limit = number_in(level / max_file);
+            // v1 says "no limit" with a huge number (2^63 rounded down to a page).
+            if (limit > 0 && limit < 1e18 && (best.limit == 0 || limit < best.limit)) {
+                const double used = number_in(level / usage_file) - stat_value(level / "memory.stat", inactive_key);
+                best = {limit, std::max(0.0, limit - std::max(0.0, used)), (level / max_file).string()};
+            }
+            if (level == fs::path(root) || level.parent_path() == level) break;
+            level = level.parent_path();
+        }
+    };
+    std::istringstream lines(proc_cgroup);
+    std::string line;
+    while (std::getline(lines, line)) {
+        // "ID:CONTROLLERS:PATH": v2 is "0::PATH", v1's memory line names "memory".
+        const auto a = line.find(':'), b = line.find(':', a + 1);
+        if (a == std::string::npos || b == std::string::npos) continue;
+        const std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+        if (line.compare(0, a, "0") == 0 && controllers.empty())
+            walk(v2_root, path, "memory.max", "memory.current", "inactive_file");
+        else if (("," + controllers + ",").find(",memory,") != std::string::npos)
+            walk(v1_root, path, "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file");
+    }
+    return best;
+}
+
+}  // namespace detail
+
+HostMemory host_memory() {
+    HostMemory m;
+    m.total = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+    m.available = proc_kb("/proc/meminfo", "MemAvailable:");
+    m.limited_by = "this machine's";
+    std::ifstream in("/proc/self/cgroup");
+    const std::string cgroups((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const detail::CgroupMemory c = detail::cgroup_memory(cgroups, "/sys/fs/cgroup", "/sys/fs/cgroup/memory");
+    if (c.limit > 0 && c.limit < m.total) {
+        m.total = c.limit;
+        m.limited_by = "the cgroup's limit (" + c.file + ") of";
+    }
+    if (c.limit > 0) m.available = std::min(m.available, c.room);
+    rlimit as{};
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+        const double limit = double(as.rlim_cur);
+        if (limit < m.total) {
+            m.total = limit;
+            m.limited_by = "the address-space limit (ulimit -v) of";
+        }
+        m.available = std::min(m.available, std::max(0.0, limit - proc_kb("/proc/self/status", "VmSize:")));
+    }
+    return m;
+}
 
 void keep_freed_memory() {
 #if defined(__GLIBC__)

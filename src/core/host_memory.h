@@ -2,15 +2,42 @@
 // The process's peak resident memory, for the commands' summaries (docs/memory.md
 // states what it should be; tests/app/test_cli_memory.cpp holds rtm to it).
 
+#include <string>
+
 namespace rtm {
 
 // Peak resident set size of this process so far in bytes (VmHWM of /proc/self/status),
 // or 0 where the system does not report it.
 double peak_host_bytes();
 
-// Memory the system can give this process now without swapping (MemAvailable of
-// /proc/meminfo) in bytes, or 0 where the system does not report it.
-double available_host_bytes();
+// The host memory this process may hold, in bytes: the machine's, or less where a
+// limit says so. A job's plan and its automatic memory budget hold to it; a job that
+// counted the machine's memory inside a tighter limit was killed by the kernel (a
+// cgroup's OOM killer: no message, no output) or failed an allocation mid-shot.
+struct HostMemory {
+    double total = 0;      // the most it may hold (0: not reported)
+    double available = 0;  // what it can have now without swapping (0: not reported)
+    // What sets `total`, to go before its size in a message: "this machine's", "the
+    // cgroup's limit (FILE) of" (what Slurm's --mem and containers set) or "the
+    // address-space limit (ulimit -v) of".
+    std::string limited_by;
+};
+HostMemory host_memory();
+
+namespace detail {
+
+// The memory limit of the cgroup a process is in (`proc_cgroup`: the text of its
+// /proc/self/cgroup), the tightest of its own and its parents', under the cgroup v2
+// and v1 mount points `v2_root` and `v1_root`; `room` is that level's limit less its
+// usage, page cache that can be dropped (inactive files) not counted as used. No
+// limit: limit 0.
+struct CgroupMemory {
+    double limit = 0, room = 0;
+    std::string file;  // the file that sets it
+};
+CgroupMemory cgroup_memory(const std::string& proc_cgroup, const std::string& v2_root, const std::string& v1_root);
+
+}  // namespace detail
 
 // Keeps freed heap memory in the process for reuse (glibc's trim and mmap thresholds
 // fixed high) instead of returning it to the system at each free. Per-trace and per-shot

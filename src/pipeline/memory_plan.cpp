@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/host_memory.h"
 #include "parallel/slab_layout.h"
+#include "parallel/world.h"
 #include "physics/stencil.h"
 #include "pipeline/checkpoint_schedule.h"
 
@@ -136,7 +137,10 @@ MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double bud
 }
 
 double free_memory(const Backend& backend) {
-    const double free = backend.gpu ? device_free_bytes() : available_host_bytes();
+    // On the CPU the node's ranks share the host's memory (each takes its part of it,
+    // instead of each counting all of it as its own).
+    const double free =
+        backend.gpu ? device_free_bytes() : host_memory().available / parallel::World::get().node_size();
     if (!(free > 0))
         fail("option migration.memory-budget = auto",
              std::string("the free memory of the ") + (backend.gpu ? "GPU" : "host (MemAvailable in /proc/meminfo)") +

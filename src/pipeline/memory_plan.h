@@ -98,8 +98,10 @@ MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double bud
 // The same without throwing: fits says whether it does.
 MemoryPlan try_plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget);
 
-// The memory the machine has free now: on a GPU the device's, on the CPU the available
-// host memory (MemAvailable); throws, naming migration.memory-budget, when it cannot be read.
+// The memory the machine has free now: on a GPU the device's, on the CPU this rank's
+// part of the available host memory (host_memory(): MemAvailable within the cgroup's
+// and the address-space limits, shared by the node's ranks); throws, naming
+// migration.memory-budget, when it cannot be read.
 double free_memory(const Backend& backend);
 // What the machine can give to the kept source wavefield: `free` (free_memory: now, or
 // measured before the propagators a job keeps were made), less `not_yet_allocated`

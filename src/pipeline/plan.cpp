@@ -13,6 +13,7 @@
 #include <omp.h>
 
 #include "core/error.h"
+#include "core/host_memory.h"
 #include "kernels/step_args.h"
 #include "parallel/slab_layout.h"
 #include "parallel/world.h"
@@ -146,7 +147,12 @@ void check_velocities(const Model& model, const std::string& where) {
          "Fix the model (a spike, a null value, or another unit): velocities are m/s");
 }
 
-double machine_memory() { return double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)); }
+RankMemory rank_memory() {
+    const HostMemory m = host_memory();
+    const int ranks = parallel::World::get().node_size();
+    return {m.total / ranks, m.limited_by + " " + bytes(m.total) +
+                                 (ranks > 1 ? ", shared by the node's " + std::to_string(ranks) + " ranks" : "")};
+}
 
 std::vector<std::string> plan_job(const Model& model, const std::string& model_path, const PlanShots& shots,
                                   const Wavelet& wavelet, const PropagationOptions& prop,
@@ -380,11 +386,11 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     // On the CPU the propagators live in host memory too.
     std::vector<Need> all = host;
     if (!prop.backend.gpu) all.insert(all.end(), device.begin(), device.end());
-    const double have = machine_memory();
-    if (total(all) > have) {
+    const RankMemory have = rank_memory();
+    if (total(all) > have.bytes) {
         const Need& big = largest(all);
         fail(big.cause,
-             "the plan needs " + bytes(total(all)) + " of memory for one shot, more than this machine's " + bytes(have) +
+             "the plan needs " + bytes(total(all)) + " of memory for one shot, more than " + have.said +
                  " (the largest part: " + big.what + ", " + bytes(big.bytes) + ")",
              "Make what sets it smaller");
     }
@@ -438,7 +444,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     };
     out.push_back("plan: memory per shot: " + std::string(prop.backend.gpu ? "device " : "propagation ") +
                   bytes(total(device)) + " (" + list(device) + "); host " + bytes(total(host)) + " (" + list(host) +
-                  "); this machine has " + bytes(have));
+                  "); a rank may hold " + have.said);
     if (!storage_line.empty()) out.push_back("plan: " + storage_line);
     out.push_back("plan: estimated time " + duration(seconds) + " (" + fmt(propagations) + " propagation" +
                   (propagations > 1 ? "s" : "") + " a shot at a nominal " +

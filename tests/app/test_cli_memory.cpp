@@ -13,6 +13,7 @@
 
 using namespace rtm;
 using namespace rtm::test;
+using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 
 namespace {
@@ -95,4 +96,30 @@ TEST_CASE("rtm model and rtm migrate stay within docs/memory.md's bound on a sho
                                << peak_of(model0) / 1e6 << ", bound " << model_bound / 1e6 << "); migrate peak "
                                << peak_of(migrate1) / 1e6 << " MB (B0 " << peak_of(migrate0) / 1e6 << ", bound "
                                << migrate_bound / 1e6 << ")");
+}
+
+TEST_CASE("under an address-space limit the automatic budget keeps the source wavefield within it, and a shot out of memory says so") {
+    const auto dir = scratch("cli-memory-limit");
+    const fs::path src(RTM_SOURCE_DIR);
+    const std::string job = "migrate --model.vp " + (src / "velocity_models/layers2d_vp_smooth.segy").string() +
+                            " --data.shots " + (src / "shots/layers2d.sgy").string() +
+                            " --wavelet.ricker-f0 12 --propagation.device cpu --propagation.threads 2"
+                            " --migration.image-every 1 --output.job ";
+    // Snapshots at every step take 500 MB a shot (2065 steps of 401 x 151 floats); the
+    // process, before any shot, about 200 MB of its 600 MB address space. The budget
+    // counted the machine's free memory: snapshots were chosen and every shot failed,
+    // naming only std::bad_alloc.
+    const std::string limit = "ulimit -v 600000; ";
+    const Result r = run_rtm(job + (dir / "auto").string(), limit);
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.output, Contains("a rank may hold the address-space limit (ulimit -v) of"));
+    CHECK_THAT(r.output, Contains("source wavefield by boundary") || Contains("source wavefield by checkpoints"));
+    // A budget given beyond the limit is the user's: its shots fail, saying what ran out
+    // and what to do.
+    const Result over = run_rtm(job + (dir / "over").string() + " --migration.memory-budget 10", limit);
+    INFO(over.output);
+    CHECK(over.status != 0);
+    CHECK_THAT(over.output, Contains("failed, not stacked") && Contains("out of host memory") &&
+                                Contains("run fewer ranks on this node"));
 }
