@@ -108,6 +108,32 @@ io::GridReadOptions grid_read_options(const po::variables_map& vm) {
     return g;
 }
 
+namespace {
+
+// Angles are read in degrees. An angle volume (model.theta, model.phi; in radians once
+// read) whose every value lies within +-pi degrees, some of them not whole, reads like
+// radians given as degrees: a tilt of 0.5 rad (29 degrees) taken as 0.5 degrees is an
+// almost isotropic axis, with no error anywhere. Warned about, naming where it came from.
+void warn_if_radians(const Model& m, const io::ModelPaths& paths) {
+    for (const auto& [name, path] : {std::pair{"theta", &paths.theta}, std::pair{"phi", &paths.phi}}) {
+        const auto v = m.extra.find(name);
+        if (v == m.extra.end()) continue;
+        double largest = 0;
+        bool fractional = false;
+        for (const float r : v->second.data) {
+            const double degrees = double(r) * 180 / M_PI;
+            largest = std::max(largest, std::abs(degrees));
+            fractional = fractional || std::abs(degrees - std::round(degrees)) > 1e-3;
+        }
+        if (largest > 0 && largest <= M_PI + 1e-3 && fractional)
+            spdlog::warn("{}: every {} lies within +-pi (the largest, {:.4g}), as radians would: rtm reads degrees, so "
+                         "these are angles of at most {:.4g} degrees. If these are radians, convert them (x 180/pi)",
+                         io::as_constant(*path) ? "option model." + std::string(name) : *path, name, largest, largest);
+    }
+}
+
+}  // namespace
+
 Model load_model(const po::variables_map& vm) {
     if (!vm.count("model.vp")) fail_usage("option model.vp", "no velocity model given", "Set [model] vp = FILE.sgy or --model.vp FILE.sgy");
     const io::GridReadOptions g = grid_read_options(vm);
@@ -138,6 +164,7 @@ Model load_model(const po::variables_map& vm) {
     std::size_t made_elliptic = 0;  // (on rank 0, which alone logs info lines: core/log.h)
     world.on_root([&] {
         m = io::read_model(paths, g);
+        warn_if_radians(m, paths);
         // A Gaussian wider than the model leaves it nearly constant, and its filter's
         // length (6 sigma a cell) would overflow or take hours: a unit slip, refused.
         const Grid& grid = m.grid();
@@ -177,6 +204,12 @@ Model load_model(const po::variables_map& vm) {
         if (elliptic > 0)
             spdlog::info("model: delta set to epsilon above {} m depth (model.elliptic-above; {} nodes changed): "
                          "sources and receivers there excite no qSV artefact", elliptic, made_elliptic);
+        // Meant for a band around the sources and receivers; one below the model (a
+        // depth in feet, a total depth) makes the whole medium elliptic.
+        if (const double bottom = grid.z0 + (grid.nz - 1) * grid.dz; elliptic > bottom)
+            spdlog::warn("option model.elliptic-above: {} m is below the model's bottom ({} m), so delta = epsilon "
+                         "in the whole model: an elliptic medium, its anellipticity (epsilon - delta) gone. Give "
+                         "a depth just below the deepest source and receiver (metres)", elliptic, bottom);
         if (const std::size_t n = world.root() ? clamped_delta_nodes(m) : 0)
             spdlog::warn("model: delta > epsilon at {} of {} nodes; delta is lowered to epsilon there, as the "
                          "pseudo-acoustic system grows without bound where delta > epsilon (docs/anisotropy.md). "

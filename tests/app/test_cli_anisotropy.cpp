@@ -60,12 +60,26 @@ TEST_CASE("model.elliptic-above below the model's bottom gives the elliptical mo
     REQUIRE(band.status == 0);
     // Every node of the 401 x 151 model (1.5 km deep) lies above 5 km.
     CHECK_THAT(band.output, Contains("delta set to epsilon above 5000 m depth (model.elliptic-above; 60551 nodes changed)"));
+    // A depth below the whole model is allowed, and warned about (feet, or a total depth?).
+    CHECK_THAT(band.output, Contains("5000 m is below the model's bottom (1500 m)"));
     const auto ell = run_rtm(small_job(dir / "elliptical", "--model.epsilon 0.2 --model.delta 0.2 --model.theta 20"));
     REQUIRE(ell.status == 0);
     CHECK(bytes_of(dir / "band" / "shots.sgy") == bytes_of(dir / "elliptical" / "shots.sgy"));
     const auto iso = run_rtm(small_job(dir / "iso", "--model.elliptic-above 100 --dry-run"));
     CHECK(iso.status == 0);
     CHECK_THAT(iso.output, Contains("model.elliptic-above: the model is isotropic"));
+    // Angles are degrees: values that all lie within +-pi, not whole, read like radians.
+    const auto rad = run_rtm(small_job(dir / "rad", "--model.epsilon 0.2 --model.theta 0.52 --dry-run"));
+    CHECK(rad.status == 0);
+    CHECK_THAT(rad.output, Contains("option model.theta: every theta lies within +-pi (the largest, 0.52)") &&
+                               Contains("convert them (x 180/pi)"));
+    for (const char* degrees : {"30", "3", "-2"}) {
+        const auto deg = run_rtm(small_job(dir / "deg", std::string("--model.epsilon 0.2 --model.theta ") + degrees +
+                                                            " --dry-run"));
+        INFO(degrees << ": " << deg.output);
+        CHECK(deg.status == 0);
+        CHECK_THAT(deg.output, !Contains("within +-pi"));
+    }
     const auto bad = run_rtm(small_job(dir / "bad", "--model.epsilon 0.2 --model.elliptic-above -10 --dry-run"));
     CHECK(bad.status == 1);
     CHECK_THAT(bad.output, Contains("option model.elliptic-above") && Contains("is not a depth"));
