@@ -1,6 +1,8 @@
 #include "app/config.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -9,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "parallel/world.h"
 
 namespace rtm::app {
 
@@ -98,6 +101,46 @@ std::string config_text(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// Every rank of a job runs the same job. mpirun's MPMD form (`-np 2 rtm migrate ... :
+// -np 2 rtm migrate ...`), or a configuration file that is another copy on another
+// node's own disk, gave ranks different settings that wrote one job folder or shot file.
+// Compared: every option's value as this rank has it (command line and file together).
+void same_job_on_every_rank(const po::variables_map& vm) {
+    const parallel::World& world = parallel::World::get();
+    if (world.size() == 1) return;
+    std::ostringstream settings;
+    settings.precision(17);
+    for (const auto& [key, value] : vm) {
+        const boost::any& v = value.value();
+        settings << key << '=';
+        if (const auto* x = boost::any_cast<std::string>(&v)) settings << *x;
+        else if (const auto* d = boost::any_cast<double>(&v)) settings << *d;
+        else if (const auto* i = boost::any_cast<int>(&v)) settings << *i;
+        else if (const auto* b = boost::any_cast<bool>(&v)) settings << *b;
+        else if (const auto* l = boost::any_cast<std::vector<std::string>>(&v))
+            for (const auto& e : *l) settings << e << '\0';
+        else settings << "(a value of type " << v.type().name() << ")";  // an option type added: compared by name only
+        settings << '\n';
+    }
+    const std::uint64_t mine = std::hash<std::string>{}(settings.str());
+    const auto all = world.allgather(&mine, sizeof mine);
+    std::string differ;
+    int count = 0;
+    for (std::size_t r = 1; r < all.size(); ++r)
+        if (all[r] != all[0]) differ += (count++ ? ", " : "") + std::to_string(r);
+    if (!count) return;
+    const std::string config = vm.count("config") ? vm["config"].as<std::string>() : "";
+    fail_usage("command line", (count > 1 ? "ranks " : "rank ") + differ + " of " + std::to_string(world.size()) +
+                                   (count > 1 ? " were" : " was") + " given other settings than rank 0" +
+                                   (config.empty() ? "" : " (its command line, or its copy of " + config + ")"),
+               "Give every rank the same command (not mpirun's MPMD form with different options)" +
+                   std::string(config.empty() ? "" : ", and the configuration file on storage every node sees"));
+}
+
+}  // namespace
+
 bool parse_options(int argc, char** argv, const std::string& usage, po::options_description& desc,
                    const po::options_description& others, po::variables_map& vm) {
     const std::string command = std::string("rtm ") + argv[0];
@@ -141,6 +184,7 @@ bool parse_options(int argc, char** argv, const std::string& usage, po::options_
     } catch (const po::error& e) {
         fail_usage("command line", e.what(), "See " + command + " --help");
     }
+    same_job_on_every_rank(vm);
     // An input given as nothing (`--model.epsilon ""`, `epsilon =` in a file) was taken as
     // not given (an isotropic run) or as a file named "" (named by no option).
     for (const auto& [key, value] : input_values(desc, vm))

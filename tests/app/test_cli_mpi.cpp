@@ -168,6 +168,30 @@ TEST_CASE("a shot that fails on one rank is tried once on another, then recorded
                              Contains("failed, not stacked") && Contains("writing the image of 7 of 8 shots"));
 }
 
+TEST_CASE("ranks given different jobs (mpirun's MPMD form or a configuration file that differs between nodes) are refused before any work") {
+    const auto dir = scratch("cli-mpi-differ");
+    // Rank 1 another imaging interval: ranks would have migrated with different settings into one folder.
+    const std::string a = migrate_args(dir / "job"), b = a + " --migration.image-every 5";
+    const auto r = run_shell(mpirun_command(1) + RTM_BINARY + " " + a + " : -np 1 " + RTM_BINARY + " " + b + " 2>&1");
+    INFO(r.output);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.output, Contains("rank 1 of 2 was given other settings than rank 0") &&
+                             Contains("not mpirun's MPMD form"));
+    CHECK_FALSE(fs::exists(dir / "job" / "state.json"));
+    // The same command line, and a configuration file of one name that differs (as copies
+    // on two nodes' own disks would): each rank runs in its own folder.
+    for (const char* r : {"0", "1"}) {
+        fs::create_directories(dir / r);
+        std::ofstream(dir / r / "job.ini") << "[migration]\nimage-every = " << (r[0] == '0' ? 4 : 5) << "\n";
+    }
+    const auto c = run_shell(mpirun_command(2) + "sh -c 'cd " + dir.string() + "/$OMPI_COMM_WORLD_RANK && exec " +
+                             RTM_BINARY + " " + migrate_args(dir / "job2") + " --config job.ini' 2>&1");
+    INFO(c.output);
+    CHECK(c.status == 2);
+    CHECK_THAT(c.output, Contains("rank 1 of 2 was given other settings than rank 0 (its command line, or its copy of job.ini)") &&
+                             Contains("on storage every node sees"));
+}
+
 TEST_CASE("parallel.ranks-per-shot above one process's single rank is refused, naming the option") {
     const auto r = run_rtm(migrate_args(scratch("cli-mpi-per-shot") / "job") + " --parallel.ranks-per-shot 2");
     INFO(r.output);
