@@ -111,7 +111,7 @@ TEST_CASE("rtm model --dry-run prints the plan (grid, dt and why, steps, shots, 
     CHECK_THAT(r.output, Contains("plan: dt 1 ms (the largest divisor of the 4 ms record interval"));
     CHECK_THAT(r.output, Contains("for the 0.3 s record"));
     CHECK_THAT(r.output, Contains("plan: 2 shots, up to 41 receivers each"));
-    CHECK_THAT(r.output, Contains("plan: memory per shot:") && Contains("a rank may hold this machine's"));
+    CHECK_THAT(r.output, Contains("plan: memory per shot:") && Contains("a rank may hold "));
     CHECK_THAT(r.output, Contains("plan: estimated time"));
     CHECK_THAT(r.output, Contains("dry run"));
     CHECK_FALSE(fs::exists(dir / "shots.sgy"));
@@ -179,6 +179,14 @@ TEST_CASE("velocities outside a plausible m/s range are refused naming the file 
     CHECK_THAT(r.output, Contains(kms_path) && Contains("look like km/s") && Contains("Multiply the model by 1000"));
 }
 
+// A refusal of a plan beyond the host memory: it names the machine's, or a limit tighter
+// than it where the tests run in one (a container's cgroup, ulimit -v).
+bool beyond_host_memory(const std::string& out) {
+    for (const char* held : {"more than this machine's", "more than the cgroup's limit", "more than the address-space limit"})
+        if (out.find(held) != std::string::npos) return true;
+    return false;
+}
+
 TEST_CASE("plans beyond the machine's memory are refused before allocating, naming what sets them", "[plan]") {
     const auto dir = scratch("cli-plan-memory");
     struct Case {
@@ -199,7 +207,8 @@ TEST_CASE("plans beyond the machine's memory are refused before allocating, nami
         const double s = seconds_of([&] { r = run_rtm(model_job(dir, c.args)); });
         INFO(c.args << "\n" << r.output);
         CHECK(r.status == 1);
-        CHECK_THAT(r.output, Contains(c.names) && Contains("more than this machine's"));
+        CHECK_THAT(r.output, Contains(c.names));
+        CHECK(beyond_host_memory(r.output));
         CHECK_THAT(r.output, !Contains("bad_alloc"));
         CHECK(s < 20);
     }
@@ -212,8 +221,8 @@ TEST_CASE("plans beyond the machine's memory are refused before allocating, nami
     const auto m = run_rtm(migrate_job(shots_file(dir, 200, 0.004), dir, "--propagation.pml 100000 --dry-run"));
     INFO(m.output);
     CHECK(m.status == 1);
-    CHECK_THAT(m.output, Contains("propagation.pml") && Contains("more than this machine's") &&
-                             !Contains("migration.memory-budget"));
+    CHECK_THAT(m.output, Contains("propagation.pml") && !Contains("migration.memory-budget"));
+    CHECK(beyond_host_memory(m.output));
 }
 
 TEST_CASE("shots whose records cannot hold a reflection are refused naming the file, shot and header fields", "[plan]") {
