@@ -44,7 +44,8 @@ public:
     // Every rank's string, in rank order, on the root (empty elsewhere).
     std::vector<std::string> gather(const std::string& mine) const;
     // Combines every rank's array of `count` elements of `bytes` each into the root's,
-    // with combine(in, inout, n) (associative and commutative); others' arrays unchanged.
+    // with combine(in, inout, n) (associative and commutative); others' arrays are left
+    // holding partial sums (a tree's inner ranks combine their subtrees' into their own).
     using Combine = void (*)(const void* in, void* inout, std::size_t n);
     void reduce_to_root(void* data, std::size_t count, std::size_t bytes, Combine combine) const;
 

@@ -856,6 +856,10 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     // beside, then rank 0 commits and writes the products. Only the groups' leaders
     // stack (the other members' stacks stay empty), so the reduction runs among them:
     // one group of z-slabs has nothing to reduce.
+    // (The wait apart from the reduction: the phases then say which of the two the end took.)
+    PhaseTimer finishing("wait for the other ranks' last shots");
+    world.barrier();
+    finishing.stop();
     PhaseTimer reducing("stacks to rank 0");
     const parallel::ShotGroups& groups = parallel::ShotGroups::get();
     if (groups.leader()) {
