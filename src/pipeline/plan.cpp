@@ -88,7 +88,7 @@ const Need& largest(const std::vector<Need>& n) {
 
 // single_trace_gathers: every gather of the job (more than one) is one trace.
 void check_shot(const Model& model, const ShotGather& s, const std::string& source, const Wavelet& wavelet,
-                bool single_trace_gathers) {
+                bool single_trace_gathers, bool free_surface) {
     const std::string who = source + ": shot " + std::to_string(s.id);
     if (s.receivers.empty()) fail(who, "has no receivers", "Give every shot at least one trace");
     // Every gather one trace recorded at its own source: a velocity model (rtm writes a
@@ -113,6 +113,27 @@ void check_shot(const Model& model, const ShotGather& s, const std::string& sour
     require_in_model(model, s.source, who + " source");
     for (std::size_t r = 0; r < s.receivers.size(); ++r)
         require_in_model(model, s.receivers[r], who + " receiver " + std::to_string(r + 1));
+    // A free surface holds the pressure at zero on the model's top: a source there
+    // injects nothing and a receiver there records nothing (the image, or the gathers,
+    // came out all zeros). Land data and files that leave the depths at 0 put them there.
+    if (!free_surface) return;
+    const Grid& g = model.grid();
+    const auto on_surface = [&](const Position& p) { return p.z - g.z0 < 1e-3 * g.dz; };
+    const std::string fix =
+        "Give its real depth below the surface (any depth below it records: a buried geophone's, a hydrophone's; "
+        "source depth is trace byte 49, receiver elevation byte 41, scaled by byte 69; in rtm model "
+        "acquisition.source-depth and acquisition.receiver-depth), or leave out propagation.free-surface";
+    const std::string at = "lies on the free surface (propagation.free-surface: the model's top, depth " + fmt(g.z0) +
+                           " m), where the pressure is held at zero: it would ";
+    if (on_surface(s.source)) fail(who + " source", at + "inject nothing", fix);
+    const auto n = std::count_if(s.receivers.begin(), s.receivers.end(), on_surface);
+    if (n > 0) {
+        const auto first = std::find_if(s.receivers.begin(), s.receivers.end(), on_surface) - s.receivers.begin();
+        fail(who + " receiver " + std::to_string(first + 1),
+             at + "record nothing (" + std::to_string(n) + " of its " + std::to_string(s.receivers.size()) +
+                 " receivers lie there)",
+             fix);
+    }
 }
 
 }  // namespace
@@ -169,7 +190,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     Grid window = g;
     for (std::size_t k = 0; k < shots.count; ++k) {
         const ShotGather& s = shots.geometry(k);
-        check_shot(model, s, shots.source(k), wavelet, most_receivers == 1 && shots.count > 1);
+        check_shot(model, s, shots.source(k), wavelet, most_receivers == 1 && shots.count > 1, prop.free_surface);
         const ShotGather& first = shots.geometry(0);
         if (!migration && (s.dt != first.dt || s.nt != first.nt))
             fail(shots.source(k) + ": shot " + std::to_string(s.id),

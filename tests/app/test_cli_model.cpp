@@ -163,6 +163,32 @@ TEST_CASE("a receiver outside the model is refused naming the shot and receiver"
     CHECK_THAT(r.output, Contains("receiver") && Contains("outside the model") && Contains("depth 0..1500"));
 }
 
+TEST_CASE("sources or receivers on a free surface are refused: the pressure there is held at zero") {
+    // They gave all-zero gathers, and images, with exit 0 (land data and files that leave
+    // the depths at 0 put them there).
+    const auto dir = scratch("cli-free-surface-zero");
+    const auto rec = run_rtm(small_job(dir / "rec", "--propagation.free-surface true --acquisition.receiver-depth 0 --dry-run"));
+    INFO(rec.output);
+    CHECK(rec.status == 1);
+    CHECK_THAT(rec.output, Contains("shot 1 receiver 1: lies on the free surface") && Contains("record nothing") &&
+                               Contains("acquisition.receiver-depth"));
+    const auto src = run_rtm(small_job(dir / "src", "--propagation.free-surface true --acquisition.source-depth 0 --dry-run"));
+    INFO(src.output);
+    CHECK(src.status == 1);
+    CHECK_THAT(src.output, Contains("shot 1 source: lies on the free surface") && Contains("inject nothing"));
+    // Just below it they record (the ghost's physics), and without a free surface depth 0 is a depth.
+    CHECK(run_rtm(small_job(dir / "below", "--propagation.free-surface true --acquisition.receiver-depth 2 --dry-run")).status == 0);
+    const auto shots = dir / "top" / "shots.sgy";
+    REQUIRE(run_rtm(small_job(dir / "top", "--acquisition.receiver-depth 0")).status == 0);
+    // Migrated under a free surface, the file's receivers are refused, naming the file.
+    const auto mig = run_rtm("migrate --model.vp " + kModel + " --data.shots " + shots.string() +
+                             " --propagation.free-surface true --propagation.device cpu --output.job " +
+                             (dir / "job").string() + " --dry-run");
+    INFO(mig.output);
+    CHECK(mig.status == 1);
+    CHECK_THAT(mig.output, Contains(shots.string() + ": shot 1 receiver 1: lies on the free surface"));
+}
+
 TEST_CASE("a missing model file is named in the error") {
     const auto r = run_rtm("model --model.vp /nonexistent/vp.sgy --acquisition.record-length 1");
     CHECK(r.status == 1);
