@@ -314,7 +314,10 @@ int cmd_migrate(int argc, char** argv) {
     std::vector<std::pair<std::size_t, std::size_t>> where;  // index and gather of each job shot
     for (std::size_t file = 0; file < indexes.size(); ++file) {
         const io::ShotIndex& index = indexes[file];
-        spdlog::info("shots {}: {} gather{}", index.path(), index.size(), index.size() == 1 ? "" : "s");
+        spdlog::info("shots {}: {} gather{}{}", index.path(), index.size(), index.size() == 1 ? "" : "s",
+                     index.dead_traces() ? fmt::format(", {} trace{} marked dead (trace byte 29 = 2) read as zeros",
+                                                       index.dead_traces(), index.dead_traces() == 1 ? "" : "s")
+                                         : "");
         for (std::size_t k = 0; k < index.size(); ++k) {
             names.push_back({index.path(), index.geometry(k).id});
             where.emplace_back(file, k);

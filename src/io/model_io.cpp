@@ -84,6 +84,7 @@ bool looks_like_shots(const std::vector<detail::TraceHeader>& headers) {
 Volume read_volume(const std::string& path, const GridReadOptions& opt) {
     check_options(opt);
     const detail::SegyReader file(path, true);  // (mapped: a volume is read at once)
+    detail::require_metres(file);
     const auto headers = file.headers();
     const detail::GridPlacement place = [&] {
         try {

@@ -168,6 +168,15 @@ void SegyCloser::operator()(segy_file* fp) const {
 
 // ---------------------------------------------------------------- reading
 
+void require_metres(const SegyReader& file) {
+    constexpr int kFeet = 2;
+    if (file.binary().get(SEGY_BIN_MEASUREMENT_SYSTEM) == kFeet)
+        fail(file.path(),
+             "its coordinates and depths are in feet (" + binary_field_name(SEGY_BIN_MEASUREMENT_SYSTEM) +
+                 " = 2); rtm reads metres (and velocities in m/s)",
+             "Convert the file to metres and set byte 3255 to 1");
+}
+
 void require_regular_file(const std::string& path) {
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);  // (follows links)

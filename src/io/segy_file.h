@@ -77,6 +77,11 @@ struct SegyCloser {
     void operator()(segy_file* fp) const;
 };
 
+// Refuses a file whose binary header says its coordinates and depths are in feet
+// (measurement system, byte 3255, = 2): rtm reads metres.
+class SegyReader;
+void require_metres(const SegyReader& file);
+
 // Refuses a path that exists but is no regular file or folder: /dev/null, a FIFO (whose
 // read would wait for a writer), a socket, a block device; names what it is. Opens nothing.
 void require_regular_file(const std::string& path);

@@ -1,5 +1,7 @@
 #include "io/shot_index.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -18,13 +20,31 @@ using detail::num;
 struct ShotTrace {
     long ffid = 0;
     int channel = 0;
+    bool dead = false;
+    bool degrees = false;  // coordinate units (byte 89) 3 or 4: degrees
     Position source, receiver;
 };
 
-ShotTrace shot_trace(const detail::TraceHeader& h) {
+// Trace identification code 2: a dead trace (SEG-Y rev 1).
+constexpr int kDeadTrace = 2;
+
+// Trace i's header, refused where it holds what rtm would read wrongly and silently: a
+// recording that starts after (or before) the shot.
+ShotTrace shot_trace(const std::string& path, int i, const detail::TraceHeader& h) {
+    const std::string trace = "trace " + std::to_string(i + 1) + " (field record " +
+                              std::to_string(h.get(SEGY_TR_FIELD_RECORD)) + ")";
+    if (const int delay = h.get(SEGY_TR_DELAY_REC_TIME))
+        fail(path,
+             trace + " starts " + std::to_string(delay) + " ms (times the time scalar, byte 215) after the shot: its " +
+                 detail::trace_field_name(SEGY_TR_DELAY_REC_TIME) + " is not 0, and rtm reads every trace from the "
+                 "shot's time 0 (its arrivals would be imaged too shallow)",
+             "Pad the traces with the delay's zeros (or, for a negative delay, cut the samples before the shot) and set "
+             "byte 109 to 0");
     ShotTrace t;
+    t.degrees = h.get(SEGY_TR_COORD_UNITS) == 3 || h.get(SEGY_TR_COORD_UNITS) == 4;
     t.ffid = h.get(SEGY_TR_FIELD_RECORD);
     t.channel = h.get(SEGY_TR_NUMBER_ORIG_FIELD);
+    t.dead = h.get(SEGY_TR_TRACE_ID) == kDeadTrace;
     const std::int32_t xy = h.get(SEGY_TR_SOURCE_GROUP_SCALAR), z = h.get(SEGY_TR_ELEV_SCALAR);
     t.source.x = detail::apply_scalar(h.get(SEGY_TR_SOURCE_X), xy);
     t.source.y = detail::apply_scalar(h.get(SEGY_TR_SOURCE_Y), xy);
@@ -33,6 +53,14 @@ ShotTrace shot_trace(const detail::TraceHeader& h) {
     t.receiver.y = detail::apply_scalar(h.get(SEGY_TR_GROUP_Y), xy);
     t.receiver.z = -detail::apply_scalar(h.get(SEGY_TR_RECV_GROUP_ELEV), z);
     return t;
+}
+
+// What tells a file rewritten or replaced: its device, inode, size and modification time.
+std::string file_stamp(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return "";
+    return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
+           std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
 }
 
 std::string at(const Position& p) { return "(X " + num(p.x) + ", Y " + num(p.y) + ", depth " + num(p.z) + ")"; }
@@ -58,11 +86,12 @@ void check_samples(const std::string& path, int i, const ShotGather& g, std::siz
 
 }  // namespace
 
-ShotIndex::ShotIndex(const std::string& path) : path_(path) {
+ShotIndex::ShotIndex(const std::string& path) : path_(path), stamp_(file_stamp(path)) {
     const detail::SegyReader file(path);
     const int n = file.traces();
     file_traces_ = n;
     file_samples_ = file.samples();
+    detail::require_metres(file);
 
     // One pass over the headers (one at a time: a header is 240 bytes, what is kept 64).
     // One sample interval for the whole file, in microseconds.
@@ -77,9 +106,25 @@ ShotIndex::ShotIndex(const std::string& path) : path_(path) {
             fail(path, "trace " + std::to_string(i + 1) + " has " + detail::trace_field_name(SEGY_TR_SAMPLE_INTER) + " " +
                            std::to_string(v) + " us where trace 1 has " + std::to_string(first_dt) + " us",
                  "All traces must share one sample interval: resample the file");
-        traces[i] = shot_trace(h);
+        traces[i] = shot_trace(path, i, h);
         any_ffid = any_ffid || traces[i].ffid != 0;
     }
+    // Byte 89 is not trusted alone: real files say degrees of coordinates in metres
+    // (viking_small.segy: 3, with X 0..3312 m). Degrees are refused where every position
+    // could be longitude and latitude.
+    const auto angle = [](const Position& p) { return std::abs(p.x) <= 180 && std::abs(p.y) <= 90; };
+    const auto said = std::find_if(traces.begin(), traces.end(), [](const ShotTrace& t) { return t.degrees; });
+    if (said != traces.end() && std::all_of(traces.begin(), traces.end(), [&](const ShotTrace& t) {
+            return angle(t.source) && angle(t.receiver);
+        }))
+        fail(path,
+             "its coordinates read as degrees: trace " + std::to_string(said - traces.begin() + 1) + " says so (" +
+                 detail::trace_field_name(SEGY_TR_COORD_UNITS) + " = 3 or 4), and every source and receiver X/Y lies "
+                 "within longitude and latitude's ranges; rtm reads metres",
+             "Project the coordinates to a metric grid (e.g. UTM); if they are metres, set byte 89 to 1");
+    dead_.resize(std::size_t(n));
+    for (int i = 0; i < n; ++i) dead_[std::size_t(i)] = traces[i].dead;
+    dead_count_ = std::size_t(std::count(dead_.begin(), dead_.end(), char(1)));
     const int dt_us = file.interval(first);
     if (dt_us <= 0)
         fail(path, "the sample interval is zero or negative: " + detail::trace_field_name(SEGY_TR_SAMPLE_INTER) + " = " +
@@ -150,16 +195,21 @@ ShotIndex::ShotIndex(const std::string& path) : path_(path) {
 
 ShotGather ShotIndex::load(std::size_t k) const {
     const detail::SegyReader file(path_);
-    if (file.traces() != file_traces_ || file.samples() != file_samples_)
-        fail(path_, "changed since it was indexed (" + std::to_string(file.traces()) + " traces of " +
+    // Replaced or rewritten since it was indexed: its gathers would be another file's,
+    // in a job whose other shots came from this one (and whose fingerprint holds its
+    // content at the start).
+    if (file.traces() != file_traces_ || file.samples() != file_samples_ || file_stamp(path_) != stamp_)
+        fail(path_, "changed since it was indexed (now " + std::to_string(file.traces()) + " traces of " +
                         std::to_string(file.samples()) + " samples, was " + std::to_string(file_traces_) + " of " +
-                        std::to_string(file_samples_) + ")",
-             "Do not replace a shot file while a job reads it; run the job again");
+                        std::to_string(file_samples_) + "; its size, time or file identity differ)",
+             "Do not replace or rewrite a shot file while a job reads it; run the job again");
     ShotGather g = gathers_.at(k);
     g.data.assign(g.ntraces() * std::size_t(g.nt), 0.f);
     for (std::size_t r = 0; r < g.ntraces(); ++r) {
-        file.read(traces_[k][r], g.trace(r));
-        check_samples(path_, traces_[k][r], g, r);
+        const int i = traces_[k][r];
+        if (dead_[std::size_t(i)]) continue;  // a dead trace is zeros, whatever it holds
+        file.read(i, g.trace(r));
+        check_samples(path_, i, g, r);
     }
     return g;
 }

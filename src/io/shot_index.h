@@ -23,6 +23,11 @@ namespace rtm::io {
 // gather must share one source position. Channel: byte 13 when every trace of the
 // gather has one, else the order in the file. Gathers come sorted by id, traces by
 // channel, whatever the trace order in the file.
+// Refused: coordinates in feet (binary byte 3255 = 2), in degrees (byte 89 = 3 or 4,
+// where every X/Y lies within longitude's and latitude's ranges: real files set byte 89
+// wrongly), and a non-zero delay recording time (byte 109): rtm reads metres and
+// traces that start at the shot. A dead trace (trace identification code, byte 29, =
+// 2) is loaded as zeros.
 //
 // Memory: about 32 bytes per trace (receiver position, channel, trace number) plus
 // the gathers' sources; while indexing, about 60 bytes more per trace.
@@ -37,11 +42,17 @@ public:
     // Gather k (0-based, in id order) without samples: data is empty.
     const ShotGather& geometry(std::size_t k) const { return gathers_[k]; }
     // Gather k with its samples, read from the file now (which is opened for the read,
-    // so indexes of many files hold no open files).
+    // so indexes of many files hold no open files); refused when the file has changed
+    // since it was indexed.
     ShotGather load(std::size_t k) const;
+    // Traces marked dead (byte 29 = 2), loaded as zeros.
+    std::size_t dead_traces() const { return dead_count_; }
 
 private:
     std::string path_;
+    std::string stamp_;                    // the file's identity, size and time when indexed
+    std::vector<char> dead_;               // of each trace of the file
+    std::size_t dead_count_ = 0;
     int file_traces_ = 0, file_samples_ = 0;  // what the file held when indexed
     std::vector<ShotGather> gathers_;
     std::vector<std::vector<int>> traces_;  // file trace (0-based) of each gather trace

@@ -9,6 +9,7 @@
 
 #include "io/model_io.h"
 #include "io/segy_info.h"
+#include "io/shot_index.h"
 #include "io/shot_io.h"
 #include "segy_test_files.h"
 #include "support/test_data.h"
@@ -237,4 +238,69 @@ TEST_CASE("an inline byte that does not start a header field is refused") {
     io::GridReadOptions opt;
     opt.inline_byte = 190;
     check_message(error_of([&] { io::read_volume(path, opt); }), {"model.inline-byte", "190", "not the first byte"});
+}
+
+TEST_CASE("shot headers rtm would read wrongly are refused naming the byte and a dead trace reads as zeros") {
+    // Each was read without a word: a delay as a recording from the shot (reflectors too
+    // shallow), degrees and feet as metres, a dead trace's noise as data.
+    const std::string path = (scratch("shots-headers") / "shots.sgy").string();
+    ShotGather g;
+    g.id = 7, g.nt = 10, g.dt = 0.004;
+    g.receivers = {{0, 0, 0}, {10, 0, 0}, {20, 0, 0}};
+    g.data.assign(30, 1.f);
+    io::write_shots(path, {g});
+    set_trace_field(path, 1, SEGY_TR_DELAY_REC_TIME, 100);
+    check_message(error_of([&] { io::read_shots(path); }),
+                  {path.c_str(), "trace 2 (field record 7) starts 100 ms", "byte 109", "set byte 109 to 0"});
+    // Degrees where every position could be longitude and latitude (these lie within
+    // 20 m of the origin); beyond those ranges byte 89 is taken as wrong, as in
+    // viking_small.segy (test_segy_real_files.cpp).
+    io::write_shots(path, {g});
+    set_trace_field(path, 0, SEGY_TR_COORD_UNITS, 3);
+    check_message(error_of([&] { io::read_shots(path); }), {path.c_str(), "read as degrees: trace 1", "byte 89"});
+    ShotGather far = g;
+    for (auto& r : far.receivers) r.x += 5000;
+    io::write_shots(path, {far});
+    set_trace_field(path, -1, SEGY_TR_COORD_UNITS, 3);
+    CHECK(io::read_shots(path).size() == 1);
+    io::write_shots(path, {g});
+    set_binary_field(path, SEGY_BIN_MEASUREMENT_SYSTEM, 2);
+    check_message(error_of([&] { io::read_shots(path); }), {path.c_str(), "in feet", "byte 3255"});
+    const std::string cube = write_cube("volume-feet");
+    set_binary_field(cube, SEGY_BIN_MEASUREMENT_SYSTEM, 2);
+    check_message(error_of([&] { io::read_volume(cube); }), {cube.c_str(), "in feet", "byte 3255"});
+    // Metres (1) and unspecified units (0) are read.
+    io::write_shots(path, {g});
+    set_binary_field(path, SEGY_BIN_MEASUREMENT_SYSTEM, 1);
+    set_trace_field(path, -1, SEGY_TR_COORD_UNITS, 1);
+    CHECK(io::read_shots(path).size() == 1);
+
+    // A dead trace (trace identification code 2) is zeros, whatever it holds (a NaN here).
+    ShotGather noisy = g;
+    noisy.data[1 * 10 + 3] = std::numeric_limits<float>::quiet_NaN();
+    noisy.data[1 * 10 + 4] = 5.f;
+    io::write_shots(path, {noisy});
+    set_trace_field(path, 1, SEGY_TR_TRACE_ID, 2);
+    const io::ShotIndex index(path);
+    CHECK(index.dead_traces() == 1);
+    const ShotGather read = index.load(0);
+    for (int t = 0; t < 10; ++t) {
+        CHECK(read.trace(0)[t] == 1.f);
+        CHECK(read.trace(1)[t] == 0.f);
+    }
+}
+
+TEST_CASE("a shot file rewritten after it was indexed is refused when a gather is loaded") {
+    // A job read some shots from the old file and the rest from the new one, exit 0.
+    const std::string path = (scratch("shots-rewritten") / "shots.sgy").string();
+    ShotGather g;
+    g.id = 7, g.nt = 10, g.dt = 0.004;
+    g.receivers = {{0, 0, 0}, {10, 0, 0}};
+    g.data.assign(20, 1.f);
+    io::write_shots(path, {g});
+    const io::ShotIndex index(path);
+    CHECK(index.load(0).data == g.data);
+    g.data.assign(20, 2.f);  // the same size and geometry, other samples
+    io::write_shots(path, {g});
+    check_message(error_of([&] { index.load(0); }), {path.c_str(), "changed since it was indexed", "Do not replace"});
 }
