@@ -53,7 +53,7 @@ const char* kUsage =
     "\n"
     "Exit status: 0 when every shot tried is done (or the run stopped at migration.max-shots),\n"
     "3 when the job holds failed shots (each with its reason in the log and state.json),\n"
-    "128 + the signal when SIGINT or SIGTERM stopped it, failed shots or not (after the shot under way, with a\n"
+    "128 + the signal when SIGINT, SIGTERM or SIGHUP stopped it, failed shots or not (after the shot under way, with a\n"
     "checkpoint and the image: resume by running it again), 1 on an error that stops the\n"
     "job, 2 on a usage error (an unknown option, a value that does not parse or is missing).";
 

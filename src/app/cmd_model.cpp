@@ -287,7 +287,7 @@ int cmd_model(int argc, char** argv) {
     if (preflight_model(vm, model, geometry, wavelet, prop, dm.has_value(), out, png)) return 0;
     planning.stop();  // the plan; --dry-run stops
     const parallel::World& world = parallel::World::get();
-    // SIGINT or SIGTERM from here on: no rank takes another batch; the file is then
+    // SIGINT, SIGTERM or SIGHUP from here on: no rank takes another batch; the file is then
     // incomplete and is not kept (rtm model does not resume), so the rename below does
     // not happen (the writer removes out.tmp). Installed before the file is made.
     const StopOnSignal stop(world.root());

@@ -14,6 +14,7 @@
 #include "bench/bench.h"
 #include "core/error.h"
 #include "core/host_memory.h"
+#include "core/stop_signal.h"
 #include "core/threads.h"
 #include "parallel/world.h"
 
@@ -58,6 +59,7 @@ int fail_rank(const std::string& message, bool reported, int code = 1) {
 
 int main(int argc, char** argv) {
     rtm::set_startup_environment(argv);  // first: may execute rtm again (core/threads.h)
+    rtm::ignore_broken_pipes();          // a log to a closed pipe does not kill a job (core/stop_signal.h)
     rtm::flush_denormals_to_zero();      // one floating-point environment for the whole process
     rtm::keep_freed_memory();            // scratch reused, not mapped and faulted in again (core/host_memory.h)
     // MPI for the commands that run jobs over ranks (mpirun rtm model|migrate); the

@@ -29,14 +29,19 @@ StopOnSignal::StopOnSignal(bool announce) {
     sa.sa_flags = SA_RESETHAND | SA_RESTART;  // reads under way (segyio's fread) go on
     sigaction(SIGINT, &sa, &old_int_);
     sigaction(SIGTERM, &sa, &old_term_);
+    sigaction(SIGHUP, nullptr, &old_hup_);
+    if (old_hup_.sa_handler != SIG_IGN) sigaction(SIGHUP, &sa, nullptr);  // (under nohup: ignored still)
 }
 
 StopOnSignal::~StopOnSignal() {
     sigaction(SIGINT, &old_int_, nullptr);
     sigaction(SIGTERM, &old_term_, nullptr);
+    sigaction(SIGHUP, &old_hup_, nullptr);
     g_stop_signal = 0;  // (a later modelling in the same process is not stopped by it)
 }
 
 int stop_signal() { return g_stop_signal; }
+
+void ignore_broken_pipes() { std::signal(SIGPIPE, SIG_IGN); }
 
 }  // namespace rtm

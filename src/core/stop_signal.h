@@ -1,8 +1,9 @@
 #pragma once
-// SIGINT or SIGTERM (Ctrl-C, a scheduler's stop) asks a long command to stop at its next
-// safe point (after the shot or batch under way) instead of dying mid-write: the command
-// checks stop_signal() between units of work, leaves its outputs whole and exits with
-// 128 + the signal. A second signal kills at once (SA_RESETHAND).
+// SIGINT, SIGTERM or SIGHUP (Ctrl-C, a scheduler's stop, a closed terminal or ssh
+// session) asks a long command to stop at its next safe point (after the shot or batch
+// under way) instead of dying mid-write: the command checks stop_signal() between units
+// of work, leaves its outputs whole and exits with 128 + the signal. A second signal
+// kills at once (SA_RESETHAND). A SIGHUP that is ignored (nohup) stays ignored.
 #include <csignal>
 
 namespace rtm {
@@ -18,10 +19,15 @@ public:
     StopOnSignal& operator=(const StopOnSignal&) = delete;
 
 private:
-    struct sigaction old_int_ {}, old_term_ {};
+    struct sigaction old_int_ {}, old_term_ {}, old_hup_ {};
 };
 
 // The signal received while the StopOnSignal alive now was, or 0.
 int stop_signal();
+
+// Ignores SIGPIPE for the whole process: a log to a pipe whose reader has gone (`| head`,
+// a dead tee) then fails a write, which the logger reports, instead of killing a job
+// mid-shot without a checkpoint or a word. Called first thing in main.
+void ignore_broken_pipes();
 
 }  // namespace rtm

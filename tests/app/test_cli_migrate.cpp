@@ -133,6 +133,26 @@ TEST_CASE("an interrupted migration job resumes to an image identical bit for bi
         CHECK_THAT(r.output, Contains("resuming job"));
         CHECK(bytes_of(job / "image.sgy") == whole);
     }
+    SECTION("stopped by SIGHUP (a closed terminal or ssh session) as by SIGTERM, exits 129, and resumed") {
+        // It died at once: up to checkpoint-minutes of every rank's work lost, no word.
+        const auto job = dir / "hangup";
+        const auto log = dir / "hangup.log";
+        const int status = interrupt_rtm(migrate_cmd(job), log, "(1 of 4 done", SIGHUP, log);
+        INFO(bytes_of(log));
+        CHECK(status == 128 + SIGHUP);
+        CHECK_THAT(bytes_of(log), Contains("stopping on signal 1") && Contains("writing the image of"));
+        const auto r = run_rtm(migrate_cmd(job));
+        INFO(r.output);
+        REQUIRE(r.status == 0);
+        CHECK_THAT(r.output, Contains("resuming job"));
+        CHECK(bytes_of(job / "image.sgy") == whole);
+    }
+    SECTION("its log into a pipe whose reader has gone (| head) runs to the end") {
+        // SIGPIPE killed it at the first log line after head had exited.
+        const auto job = dir / "piped";
+        run_shell(std::string(RTM_BINARY) + " " + migrate_cmd(job) + " 2>&1 | head -1");
+        CHECK(bytes_of(job / "image.sgy") == whole);
+    }
 }
 
 // Several shot files: every job shot is read from its own file (each gather from the
