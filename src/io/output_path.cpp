@@ -24,6 +24,15 @@ void check_output_path(const std::string& path, const std::string& option, bool 
     if (!folder && (path.empty() || !p.has_filename()))
         fail(where, "'" + path + "' names no file (it is empty or ends in a folder separator)",
              "Give " + option + " a file name");
+    // A finished file is renamed over its path: over a link that replaces the link, and
+    // the output lands beside the target, which keeps its old content (/dev/stdout, a
+    // link, was replaced by a file when rtm ran as root).
+    if (!folder && fs::is_symlink(fs::symlink_status(p, ec)))
+        fail(where,
+             "'" + path + "' is a symbolic link (to " + fs::read_symlink(p, ec).string() +
+                 "): rtm writes a finished output by renaming it over the path, which would replace the link and "
+                 "leave its target as it was",
+             "Give " + option + " the target's own path");
     if (fs::exists(p, ec)) {
         if (folder && !fs::is_directory(p, ec))
             fail(where, "'" + path + "' is a file, not a folder", "Choose a folder name for " + option);

@@ -9,8 +9,9 @@ namespace rtm::io {
 // a file goes (or a file where a folder goes), no write permission, an ancestor that is
 // a file, or a folder where no entry can be made (tried: a probe folder made and removed
 // at once), so that the real run would fail there. Leaves nothing behind (a dry run).
-// A device, pipe or socket is refused (a finished output is renamed over its path, which
-// would replace it), as is a file path naming no file (empty, or ending in '/').
+// A device, pipe, socket or symbolic link is refused (a finished output is renamed over
+// its path, which would replace it), as is a file path naming no file (empty, or ending
+// in '/').
 void check_output_path(const std::string& path, const std::string& option, bool folder);
 
 }  // namespace rtm::io

@@ -158,7 +158,7 @@ TEST_CASE("more CPU threads than the process's CPUs are warned about and more th
     CHECK_THAT(env.output, Contains("OMP_NUM_THREADS: " + std::to_string(4 * cpus + 1) + " CPU threads"));
 }
 
-TEST_CASE("an output that is a pipe or names no file and a job folder holding other files are refused before any work") {
+TEST_CASE("an output that is a pipe or a link or names no file and a job folder holding other files are refused before any work") {
     const auto dir = scratch("cli-conflicts-outputs");
     // A finished output is renamed over its path: over /dev/null (as root) that replaced the device.
     const auto fifo = dir / "pipe";
@@ -168,6 +168,18 @@ TEST_CASE("an output that is a pipe or names no file and a job folder holding ot
     CHECK(p.status == 1);
     CHECK_THAT(p.output, Contains("option output.preview: '" + fifo.string() + "' is not a regular file"));
     CHECK(fs::is_fifo(fifo));
+    // A link: the rename replaced the link and left its target stale (as root, /dev/stdout
+    // became a file).
+    fs::create_directories(dir / "store");
+    std::ofstream(dir / "store" / "real.sgy") << "old";
+    fs::create_symlink(dir / "store" / "real.sgy", dir / "link.sgy");
+    const auto link = run_rtm(model_cmd(dir / "link.sgy", "--acquisition.source-x0 1000"));
+    INFO(link.output);
+    CHECK(link.status == 1);
+    CHECK_THAT(link.output, Contains("option output.shots: '" + (dir / "link.sgy").string() + "' is a symbolic link (to " +
+                                     (dir / "store" / "real.sgy").string() + ")"));
+    CHECK(fs::is_symlink(dir / "link.sgy"));
+    CHECK(bytes_of(dir / "store" / "real.sgy") == "old");
     const auto slash = run_rtm(model_cmd(dir / "new/", "--acquisition.source-x0 1000 --dry-run"));
     INFO(slash.output);
     CHECK(slash.status == 1);
