@@ -1,6 +1,7 @@
 #include "io/segy_file.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -346,6 +347,22 @@ SegyWriter::SegyWriter(const std::string& path, const std::vector<std::string>& 
     samples_ = bin.get(SEGY_BIN_SAMPLES);
     if (samples_ <= 0) fail(path, "cannot write traces of " + std::to_string(samples_) + " samples", "Give at least one sample");
     bin.set(SEGY_BIN_FORMAT, SEGY_IEEE_FLOAT_4_BYTE, path);
+    // PATH.tmp is this writer's while it lives: another process writing the same output
+    // (a second rtm model run) would write into it, and one rename would fail (said as
+    // "unable to rename", exit 1) while the other renamed a mix of both. Locked before
+    // it is truncated; a writer that finds it locked stops here and removes nothing.
+    lock_.fd = ::open(tmp_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock_.fd < 0)
+        fail(path, "unable to create " + tmp_ + ": " + std::strerror(errno), "Check that the folder exists and is writable");
+    if (::flock(lock_.fd, LOCK_EX | LOCK_NB) != 0) {
+        const int err = errno;
+        ::close(lock_.fd);
+        lock_.fd = -1;
+        if (err == EWOULDBLOCK)
+            fail(path, "another process is writing it (its temporary file " + tmp_ + " is locked)",
+                 "Wait for that run to end, or give this one another output path");
+        // Where the file system takes no locks, writing goes on as before.
+    }
     open_tmp("w+b", "unable to create " + tmp_, "Check that the folder exists and is writable");
 
     std::string card(SEGY_TEXT_HEADER_SIZE, ' ');

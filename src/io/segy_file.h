@@ -10,6 +10,8 @@
 // Conventions: trace numbers are 0-based in code and 1-based in messages (as in
 // segyio-catr); header fields are named by their 1-based byte position, as in the
 // SEG-Y standard and segyio's SEGY_TR_* / SEGY_BIN_* enums.
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -177,6 +179,12 @@ private:
     long trace0_ = 0;
     std::vector<char> raw_;
     bool committed_ = false, creator_ = true;
+    struct Descriptor {  // closed however the writer ends, its constructor's throw included
+        int fd = -1;
+        ~Descriptor() {
+            if (fd >= 0) ::close(fd);
+        }
+    } lock_;  // the creator's flock on PATH.tmp (-1: none)
     int exceptions_ = std::uncaught_exceptions();  // in flight when made: more when destroyed is a failure
 };
 

@@ -306,6 +306,20 @@ TEST_CASE("gathers handed to the shot writer one by one in any order, or by join
         creator.commit(false);
     }
     CHECK(bytes(shared) == bytes(whole));
+    // A second writer of the same output (another rtm model run) is refused while the first
+    // writes, and takes nothing from it: they shared PATH.tmp, one rename failed and the
+    // other renamed a mix of both.
+    const std::string twice = (dir / "twice.sgy").string();
+    {
+        io::ShotWriter first(twice, shots);
+        CHECK(contains(error_of([&] { io::ShotWriter second(twice, shots); }), "another process is writing it"));
+        CHECK(std::filesystem::exists(twice + ".tmp"));
+        for (std::size_t i = 0; i < shots.size(); ++i) first.write(i, shots[i]);
+        first.commit();
+    }
+    CHECK(bytes(twice) == bytes(whole));
+    io::write_shots(twice, shots);  // and once it is done, the output is free again
+    CHECK(bytes(twice) == bytes(whole));
     // A joined writer that an exception destroys (its rank failed) removes the file:
     // the creator's rank is then aborted, not unwound. One destroyed in the normal way,
     // having closed, leaves it to the creator to commit.
