@@ -93,12 +93,14 @@ po::options_description output_options() {
     return d;
 }
 
-// SEG-Y holds the interval in whole microseconds (1 to 65535): a value outside them is
-// refused here, before the geometry it sizes is made.
+// SEG-Y holds the interval in whole microseconds in a 16-bit field, which segyio and most
+// readers take as signed (1 to 32767, as the writer does): a value outside them is
+// refused here, before the geometry it sizes is made (the plan passed 40 ms, which the
+// writer then refused after the work).
 double record_dt(const po::variables_map& vm) {
     const double dt = vm["acquisition.record-dt"].as<double>();
-    if (!(dt >= 1e-6 && dt <= 0.065535))
-        fail("option acquisition.record-dt", fmt::format("{:g} s is not a SEG-Y sample interval (whole microseconds, 1 to 65535)", dt),
+    if (!(dt >= 1e-6 && dt <= 0.032767))
+        fail("option acquisition.record-dt", fmt::format("{:g} s is not a SEG-Y sample interval (whole microseconds, 1 to 32767)", dt),
              "Give the record sample interval in seconds, e.g. 0.002");
     return dt;
 }
@@ -278,6 +280,15 @@ int cmd_model(int argc, char** argv) {
     const Wavelet wavelet = load_wavelet(vm);
     const PropagationOptions prop = propagation_from(vm);
     const std::optional<Volume> dm = born_perturbation(vm, model);
+    // The traces are resampled to the record's interval through an anti-alias filter: a
+    // coarse interval cuts the wavelet's band without a word (a 30 ms record of a 15 Hz
+    // Ricker kept 37% of its peak).
+    if (const double nyquist = 0.5 / geometry.front().dt; nyquist < wavelet.f_max && parallel::World::get().root())
+        spdlog::warn("the record's sample interval ({:g} ms{}) holds frequencies up to {:.3g} Hz, below the wavelet's "
+                     "{:.3g} Hz: the gathers lose the band above it. A record interval of {:g} ms or less keeps it",
+                     geometry.front().dt * 1e3,
+                     vm.count("acquisition.geometry") ? ", from acquisition.geometry" : ", acquisition.record-dt", nyquist,
+                     wavelet.f_max, std::floor(0.5 / wavelet.f_max * 1e4) / 10);
 
     // Each gather is written as its batch finishes (the file's headers from the geometry,
     // checked before any propagation); the middle one is kept for the preview.

@@ -223,6 +223,8 @@ TEST_CASE("values that would leave nothing of the result or that are not numbers
     for (const Bad& b : {Bad{"--acquisition.source-x0 nan", "option acquisition.source-x0: is not a finite number of metres"},
                          // (it named the receivers and the record length, for 402 GB of samples)
                          Bad{"--acquisition.source-x0 1000 --acquisition.record-dt 1e-9", "option acquisition.record-dt: 1e-09 s is not a SEG-Y sample interval"},
+                         // (the plan passed 40 ms; the writer refused it after the work, naming no option)
+                         Bad{"--acquisition.source-x0 1000 --acquisition.record-dt 0.04", "option acquisition.record-dt: 0.04 s is not a SEG-Y sample interval (whole microseconds, 1 to 32767)"},
                          // (the plan said waves ran -993158237040211200% fast)
                          Bad{"--acquisition.source-x0 1000 --wavelet.ricker-f0 1e9", "the wavelet's energy reaches 2.5e+09 Hz, at or above the time step's Nyquist frequency"}}) {
         const auto r = run_rtm("model --model.vp " + layers_vp() + " --acquisition.record-length 0.6 --propagation.device cpu "

@@ -189,6 +189,26 @@ TEST_CASE("sources or receivers on a free surface are refused: the pressure ther
     CHECK_THAT(mig.output, Contains(shots.string() + ": shot 1 receiver 1: lies on the free surface"));
 }
 
+TEST_CASE("a record interval too coarse for the wavelet's band is warned about with one that keeps it") {
+    const auto dir = scratch("cli-coarse-record");
+    const auto cmd = [&](const char* dt) {
+        return "model --model.vp " + kModel + " --acquisition.source-x0 1000 --acquisition.receiver-x0 500"
+               " --acquisition.receiver-dx 50 --acquisition.receiver-nx 11 --acquisition.record-length 0.6"
+               " --wavelet.ricker-f0 15 --propagation.device cpu --dry-run --output.shots " +
+               (dir / "shots.sgy").string() + " --acquisition.record-dt " + dt;
+    };
+    // A 15 Hz Ricker reaches 37.5 Hz: 30 ms samples hold 16.7 Hz, and the gathers lost the rest without a word.
+    const auto coarse = run_rtm(cmd("0.03"));
+    INFO(coarse.output);
+    CHECK(coarse.status == 0);
+    CHECK_THAT(coarse.output, Contains("warning the record's sample interval (30 ms, acquisition.record-dt) holds "
+                                       "frequencies up to 16.7 Hz, below the wavelet's 37.5 Hz") &&
+                                  Contains("13.3 ms or less keeps it"));
+    const auto fine = run_rtm(cmd("0.004"));
+    CHECK(fine.status == 0);
+    CHECK_THAT(fine.output, !Contains("the record's sample interval"));
+}
+
 TEST_CASE("a missing model file is named in the error") {
     const auto r = run_rtm("model --model.vp /nonexistent/vp.sgy --acquisition.record-length 1");
     CHECK(r.status == 1);
