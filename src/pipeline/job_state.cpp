@@ -42,6 +42,9 @@ struct Checker {
 }  // namespace
 
 json read_state(const fs::path& file) {
+    std::error_code ec;
+    if (fs::is_directory(file, ec))
+        fail(file.string(), "is a folder, where the job's state file goes", "Remove it, or give another output.job");
     std::ifstream in(file);
     if (!in) fail(file.string(), "cannot be opened", "Check the job folder's permissions");
     json j;
@@ -63,7 +66,8 @@ json read_state(const fs::path& file) {
     c.need(j, "settings", "settings", &json::is_string, "text");
     for (const auto& [name, hash] : c.need(j, "inputs", "inputs", &json::is_object, "an object").items())
         if (!hash.is_string()) c.bad("inputs." + name, "is not text");
-    const long generation = c.count(j, "generation", "generation", std::numeric_limits<int>::max());
+    // (Below int's top: the next commit adds one.)
+    const long generation = c.count(j, "generation", "generation", std::numeric_limits<int>::max() - 1);
     const json& shots = c.need(j, "shots", "shots", &json::is_array, "a list");
     long done = 0;
     std::vector<bool> is_done(shots.size());
@@ -123,6 +127,12 @@ json product_record(const fs::path& file) {
 void check_products(const json& state, const fs::path& folder) {
     const std::string fix = "Put the job's own file back; else, as a complete job keeps no stack to write it again "
                             "from, delete the job folder (or use a new output.job) and run again to migrate the shots anew";
+    // The image and the illumination are every complete job's: a record without them
+    // (state.json edited) would call a job without its image complete.
+    for (const char* name : {"image.sgy", "illumination.sgy"})
+        if (!state.at("products").contains(name))
+            fail((folder / "state.json").string(), std::string("records the job complete without its product ") + name,
+                 kStartJobAgain);
     for (const auto& [name, record] : state.at("products").items()) {
         const fs::path path = folder / name;
         // A preview is a picture of the image, not the result: its loss is said, not refused.

@@ -140,11 +140,21 @@ std::uintmax_t stack_bytes(const imaging::Stack& stack) {
 }
 
 // The content hash of a stack's file (io/file_hash.h), from the sums in memory.
-std::string stack_hash(const imaging::Stack& stack) {
-    return io::bytes_hash({bytes_of(stack.image), bytes_of(stack.illumination)});
+// The hash of a committed stack and the shots it holds (state.json's stack.done): a shot
+// marked pending again, and taken out of stack.done, would otherwise be stacked twice.
+std::string stack_hash(const imaging::Stack& stack, const json& done) {
+    const std::string shots = done.dump();
+    return io::bytes_hash({{shots.data(), shots.size()}, bytes_of(stack.image), bytes_of(stack.illumination)});
 }
 
-// On every core: MPI calls it on one thread, for chunks of the 3 GB of a 3D stack.
+// What binds a rank's checkpoint to its job: the job's settings and inputs (state.json),
+// so that another job's part copied into the folder is refused, not added.
+std::string job_key(const json& state) {
+    const std::string text = state.at("settings").dump() + state.at("inputs").dump();
+    return io::bytes_hash({{text.data(), text.size()}});
+}
+
+// On every core: the reduction to rank 0 calls it for each piece of the 3 GB of a 3D stack.
 void combine_sums(const void* in, void* inout, std::size_t n) {
     const auto* a = static_cast<const imaging::ExactSum*>(in);
     auto* b = static_cast<imaging::ExactSum*>(inout);
@@ -205,8 +215,12 @@ struct State {
         for (const auto& e : fs::directory_iterator(folder)) {
             const std::string name = e.path().filename().string();
             if (!std::regex_match(name, m, ours)) continue;
-            if (m[1].matched && !m[2].matched && std::stoi(m[1].str()) == gen) continue;
-            fs::remove(e.path());
+            if (m[1].matched && !m[2].matched && m[1].str() == std::to_string(gen)) continue;
+            std::error_code ec;
+            fs::remove(e.path(), ec);
+            if (ec)
+                fail(e.path().string(), "could not be removed (" + ec.message() + "): the job's checkpoints use its name",
+                     "Remove it yourself (or move it out of the job folder) and run the job again");
         }
     }
 };
@@ -341,9 +355,11 @@ void load_stack(const State& st, imaging::Stack& stack) {
              kStartJobAgain);
     std::ifstream in(path, std::ios::binary);
     read_stack(in, path, stack);
-    const std::string hash = stack_hash(stack), was = st.j["stack"]["hash"];
+    const std::string hash = stack_hash(stack, st.j["stack"]["done"]), was = st.j["stack"]["hash"];
     if (hash != was)
-        fail(path.string(), "is damaged: its content hash " + hash + " is not the " + was + " it was committed with",
+        fail(path.string(),
+             "is damaged, or state.json was changed: the content hash of the stack and the shots it holds (stack.done) "
+             "is " + hash + ", not the " + was + " it was committed with",
              kStartJobAgain);
 }
 
@@ -367,7 +383,7 @@ void commit(State& st, const imaging::Stack& stack) {
     for (std::size_t i = 0; i < st.j["shots"].size(); ++i)
         if (st.j["shots"][i]["status"] == "done") done.push_back(i);
     st.j["generation"] = gen;
-    st.j["stack"] = {{"hash", stack_hash(stack)}, {"done", done}};
+    st.j["stack"] = {{"hash", stack_hash(stack, done)}, {"done", done}};
     st.save();  // the commit point
     st.remove_stale(gen);
     for (const fs::path& part : part_files(st.folder)) fs::remove(part);
@@ -378,11 +394,11 @@ void commit(State& st, const imaging::Stack& stack) {
 // running the job again writes them without migrating its shots again. Only when that
 // fails too are this run's shots lost.
 [[noreturn]] void fail_keeping_stack(State& st, const imaging::Stack& stack, const std::exception& why) {
-    const std::string what = std::string("the image and its companions could not be written (") + why.what() + ")";
+    const std::string what = "the image and its companions could not be written (" + failure_text(why) + ")";
     try {
         commit(st, stack);
     } catch (const std::exception& also) {
-        fail(st.folder.string(), what + ", nor the stack kept (" + also.what() + "; it takes about 16 times the image's "
+        fail(st.folder.string(), what + ", nor the stack kept (" + failure_text(also) + "; it takes about 16 times the image's "
                                                                              "size)",
              "Free space (or fix the cause above) and run the same command again: it migrates the shots done since "
              "the last checkpoint again");
@@ -393,13 +409,14 @@ void commit(State& st, const imaging::Stack& stack) {
 }
 
 // A rank's checkpoint: the generation its run started from, the shots it has done in
-// this run and their stack, then the content hash (kHashDigits hex digits) of all that
-// after the magic, which reading it back checks.
-void write_part(const fs::path& folder, int rank, int base_gen, const std::vector<std::int64_t>& done,
-                const imaging::Stack& mine) {
+// this run and their stack, then the content hash (kHashDigits hex digits) of the job's
+// key (job_key) and all that after the magic, which reading it back checks.
+void write_part(const fs::path& folder, int rank, const std::string& key, int base_gen,
+                const std::vector<std::int64_t>& done, const imaging::Stack& mine) {
     const std::int64_t head[3] = {base_gen, std::int64_t(done.size()), std::int64_t(mine.image.size())};
     const Bytes list = {done.data(), done.size() * sizeof(std::int64_t)};
-    const std::string hash = io::bytes_hash({{head, sizeof head}, list, bytes_of(mine.image), bytes_of(mine.illumination)});
+    const std::string hash = io::bytes_hash(
+        {{key.data(), key.size()}, {head, sizeof head}, list, bytes_of(mine.image), bytes_of(mine.illumination)});
     write_durably(folder / ("part-" + std::to_string(rank) + ".bin"),
                   {{kPartMagic, sizeof kPartMagic}, {head, sizeof head}, list, bytes_of(mine.image),
                    bytes_of(mine.illumination), {hash.data(), hash.size()}});
@@ -433,11 +450,16 @@ void absorb_parts(State& st, imaging::Stack& stack) {
         read_stack(in, path, part);
         std::string hash(kHashDigits, ' ');
         read_exactly(in, path, hash.data(), hash.size());
-        if (hash != io::bytes_hash({{head, sizeof head},
+        const std::string key = job_key(st.j);
+        if (hash != io::bytes_hash({{key.data(), key.size()},
+                                    {head, sizeof head},
                                     {done.data(), done.size() * sizeof(std::int64_t)},
                                     bytes_of(part.image),
                                     bytes_of(part.illumination)}))
-            fail(path.string(), "is damaged: its content differs from the checksum written with it", damaged);
+            fail(path.string(),
+                 "is not a checkpoint of this job: its checksum, which binds the job's settings and inputs, differs "
+                 "(another job's, or damaged)",
+                 damaged);
         for (const std::int64_t i : done) {
             if (i < 0 || std::size_t(i) >= st.j["shots"].size() || st.j["shots"][std::size_t(i)]["status"] == "done")
                 fail(path.string(), "holds a shot that is done already (or none of this job)", kStartJobAgain);
@@ -484,6 +506,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     bool resuming = false;  // (rank 0's) stack holds the job's earlier shots
     std::vector<std::int64_t> done_before(n, 0);
     int base_gen = 0;
+    std::string key;  // job_key, for the ranks' checkpoints
     bool complete_before = false;
     world.on_root([&] {
         st = open_state(opt.folder, names, fingerprint);
@@ -501,6 +524,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         st.remove_stale(st.generation());
         absorb_parts(st, stack);
         base_gen = st.generation();
+        key = job_key(st.j);
         int failed_before = 0, done = 0;
         for (std::size_t i = 0; i < n; ++i) {
             done_before[i] = st.j["shots"][i]["status"] == "done";
@@ -521,6 +545,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     }
     world.broadcast(done_before);
     world.broadcast(&base_gen, sizeof base_gen);
+    world.broadcast(key);
 
     // The shots to do, largest first (in job order among equals), at most max_shots.
     std::vector<long> order;
@@ -838,7 +863,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             finish_stacking();
             const PhaseTimer t("checkpoint");
             // The leaders stack and record; the other members have nothing to keep.
-            if (queue.leader()) write_part(opt.folder, world.rank(), base_gen, done_here, mine);
+            if (queue.leader()) write_part(opt.folder, world.rank(), key, base_gen, done_here, mine);
             last_checkpoint = clock::now();
         }
     }

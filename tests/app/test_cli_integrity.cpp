@@ -97,7 +97,18 @@ TEST_CASE("a damaged rank checkpoint is refused, and deleting it as the message 
     const auto r = run_rtm(migrate_cmd(job));
     INFO(r.output);
     CHECK(r.status == 1);
-    CHECK_THAT(r.output, Contains(part.string() + ": is damaged") && Contains("Delete it to migrate its shots again"));
+    CHECK_THAT(r.output, Contains(part.string() + ": is not a checkpoint of this job") && Contains("or damaged") &&
+                             Contains("Delete it to migrate its shots again"));
+    // Another job's checkpoint (other settings) copied in: it was added, exit 0, to an
+    // image that was neither job's.
+    const auto other = dir / "other";
+    interrupt_rtm(migrate_cmd(other, "--migration.checkpoint-minutes 0 --migration.mute-direct 0.3"), other / "part-0.bin",
+                  "RTMPART3", SIGKILL);
+    fs::copy_file(other / "part-0.bin", part, fs::copy_options::overwrite_existing);
+    const auto foreign = run_rtm(migrate_cmd(job));
+    INFO(foreign.output);
+    CHECK(foreign.status == 1);
+    CHECK_THAT(foreign.output, Contains(part.string() + ": is not a checkpoint of this job"));
     fs::remove(part);
     const auto again = run_rtm(migrate_cmd(job));
     INFO(again.output);
@@ -149,6 +160,19 @@ TEST_CASE("state.json fields that rtm did not write are refused naming the file 
         CHECK(r.status == 1);
         CHECK_THAT(r.output, Contains(file.string() + ": ") && Contains("the committed stack"));
     }
+    {
+        // A shot marked pending again and taken out of stack.done, consistently: it was
+        // stacked a second time, exit 0. The stack's hash binds the shots it holds.
+        auto retried = state;
+        retried["shots"][done]["status"] = "pending";
+        retried["stack"]["done"] = nlohmann::json::array();
+        write_file(file, retried.dump(1));
+        const auto r = run_rtm(migrate_cmd(job));
+        INFO(r.output);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains((job / "stack-1.bin").string() + ": is damaged, or state.json was changed") &&
+                                 Contains("stack.done"));
+    }
     // Cut short: named with rtm's words, not the JSON library's.
     write_file(file, good.substr(0, good.size() / 2));
     const auto r = run_rtm(migrate_cmd(job));
@@ -186,4 +210,15 @@ TEST_CASE("a complete job whose image is missing or changed says so and exits 1,
     INFO(r.output);
     CHECK(r.status == 0);
     CHECK_THAT(r.output, Contains("image.png: is missing") && Contains("is complete"));
+    // state.json's products emptied and the image removed: it said complete, naming an
+    // image that did not exist.
+    const fs::path state = job / "state.json";
+    auto j = nlohmann::json::parse(bytes_of(state));
+    j["products"] = nlohmann::json::object();
+    write_file(state, j.dump(1));
+    fs::remove(image);
+    r = run_rtm(migrate_cmd(job));
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains(state.string() + ": records the job complete without its product image.sgy"));
 }
