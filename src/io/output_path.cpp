@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -27,6 +28,22 @@ void check_output_path(const std::string& path, const std::string& option, bool 
     // A finished file is renamed over its path: over a link that replaces the link, and
     // the output lands beside the target, which keeps its old content (/dev/stdout, a
     // link, was replaced by a file when rtm ran as root).
+    // The writers make PATH.tmp: a name the file system takes, but not with ".tmp" after
+    // it, passed the dry run and failed the real one after its work.
+    if (!folder) {
+        const long name_max = ::pathconf(fs::absolute(p, ec).parent_path().c_str(), _PC_NAME_MAX);
+        const std::size_t longest = name_max > 0 ? std::size_t(name_max) : 255;
+        if (p.filename().string().size() + 4 > longest)
+            fail(where,
+                 "the file name '" + p.filename().string() + "' is " + std::to_string(p.filename().string().size()) +
+                     " bytes long: with the '.tmp' rtm writes first, more than the " + std::to_string(longest) +
+                     " its folder's file system takes",
+                 "Give " + option + " a shorter file name");
+    }
+    if (fs::absolute(p, ec).string().size() + 4 >= PATH_MAX)
+        fail(where, "the path is " + std::to_string(fs::absolute(p, ec).string().size()) + " bytes long, beyond the " +
+                        std::to_string(PATH_MAX) + " the system takes (with what rtm adds to it)",
+             "Give " + option + " a shorter path");
     if (!folder && fs::is_symlink(fs::symlink_status(p, ec)))
         fail(where,
              "'" + path + "' is a symbolic link (to " + fs::read_symlink(p, ec).string() +

@@ -180,6 +180,13 @@ TEST_CASE("an output that is a pipe or a link or names no file and a job folder 
                                      (dir / "store" / "real.sgy").string() + ")"));
     CHECK(fs::is_symlink(dir / "link.sgy"));
     CHECK(bytes_of(dir / "store" / "real.sgy") == "old");
+    // A name the file system takes, but not with the ".tmp" the writer adds: the dry run
+    // passed, the real run failed after its work.
+    const std::string long_name(250, 'a');
+    const auto longer = run_rtm(model_cmd(dir / (long_name + ".sgy"), "--acquisition.source-x0 1000 --dry-run"));
+    INFO(longer.output);
+    CHECK(longer.status == 1);
+    CHECK_THAT(longer.output, Contains("option output.shots: the file name '" + long_name + ".sgy' is 254 bytes long"));
     const auto slash = run_rtm(model_cmd(dir / "new/", "--acquisition.source-x0 1000 --dry-run"));
     INFO(slash.output);
     CHECK(slash.status == 1);
