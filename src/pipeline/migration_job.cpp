@@ -311,9 +311,16 @@ State open_state(const std::string& folder, const std::vector<JobShot>& names, c
     if (st.j["settings"] != fp.settings)
         fail(folder, "holds a job with other settings: " + settings_changed(st.j["settings"].get<std::string>(), fp.settings),
              again);
-    if (st.j["inputs"].size() != fp.inputs.size())
-        fail(folder, "holds a job over other input files (" + std::to_string(st.j["inputs"].size()) + ", now " +
-                         std::to_string(fp.inputs.size()) + ")", again);
+    if (st.j["inputs"].size() != fp.inputs.size()) {
+        // Named: the job's inputs (its options) and this run's.
+        std::string was, now;
+        for (const auto& [key, hash] : st.j["inputs"].items()) was += (was.empty() ? "" : ", ") + key;
+        for (const auto& in : fp.inputs) now += (now.empty() ? "" : ", ") + in.key + " " + in.path;
+        fail(folder,
+             "holds a job over " + std::to_string(st.j["inputs"].size()) + " input files (" + was + "), and this run gives " +
+                 std::to_string(fp.inputs.size()) + " (" + now + ")",
+             "Give the job's input files to resume it (its state.json lists its shots' files); " + again);
+    }
     for (const auto& in : fp.inputs) {
         const std::string was = st.j["inputs"].value(in.key, "");
         if (was == in.hash) continue;

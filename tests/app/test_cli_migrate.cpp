@@ -251,7 +251,10 @@ TEST_CASE("a job resumed with its shot files in another order is refused and the
                                "--output.job " + (dir / "job").string());
     INFO(fewer.output);
     CHECK(fewer.status == 1);
-    CHECK_THAT(fewer.output, Contains("holds a job over other input files") && !Contains("another order"));
+    // Named: the job's inputs and this run's.
+    CHECK_THAT(fewer.output, Contains("holds a job over 3 input files (data.shots 1, data.shots 2, model.vp), and this "
+                                      "run gives 2 (") &&
+                                 Contains("data.shots 1 " + other.string()) && !Contains("another order"));
 }
 
 // A job folder knows its inputs by their options and content, not by the paths typed: a
