@@ -225,6 +225,15 @@ SegyReader::SegyReader(const std::string& path, bool mapped) : path_(path) {
     if (const int err = segy_set_format(fp_.get(), format_); err != SEGY_OK)
         fail(path, "unable to set sample format " + std::to_string(format_) + " (" + segyio_error(err) + ")");
 
+    // SEG-Y revision 2 lets byte 3505 be -1: a variable number of extended textual headers,
+    // ended by an "((SEG: EndText))" stanza. segyio (segy_trace0) takes the count as it is
+    // and puts the first trace at byte 3600 - 3200 = 400, "outside the file".
+    if (bin_.get(SEGY_BIN_EXT_HEADERS) == -1)
+        fail(path,
+             binary_field_name(SEGY_BIN_EXT_HEADERS) +
+                 " = -1: a variable number of extended textual headers ended by an end stanza (SEG-Y revision 2), "
+                 "which rtm does not read",
+             "Rewrite the file with a fixed count of extended headers (SEG-Y revision 1), e.g. with segyio");
     trace0_ = segy_trace0(bin_.bytes());
     if (trace0_ < 3600 || std::uintmax_t(trace0_) > size)
         fail(path, binary_field_name(SEGY_BIN_EXT_HEADERS) + " = " + std::to_string(bin_.get(SEGY_BIN_EXT_HEADERS)) +

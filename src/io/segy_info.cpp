@@ -191,21 +191,6 @@ std::string raw_headers(const std::string& path) {
     return raw;
 }
 
-// SEG-Y revision 2 lets byte 3505 be -1: a variable number of extended textual headers,
-// ended by an "((SEG: EndText))" stanza. segyio (segy_trace0) takes the count as it is
-// and put the first trace at byte 3600 - 3200 = 400, "outside the file".
-void require_fixed_extended_headers(const std::string& path, const std::string& raw) {
-    if (raw.empty()) return;
-    detail::BinaryHeader bin;
-    std::copy(raw.begin() + SEGY_TEXT_HEADER_SIZE, raw.end(), bin.bytes());
-    if (bin.get(SEGY_BIN_EXT_HEADERS) == -1)
-        fail(path,
-             detail::binary_field_name(SEGY_BIN_EXT_HEADERS) +
-                 " = -1: a variable number of extended textual headers ended by an end stanza (SEG-Y revision 2), "
-                 "which rtm does not read",
-             "Rewrite the file with a fixed count of extended headers (SEG-Y revision 1), e.g. with segyio");
-}
-
 // The textual header as text. SEG-Y revisions 0 and 1 write it in EBCDIC, which segyio
 // turns into ASCII, but many writers (and revision 2) use ASCII, which that turned into
 // nonsense: a header saying "SAMPLES IN DEPTH" went unread. Every card starts with 'C':
@@ -233,7 +218,6 @@ std::string text_header(const detail::SegyReader& file, const std::string& raw) 
 void describe_segy(const std::string& path, std::ostream& out) {
     detail::require_regular_file(path);  // (before the raw read: a FIFO would wait for a writer)
     const std::string raw = raw_headers(path);
-    require_fixed_extended_headers(path, raw);
     const detail::SegyReader file(path);
     const auto headers = file.headers();
     const detail::BinaryHeader& bin = file.binary();
