@@ -112,7 +112,9 @@ void check_new_job_folder(const std::string& path) {
         if (fs::exists(fs::path(path) / "state.json", ec)) return;
         for (const auto& f : job_files(path)) {
             const std::string name = fs::path(f).filename().string();
-            if (name == "job.lock" || name == "state.json.tmp") continue;
+            // (state.json itself, now: another run began the job since the look above; its
+            // lock refuses this run when it opens the folder.)
+            if (name == "job.lock" || name == "state.json" || name == "state.json.tmp") continue;
             fail("option output.job", "'" + path + "' holds " + name + " but no job (no state.json): a new job would "
                                       "overwrite or remove it",
                  "Give output.job a new folder, or move " + f + " elsewhere");
