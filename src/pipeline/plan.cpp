@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include <omp.h>
+#include <spdlog/spdlog.h>
 
 #include "core/error.h"
 #include "core/host_memory.h"
@@ -145,6 +146,11 @@ int record_samples(double length, double dt, const std::string& where) {
              "a record of " + fmt(length) + " s at " + fmt(dt) + " s is " + fmt(n + 1) + " samples, more than a trace can hold (" +
                  std::to_string(INT_MAX) + ")",
              "Give the record length in seconds, e.g. 4");
+    // A length between two samples is rounded to the nearer, and said (0.503 s at 4 ms
+    // became 0.504 s without a word).
+    if (std::abs(n - std::round(n)) > 1e-6 * std::max(1.0, n) && parallel::World::get().root())
+        spdlog::info("{}: {} s is not a whole number of {} ms samples: the record is {} s", where, fmt(length, 6),
+                     fmt(dt * 1e3, 6), fmt(std::round(n) * dt, 6));
     return int(std::lround(n)) + 1;
 }
 

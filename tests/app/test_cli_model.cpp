@@ -189,12 +189,12 @@ TEST_CASE("sources or receivers on a free surface are refused: the pressure ther
     CHECK_THAT(mig.output, Contains(shots.string() + ": shot 1 receiver 1: lies on the free surface"));
 }
 
-TEST_CASE("a record interval too coarse for the wavelet's band is warned about with one that keeps it") {
+TEST_CASE("a record interval too coarse for the wavelet's band is warned about and a record length between samples is said") {
     const auto dir = scratch("cli-coarse-record");
-    const auto cmd = [&](const char* dt) {
+    const auto cmd = [&](const char* dt, const char* length = "0.6") {
         return "model --model.vp " + kModel + " --acquisition.source-x0 1000 --acquisition.receiver-x0 500"
-               " --acquisition.receiver-dx 50 --acquisition.receiver-nx 11 --acquisition.record-length 0.6"
-               " --wavelet.ricker-f0 15 --propagation.device cpu --dry-run --output.shots " +
+               " --acquisition.receiver-dx 50 --acquisition.receiver-nx 11 --acquisition.record-length " +
+               std::string(length) + " --wavelet.ricker-f0 15 --propagation.device cpu --dry-run --output.shots " +
                (dir / "shots.sgy").string() + " --acquisition.record-dt " + dt;
     };
     // A 15 Hz Ricker reaches 37.5 Hz: 30 ms samples hold 16.7 Hz, and the gathers lost the rest without a word.
@@ -206,7 +206,11 @@ TEST_CASE("a record interval too coarse for the wavelet's band is warned about w
                                   Contains("13.3 ms or less keeps it"));
     const auto fine = run_rtm(cmd("0.004"));
     CHECK(fine.status == 0);
-    CHECK_THAT(fine.output, !Contains("the record's sample interval"));
+    CHECK_THAT(fine.output, !Contains("the record's sample interval") && !Contains("not a whole number"));
+    // A record length between two samples is rounded to the nearer, and said.
+    const auto between = run_rtm(cmd("0.004", "0.603"));
+    CHECK_THAT(between.output, Contains("option acquisition.record-length: 0.603 s is not a whole number of 4 ms "
+                                        "samples: the record is 0.604 s"));
 }
 
 TEST_CASE("a missing model file is named in the error") {
