@@ -125,7 +125,7 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
                                " would be ignored",
                            "Give either a regular spread (acquisition.source-* and receiver-*) or acquisition.geometry");
         }
-        const io::ShotIndex index(path);  // headers only: the samples are not needed
+        const io::ShotIndex index(path, io::ShotIndex::Use::Geometry);  // headers only: the samples are not needed
         spdlog::info("geometry from {}: {} shots", path, index.size());
         std::vector<ShotGather> shots;
         for (std::size_t k = 0; k < index.size(); ++k) shots.push_back(index.geometry(k));

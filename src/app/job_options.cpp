@@ -240,7 +240,7 @@ Wavelet load_wavelet(const po::variables_map& vm) {
         const std::string path = vm["wavelet.file"].as<std::string>();
         const std::string one = "Give a SEG-Y file of one trace, the source wavelet";
         // The headers first: a velocity model given here is refused before its samples are read.
-        const io::ShotIndex index(path);
+        const io::ShotIndex index(path, io::ShotIndex::Use::Wavelet);
         std::size_t traces = 0;
         for (std::size_t k = 0; k < index.size(); ++k) traces += index.geometry(k).ntraces();
         if (traces == 0) fail(path, "holds no trace", one);

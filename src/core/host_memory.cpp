@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <sstream>
 #include <string>
@@ -49,14 +50,14 @@ double number_in(const std::filesystem::path& file) {
     }
 }
 
-// The value of "KEY 12345" in a cgroup's memory.stat (0 when absent).
-double stat_value(const std::filesystem::path& file, const std::string& key) {
+// The sum of the values of `keys` ("KEY 12345" lines) in a cgroup's memory.stat (0 when absent).
+double stat_values(const std::filesystem::path& file, std::initializer_list<const char*> keys) {
     std::ifstream in(file);
     std::string k;
-    double v = 0;
+    double v = 0, sum = 0;
     while (in >> k >> v)
-        if (k == key) return v;
-    return 0;
+        for (const char* key : keys) sum += k == key ? v : 0;
+    return sum;
 }
 
 }  // namespace
@@ -68,13 +69,13 @@ CgroupMemory cgroup_memory(const std::string& proc_cgroup, const std::string& v2
     // wins. (In a container the mount point is often the container's own cgroup, its
     // path in /proc/self/cgroup absent under it: the mount point itself is read then.)
     const auto walk = [&](const std::string& root, const std::string& path, const char* max_file, const char* usage_file,
-                          const char* inactive_key) {
+                          std::initializer_list<const char*> cache_keys) {
         fs::path level = fs::path(root) / fs::path(path).relative_path();
         for (;;) {
             const double limit = number_in(level / max_file);
             // v1 says "no limit" with a huge number (2^63 rounded down to a page).
             if (limit > 0 && limit < 1e18 && (best.limit == 0 || limit < best.limit)) {
-                const double used = number_in(level / usage_file) - stat_value(level / "memory.stat", inactive_key);
+                const double used = number_in(level / usage_file) - stat_values(level / "memory.stat", cache_keys);
                 best = {limit, std::max(0.0, limit - std::max(0.0, used)), (level / max_file).string()};
             }
             if (level == fs::path(root) || level.parent_path() == level) break;
@@ -89,35 +90,36 @@ CgroupMemory cgroup_memory(const std::string& proc_cgroup, const std::string& v2
         if (a == std::string::npos || b == std::string::npos) continue;
         const std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
         if (line.compare(0, a, "0") == 0 && controllers.empty())
-            walk(v2_root, path, "memory.max", "memory.current", "inactive_file");
+            walk(v2_root, path, "memory.max", "memory.current", {"inactive_file", "active_file"});
         else if (("," + controllers + ",").find(",memory,") != std::string::npos)
-            walk(v1_root, path, "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file");
+            walk(v1_root, path, "memory.limit_in_bytes", "memory.usage_in_bytes",
+                 {"total_inactive_file", "total_active_file"});
     }
     return best;
 }
 
 }  // namespace detail
 
-HostMemory host_memory() {
-    HostMemory m;
-    m.total = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
-    m.available = proc_kb("/proc/meminfo", "MemAvailable:");
-    m.limited_by = "this machine's";
+HostMemory host_memory(int sharers) {
+    sharers = std::max(1, sharers);
+    // The machine's memory, or its cgroup's where that is less: shared by the sharers.
+    double total = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+    double available = proc_kb("/proc/meminfo", "MemAvailable:");
+    std::string limited_by = "this machine's";
     std::ifstream in("/proc/self/cgroup");
     const std::string cgroups((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const detail::CgroupMemory c = detail::cgroup_memory(cgroups, "/sys/fs/cgroup", "/sys/fs/cgroup/memory");
-    if (c.limit > 0 && c.limit < m.total) {
-        m.total = c.limit;
-        m.limited_by = "the cgroup's limit (" + c.file + ") of";
+    if (c.limit > 0 && c.limit < total) {
+        total = c.limit;
+        limited_by = "the cgroup's limit (" + c.file + ") of";
     }
-    if (c.limit > 0) m.available = std::min(m.available, c.room);
+    if (c.limit > 0) available = std::min(available, c.room);
+    HostMemory m{total / sharers, available / sharers, limited_by, sharers};
+    // The address-space limit: this process's own.
     rlimit as{};
     if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
         const double limit = double(as.rlim_cur);
-        if (limit < m.total) {
-            m.total = limit;
-            m.limited_by = "the address-space limit (ulimit -v) of";
-        }
+        if (limit < m.total) m = {limit, m.available, "the address-space limit (ulimit -v) of", 1};
         m.available = std::min(m.available, std::max(0.0, limit - proc_kb("/proc/self/status", "VmSize:")));
     }
     return m;

@@ -14,23 +14,28 @@ double peak_host_bytes();
 // limit says so. A job's plan and its automatic memory budget hold to it; a job that
 // counted the machine's memory inside a tighter limit was killed by the kernel (a
 // cgroup's OOM killer: no message, no output) or failed an allocation mid-shot.
+// `sharers`: the processes that share the machine's (or the cgroup's) memory, such as
+// the ranks of a node; each has its part of it. The address-space limit is each
+// process's own, not shared.
 struct HostMemory {
-    double total = 0;      // the most it may hold (0: not reported)
-    double available = 0;  // what it can have now without swapping (0: not reported)
-    // What sets `total`, to go before its size in a message: "this machine's", "the
-    // cgroup's limit (FILE) of" (what Slurm's --mem and containers set) or "the
-    // address-space limit (ulimit -v) of".
+    double total = 0;      // this process's part: the most it may hold (0: not reported)
+    double available = 0;  // of which it can have now without swapping (0: none, or not reported)
+    // What sets `total`, to go before the whole amount in a message: "this machine's",
+    // "the cgroup's limit (FILE) of" (what Slurm's --mem and containers set) or "the
+    // address-space limit (ulimit -v) of"; `shared_by` processes share that amount (1
+    // for the address-space limit).
     std::string limited_by;
+    int shared_by = 1;
 };
-HostMemory host_memory();
+HostMemory host_memory(int sharers = 1);
 
 namespace detail {
 
 // The memory limit of the cgroup a process is in (`proc_cgroup`: the text of its
 // /proc/self/cgroup), the tightest of its own and its parents', under the cgroup v2
 // and v1 mount points `v2_root` and `v1_root`; `room` is that level's limit less its
-// usage, page cache that can be dropped (inactive files) not counted as used. No
-// limit: limit 0.
+// usage, the page cache of files (which the kernel reclaims before it kills) not counted
+// as used. No limit: limit 0.
 struct CgroupMemory {
     double limit = 0, room = 0;
     std::string file;  // the file that sets it

@@ -22,25 +22,16 @@ struct ShotTrace {
     int channel = 0;
     bool dead = false;
     bool degrees = false;  // coordinate units (byte 89) 3 or 4: degrees
+    int delay = 0;         // delay recording time (byte 109), ms
     Position source, receiver;
 };
 
 // Trace identification code 2: a dead trace (SEG-Y rev 1).
 constexpr int kDeadTrace = 2;
 
-// Trace i's header, refused where it holds what rtm would read wrongly and silently: a
-// recording that starts after (or before) the shot.
-ShotTrace shot_trace(const std::string& path, int i, const detail::TraceHeader& h) {
-    const std::string trace = "trace " + std::to_string(i + 1) + " (field record " +
-                              std::to_string(h.get(SEGY_TR_FIELD_RECORD)) + ")";
-    if (const int delay = h.get(SEGY_TR_DELAY_REC_TIME))
-        fail(path,
-             trace + " starts " + std::to_string(delay) + " ms (times the time scalar, byte 215) after the shot: its " +
-                 detail::trace_field_name(SEGY_TR_DELAY_REC_TIME) + " is not 0, and rtm reads every trace from the "
-                 "shot's time 0 (its arrivals would be imaged too shallow)",
-             "Pad the traces with the delay's zeros (or, for a negative delay, cut the samples before the shot) and set "
-             "byte 109 to 0");
+ShotTrace shot_trace(const detail::TraceHeader& h) {
     ShotTrace t;
+    t.delay = h.get(SEGY_TR_DELAY_REC_TIME);
     t.degrees = h.get(SEGY_TR_COORD_UNITS) == 3 || h.get(SEGY_TR_COORD_UNITS) == 4;
     t.ffid = h.get(SEGY_TR_FIELD_RECORD);
     t.channel = h.get(SEGY_TR_NUMBER_ORIG_FIELD);
@@ -84,14 +75,44 @@ void check_samples(const std::string& path, int i, const ShotGather& g, std::siz
          "Every sample must be finite: fix the trace (or zero it) where the file was made");
 }
 
+// A trace's recording starts its delay (byte 109) after the shot, and rtm reads every
+// trace, and a wavelet, from the shot's time 0: its arrivals would be imaged too shallow
+// (and the wavelet fired late). A file whose gathers are each one trace at its own
+// source is a velocity model (rtm's writer puts z0 in byte 109), which the plan refuses
+// as such, with the better message.
+void require_no_delay(const std::string& path, const std::vector<ShotGather>& gathers,
+                      const std::vector<ShotTrace>& traces, ShotIndex::Use use) {
+    using Use = ShotIndex::Use;
+    if (use == Use::Geometry) return;  // (positions only)
+    const auto late = std::find_if(traces.begin(), traces.end(), [](const ShotTrace& t) { return t.delay != 0; });
+    if (late == traces.end()) return;
+    const bool model_like = std::all_of(gathers.begin(), gathers.end(), [](const ShotGather& g) {
+        return g.ntraces() == 1 && g.receivers[0].x == g.source.x && g.receivers[0].y == g.source.y;
+    });
+    if (use == Use::Records && model_like && gathers.size() > 1) return;
+    const std::string field = detail::trace_field_name(SEGY_TR_DELAY_REC_TIME);
+    const std::string i = std::to_string(late - traces.begin() + 1), delay = std::to_string(late->delay);
+    if (use == Use::Wavelet)
+        fail(path,
+             "its trace starts " + delay + " ms (times the time scalar, byte 215) from the fire time (" + field +
+                 "), and rtm takes a wavelet's first sample as the source's time 0",
+             "Shift the wavelet so that its first sample is at the fire time, and set byte 109 to 0");
+    fail(path,
+         "trace " + i + " (field record " + std::to_string(late->ffid) + ") starts " + delay +
+             " ms (times the time scalar, byte 215) after the shot: its " + field +
+             " is not 0, and rtm reads every trace from the shot's time 0 (its arrivals would be imaged too shallow)",
+         "Pad the traces with the delay's zeros (or, for a negative delay, cut the samples before the shot) and set "
+         "byte 109 to 0");
+}
+
 }  // namespace
 
-ShotIndex::ShotIndex(const std::string& path) : path_(path), stamp_(file_stamp(path)) {
+ShotIndex::ShotIndex(const std::string& path, Use use) : path_(path), stamp_(file_stamp(path)) {
     const detail::SegyReader file(path);
     const int n = file.traces();
     file_traces_ = n;
     file_samples_ = file.samples();
-    detail::require_metres(file);
+    if (use != Use::Wavelet) detail::require_metres(file);
 
     // One pass over the headers (one at a time: a header is 240 bytes, what is kept 64).
     // One sample interval for the whole file, in microseconds.
@@ -106,7 +127,7 @@ ShotIndex::ShotIndex(const std::string& path) : path_(path), stamp_(file_stamp(p
             fail(path, "trace " + std::to_string(i + 1) + " has " + detail::trace_field_name(SEGY_TR_SAMPLE_INTER) + " " +
                            std::to_string(v) + " us where trace 1 has " + std::to_string(first_dt) + " us",
                  "All traces must share one sample interval: resample the file");
-        traces[i] = shot_trace(path, i, h);
+        traces[i] = shot_trace(h);
         any_ffid = any_ffid || traces[i].ffid != 0;
     }
     // Byte 89 is not trusted alone: real files say degrees of coordinates in metres
@@ -114,7 +135,7 @@ ShotIndex::ShotIndex(const std::string& path) : path_(path), stamp_(file_stamp(p
     // could be longitude and latitude.
     const auto angle = [](const Position& p) { return std::abs(p.x) <= 180 && std::abs(p.y) <= 90; };
     const auto said = std::find_if(traces.begin(), traces.end(), [](const ShotTrace& t) { return t.degrees; });
-    if (said != traces.end() && std::all_of(traces.begin(), traces.end(), [&](const ShotTrace& t) {
+    if (use != Use::Wavelet && said != traces.end() && std::all_of(traces.begin(), traces.end(), [&](const ShotTrace& t) {
             return angle(t.source) && angle(t.receiver);
         }))
         fail(path,
@@ -191,6 +212,7 @@ ShotIndex::ShotIndex(const std::string& path) : path_(path), stamp_(file_stamp(p
         gathers_.push_back(std::move(g));
         traces_.push_back(std::move(in_file));
     }
+    require_no_delay(path, gathers_, traces, use);
 }
 
 ShotGather ShotIndex::load(std::size_t k) const {

@@ -23,19 +23,24 @@ namespace rtm::io {
 // gather must share one source position. Channel: byte 13 when every trace of the
 // gather has one, else the order in the file. Gathers come sorted by id, traces by
 // channel, whatever the trace order in the file.
-// Refused: coordinates in feet (binary byte 3255 = 2), in degrees (byte 89 = 3 or 4,
-// where every X/Y lies within longitude's and latitude's ranges: real files set byte 89
-// wrongly), and a non-zero delay recording time (byte 109): rtm reads metres and
-// traces that start at the shot. A dead trace (trace identification code, byte 29, =
-// 2) is loaded as zeros.
+// Refused, by what the file is used for (Use): coordinates in feet (binary byte 3255 =
+// 2) or in degrees (byte 89 = 3 or 4, where every X/Y lies within longitude's and
+// latitude's ranges: real files set byte 89 wrongly) in shot records and geometry; a
+// non-zero delay recording time (byte 109) in shot records (unless every gather is one
+// trace at its own source: a velocity model, which the plan refuses as such) and in a
+// wavelet: rtm reads metres, and traces that start at the shot. A dead trace (trace
+// identification code, byte 29, = 2) is loaded as zeros.
 //
 // Memory: about 32 bytes per trace (receiver position, channel, trace number) plus
 // the gathers' sources; while indexing, about 60 bytes more per trace.
 class ShotIndex {
 public:
+    // What the file is to rtm: recorded shots (data.shots), the positions of shots to
+    // model (acquisition.geometry) or a source wavelet (wavelet.file).
+    enum class Use { Records, Geometry, Wavelet };
     // Reads every trace header of `path` (no samples) and checks the rules above;
     // a file that breaks one is refused here, before any gather is loaded.
-    explicit ShotIndex(const std::string& path);
+    explicit ShotIndex(const std::string& path, Use use = Use::Records);
 
     const std::string& path() const { return path_; }
     std::size_t size() const { return gathers_.size(); }

@@ -137,16 +137,26 @@ MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double bud
 }
 
 double free_memory(const Backend& backend) {
+    if (backend.gpu) {
+        const double free = device_free_bytes();
+        if (!(free > 0))
+            fail("option migration.memory-budget = auto", "the free memory of the GPU could not be read",
+                 "Give the budget in GB, e.g. --migration.memory-budget 4");
+        return free;
+    }
     // On the CPU the node's ranks share the host's memory (each takes its part of it,
     // instead of each counting all of it as its own).
-    const double free =
-        backend.gpu ? device_free_bytes() : host_memory().available / parallel::World::get().node_size();
-    if (!(free > 0))
-        fail("option migration.memory-budget = auto",
-             std::string("the free memory of the ") + (backend.gpu ? "GPU" : "host (MemAvailable in /proc/meminfo)") +
-                 " could not be read",
-             "Give the budget in GB, e.g. --migration.memory-budget 4");
-    return free;
+    const HostMemory m = host_memory(parallel::World::get().node_size());
+    if (!(m.available > 0)) {
+        std::ostringstream os;
+        os.precision(3);
+        os << "no host memory is free for this rank (its part of " << m.limited_by << " " << m.total * m.shared_by / 1e9
+           << " GB" << (m.shared_by > 1 ? ", shared by the node's " + std::to_string(m.shared_by) + " ranks" : "")
+           << ", or MemAvailable in /proc/meminfo not reported)";
+        fail("option migration.memory-budget = auto", os.str(),
+             "Free memory (or raise the limit), or give the budget in GB, e.g. --migration.memory-budget 4");
+    }
+    return m.available;
 }
 
 double auto_memory_budget(double free, double not_yet_allocated) { return std::max(0.0, 0.9 * free - not_yet_allocated); }

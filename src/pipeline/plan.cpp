@@ -175,10 +175,9 @@ void check_velocities(const Model& model, const std::string& where) {
 }
 
 RankMemory rank_memory() {
-    const HostMemory m = host_memory();
-    const int ranks = parallel::World::get().node_size();
-    return {m.total / ranks, m.limited_by + " " + bytes(m.total) +
-                                 (ranks > 1 ? ", shared by the node's " + std::to_string(ranks) + " ranks" : "")};
+    const HostMemory m = host_memory(parallel::World::get().node_size());
+    return {m.total, m.limited_by + " " + bytes(m.total * m.shared_by) +
+                         (m.shared_by > 1 ? ", shared by the node's " + std::to_string(m.shared_by) + " ranks" : "")};
 }
 
 std::vector<std::string> plan_job(const Model& model, const std::string& model_path, const PlanShots& shots,

@@ -255,6 +255,24 @@ TEST_CASE("shot headers rtm would read wrongly are refused naming the byte and a
     // Degrees where every position could be longitude and latitude (these lie within
     // 20 m of the origin); beyond those ranges byte 89 is taken as wrong, as in
     // viking_small.segy (test_segy_real_files.cpp).
+    // The same delay in a geometry file (positions alone are read) is no matter; in a
+    // wavelet it is the fire time's, said as such; in single-trace gathers at their own
+    // sources (rtm's model writer keeps z0 there) it is left to the plan, which refuses
+    // the file as a velocity model.
+    CHECK(io::ShotIndex(path, io::ShotIndex::Use::Geometry).size() == 1);
+    ShotGather w = g;
+    w.receivers.resize(1);
+    w.data.resize(10);
+    io::write_shots(path, {w});
+    set_trace_field(path, 0, SEGY_TR_DELAY_REC_TIME, -50);
+    check_message(error_of([&] { io::ShotIndex(path, io::ShotIndex::Use::Wavelet); }),
+                  {path.c_str(), "starts -50 ms", "from the fire time", "first sample as the source's time 0"});
+    ShotGather a = w, b = w;
+    a.receivers[0] = {a.source.x, a.source.y, 0};
+    b.id = 8, b.source.x = 100, b.receivers[0] = {100, b.source.y, 0};
+    io::write_shots(path, {a, b});
+    set_trace_field(path, -1, SEGY_TR_DELAY_REC_TIME, 10);
+    CHECK(io::ShotIndex(path).size() == 2);
     io::write_shots(path, {g});
     set_trace_field(path, 0, SEGY_TR_COORD_UNITS, 3);
     check_message(error_of([&] { io::read_shots(path); }), {path.c_str(), "read as degrees: trace 1", "byte 89"});
