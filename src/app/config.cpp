@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
@@ -110,6 +111,7 @@ namespace {
 void same_job_on_every_rank(const po::variables_map& vm) {
     const parallel::World& world = parallel::World::get();
     if (world.size() == 1) return;
+    // Every option's value as text, a line each ("key=value").
     std::ostringstream settings;
     settings.precision(17);
     for (const auto& [key, value] : vm) {
@@ -118,23 +120,55 @@ void same_job_on_every_rank(const po::variables_map& vm) {
         if (const auto* x = boost::any_cast<std::string>(&v)) settings << *x;
         else if (const auto* d = boost::any_cast<double>(&v)) settings << *d;
         else if (const auto* i = boost::any_cast<int>(&v)) settings << *i;
-        else if (const auto* b = boost::any_cast<bool>(&v)) settings << *b;
+        else if (const auto* b = boost::any_cast<bool>(&v)) settings << (*b ? "true" : "false");
         else if (const auto* l = boost::any_cast<std::vector<std::string>>(&v))
-            for (const auto& e : *l) settings << e << '\0';
+            for (std::size_t k = 0; k < l->size(); ++k) settings << (k ? " " : "") << (*l)[k];
         else settings << "(a value of type " << v.type().name() << ")";  // an option type added: compared by name only
         settings << '\n';
     }
-    const std::uint64_t mine = std::hash<std::string>{}(settings.str());
+    // Hashes on every rank; the texts, only when they differ, on rank 0, which names the
+    // first option that differs and says it for all.
+    const std::string text = settings.str();
+    const std::uint64_t mine = std::hash<std::string>{}(text);
     const auto all = world.allgather(&mine, sizeof mine);
-    std::string differ;
-    int count = 0;
-    for (std::size_t r = 1; r < all.size(); ++r)
-        if (all[r] != all[0]) differ += (count++ ? ", " : "") + std::to_string(r);
-    if (!count) return;
+    if (std::all_of(all.begin(), all.end(), [&](const std::vector<char>& h) { return h == all[0]; })) return;
+    const std::vector<std::string> texts = world.gather(text);
+    std::string message;
+    if (world.root()) {
+        std::vector<int> differ;
+        for (std::size_t r = 1; r < all.size(); ++r)
+            if (all[r] != all[0]) differ.push_back(int(r));
+        const auto lines = [](const std::string& t) {
+            std::map<std::string, std::string> m;
+            std::istringstream in(t);
+            for (std::string line; std::getline(in, line);) {
+                const auto eq = line.find('=');
+                m[line.substr(0, eq)] = eq == std::string::npos ? "" : line.substr(eq + 1);
+            }
+            return m;
+        };
+        const auto a = lines(texts[0]), b = lines(texts[std::size_t(differ[0])]);
+        std::string first;  // the first option whose value differs, both values
+        for (const auto& [key, value] : a)
+            if (!b.count(key) || b.at(key) != value) {
+                first = key + " is '" + value + "' on rank 0, " + (b.count(key) ? "'" + b.at(key) + "'" : "not given") +
+                        " on rank " + std::to_string(differ[0]);
+                break;
+            }
+        if (first.empty())
+            for (const auto& [key, value] : b)
+                if (!a.count(key)) {
+                    first = key + " is not given on rank 0, '" + value + "' on rank " + std::to_string(differ[0]);
+                    break;
+                }
+        std::string ranks;
+        for (const int r : differ) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+        message = (differ.size() > 1 ? "ranks " : "rank ") + ranks + " of " + std::to_string(world.size()) +
+                  (differ.size() > 1 ? " were" : " was") + " given other settings than rank 0 (" + first + ")";
+    }
+    world.broadcast(message);
     const std::string config = vm.count("config") ? vm["config"].as<std::string>() : "";
-    fail_usage("command line", (count > 1 ? "ranks " : "rank ") + differ + " of " + std::to_string(world.size()) +
-                                   (count > 1 ? " were" : " was") + " given other settings than rank 0" +
-                                   (config.empty() ? "" : " (its command line, or its copy of " + config + ")"),
+    fail_usage("command line", message + (config.empty() ? "" : "; its command line, or its copy of " + config + "?"),
                "Give every rank the same command (not mpirun's MPMD form with different options)" +
                    std::string(config.empty() ? "" : ", and the configuration file on storage every node sees"));
 }

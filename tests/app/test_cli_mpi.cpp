@@ -175,7 +175,8 @@ TEST_CASE("ranks given different jobs (mpirun's MPMD form or a configuration fil
     const auto r = run_shell(mpirun_command(1) + RTM_BINARY + " " + a + " : -np 1 " + RTM_BINARY + " " + b + " 2>&1");
     INFO(r.output);
     CHECK(r.status == 2);
-    CHECK_THAT(r.output, Contains("rank 1 of 2 was given other settings than rank 0") &&
+    CHECK_THAT(r.output, Contains("rank 1 of 2 was given other settings than rank 0 (migration.image-every is '0' on "
+                                  "rank 0, '5' on rank 1)") &&
                              Contains("not mpirun's MPMD form"));
     CHECK_FALSE(fs::exists(dir / "job" / "state.json"));
     // The same command line, and a configuration file of one name that differs (as copies
@@ -188,7 +189,8 @@ TEST_CASE("ranks given different jobs (mpirun's MPMD form or a configuration fil
                              RTM_BINARY + " " + migrate_args(dir / "job2") + " --config job.ini' 2>&1");
     INFO(c.output);
     CHECK(c.status == 2);
-    CHECK_THAT(c.output, Contains("rank 1 of 2 was given other settings than rank 0 (its command line, or its copy of job.ini)") &&
+    CHECK_THAT(c.output, Contains("rank 1 of 2 was given other settings than rank 0 (migration.image-every is '4' on "
+                                  "rank 0, '5' on rank 1); its command line, or its copy of job.ini?") &&
                              Contains("on storage every node sees"));
 }
 
