@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -360,17 +361,29 @@ SegyWriter::SegyWriter(const std::string& path, const std::vector<std::string>& 
     // (a second rtm model run) would write into it, and one rename would fail (said as
     // "unable to rename", exit 1) while the other renamed a mix of both. Locked before
     // it is truncated; a writer that finds it locked stops here and removes nothing.
-    lock_.fd = ::open(tmp_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (lock_.fd < 0)
-        fail(path, "unable to create " + tmp_ + ": " + std::strerror(errno), "Check that the folder exists and is writable");
-    if (::flock(lock_.fd, LOCK_EX | LOCK_NB) != 0) {
-        const int err = errno;
-        ::close(lock_.fd);
-        lock_.fd = -1;
-        if (err == EWOULDBLOCK)
-            fail(path, "another process is writing it (its temporary file " + tmp_ + " is locked)",
-                 "Wait for that run to end, or give this one another output path");
-        // Where the file system takes no locks, writing goes on as before.
+    // (A writer that renamed PATH.tmp between this open and this lock leaves the lock on
+    // its finished file: the lock is taken again on the name's file. On NFS, flock is a
+    // POSIX lock, which the first close of any descriptor of the file lets go: there it
+    // keeps two runs apart only until then.)
+    for (int tries = 0; tries < 3 && lock_.fd < 0; ++tries) {
+        lock_.fd = ::open(tmp_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (lock_.fd < 0)
+            fail(path, "unable to create " + tmp_ + ": " + std::strerror(errno), "Check that the folder exists and is writable");
+        if (::flock(lock_.fd, LOCK_EX | LOCK_NB) != 0) {
+            const int err = errno;
+            ::close(lock_.fd);
+            lock_.fd = -1;
+            if (err == EWOULDBLOCK)
+                fail(path, "another process is writing it (its temporary file " + tmp_ + " is locked)",
+                     "Wait for that run to end, or give this one another output path");
+            break;  // where the file system takes no locks, writing goes on as before
+        }
+        struct stat held {}, named {};
+        if (::fstat(lock_.fd, &held) != 0 || ::stat(tmp_.c_str(), &named) != 0 || held.st_ino != named.st_ino ||
+            held.st_dev != named.st_dev) {
+            ::close(lock_.fd);
+            lock_.fd = -1;
+        }
     }
     open_tmp("w+b", "unable to create " + tmp_, "Check that the folder exists and is writable");
 
