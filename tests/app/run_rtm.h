@@ -44,6 +44,27 @@ inline Streams run_rtm_apart(const std::string& args, const std::filesystem::pat
     return {r.status, r.output, bytes_of(err_file)};
 }
 
+// SIGHUP and SIGPIPE at their defaults in a child before it runs sh: a test runner that
+// ignores them (nohup, some CI agents) would pass that on, and sh cannot undo it.
+inline void default_signals() {
+    std::signal(SIGHUP, SIG_DFL);
+    std::signal(SIGPIPE, SIG_DFL);
+}
+
+// `cmd` through sh with SIGHUP and SIGPIPE at their defaults; its exit status.
+inline int run_with_default_signals(const std::string& cmd) {
+    const pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        default_signals();
+        execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 // Starts `rtm args` in the background (`shell` before it, e.g. "cd DIR && "), its output
 // to `log`, and returns its process id once `log` or the file `watch` contains `text`
 // (polled every 20 ms, for at most a minute); -1 when it could not start.
@@ -53,6 +74,7 @@ inline pid_t start_rtm(const std::string& args, const std::filesystem::path& log
     const pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
+        default_signals();
         execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
         _exit(127);
     }
