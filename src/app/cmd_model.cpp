@@ -131,9 +131,12 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
         for (std::size_t k = 0; k < index.size(); ++k) shots.push_back(index.geometry(k));
         for (auto& s : shots) {
             // A new interval keeps the file's record length unless record-length says otherwise.
-            const double length = vm.count("acquisition.record-length") ? record_length(vm) : (s.nt - 1) * s.dt;
+            const bool given = vm.count("acquisition.record-length");
+            const double length = given ? record_length(vm) : (s.nt - 1) * s.dt;
             if (vm.count("acquisition.record-dt")) s.dt = record_dt(vm);
-            s.nt = record_samples(length, s.dt, "option acquisition.record-length");
+            // (A rounding is said once, for the first shot.)
+            s.nt = record_samples(length, s.dt, given ? "option acquisition.record-length" : path + ": shot " + std::to_string(s.id),
+                                  &s == &shots.front());
         }
         return shots;
     }

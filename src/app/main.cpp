@@ -59,7 +59,6 @@ int fail_rank(const std::string& message, bool reported, int code = 1) {
 
 int main(int argc, char** argv) {
     rtm::set_startup_environment(argv);  // first: may execute rtm again (core/threads.h)
-    rtm::ignore_broken_pipes();          // a log to a closed pipe does not kill a job (core/stop_signal.h)
     rtm::flush_denormals_to_zero();      // one floating-point environment for the whole process
     rtm::keep_freed_memory();            // scratch reused, not mapped and faulted in again (core/host_memory.h)
     // MPI for the commands that run jobs over ranks (mpirun rtm model|migrate); the
@@ -71,6 +70,9 @@ int main(int argc, char** argv) {
         slabs_bench = slabs_bench || (!std::strcmp(argv[i], "--mode") && !std::strcmp(argv[i + 1], "slabs"));
     if (argc >= 2 && (!std::strcmp(argv[1], "model") || !std::strcmp(argv[1], "migrate") || slabs_bench))
         mpi = std::make_unique<rtm::parallel::Session>(argc, argv);
+    // A job's log to a closed pipe does not kill it (core/stop_signal.h); `rtm info | head`
+    // still ends with the pipe.
+    if (argc >= 2 && (!std::strcmp(argv[1], "model") || !std::strcmp(argv[1], "migrate"))) rtm::ignore_broken_pipes();
     const auto& world = rtm::parallel::World::get();
     rtm::app::set_up_logging(world.rank(), world.size());
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {

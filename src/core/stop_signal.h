@@ -25,9 +25,9 @@ private:
 // The signal received while the StopOnSignal alive now was, or 0.
 int stop_signal();
 
-// Ignores SIGPIPE for the whole process: a log to a pipe whose reader has gone (`| head`,
-// a dead tee) then fails a write, which the logger reports, instead of killing a job
-// mid-shot without a checkpoint or a word. Called first thing in main.
+// Ignores SIGPIPE for the whole process: a log line to a pipe whose reader has gone (`|
+// head`, a dead tee) is then lost (the logger drops a failed write), instead of the job
+// being killed mid-shot without a checkpoint or a word. Called by main for the jobs.
 void ignore_broken_pipes();
 
 }  // namespace rtm

@@ -40,7 +40,10 @@ void check_output_path(const std::string& path, const std::string& option, bool 
                      " its folder's file system takes",
                  "Give " + option + " a shorter file name");
     }
-    if (fs::absolute(p, ec).string().size() + 4 >= PATH_MAX)
+    // (Inside a folder rtm writes names of up to 32 bytes: "/illumination.sgy.tmp",
+    // "/part-NNN.bin.tmp"; beside a file, ".tmp".)
+    const std::size_t added = folder ? 32 : 4;
+    if (fs::absolute(p, ec).string().size() + added >= PATH_MAX)
         fail(where, "the path is " + std::to_string(fs::absolute(p, ec).string().size()) + " bytes long, beyond the " +
                         std::to_string(PATH_MAX) + " the system takes (with what rtm adds to it)",
              "Give " + option + " a shorter path");

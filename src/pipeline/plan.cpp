@@ -139,7 +139,7 @@ void check_shot(const Model& model, const ShotGather& s, const std::string& sour
 
 }  // namespace
 
-int record_samples(double length, double dt, const std::string& where) {
+int record_samples(double length, double dt, const std::string& where, bool say) {
     const double n = length / dt;
     if (!std::isfinite(n) || n + 1 > double(INT_MAX))
         fail(where,
@@ -148,7 +148,7 @@ int record_samples(double length, double dt, const std::string& where) {
              "Give the record length in seconds, e.g. 4");
     // A length between two samples is rounded to the nearer, and said (0.503 s at 4 ms
     // became 0.504 s without a word).
-    if (std::abs(n - std::round(n)) > 1e-6 * std::max(1.0, n) && parallel::World::get().root())
+    if (say && std::abs(n - std::round(n)) > 1e-6 * std::max(1.0, n) && parallel::World::get().root())
         spdlog::info("{}: {} s is not a whole number of {} ms samples: the record is {} s", where, fmt(length, 6),
                      fmt(dt * 1e3, 6), fmt(std::round(n) * dt, 6));
     return int(std::lround(n)) + 1;

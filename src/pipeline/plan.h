@@ -19,9 +19,10 @@ constexpr double kMinVelocity = 300, kMaxVelocity = 15000;
 // More steps than this per shot is not a seismic job: a 20 s record at 0.1 ms is 2e5.
 constexpr double kMaxSteps = 1e7;
 
-// The samples of a record `length` s long at `dt` (length / dt + 1); refused, naming
-// `where`, when it is not finite or would not fit an int.
-int record_samples(double length, double dt, const std::string& where);
+// The samples of a record `length` s long at `dt` (length / dt + 1, rounded to the
+// nearer sample, which is said when `say` and the length lies between two); refused,
+// naming `where`, when it is not finite or would not fit an int.
+int record_samples(double length, double dt, const std::string& where, bool say = true);
 
 // Refuses a model (named by `where`) with a velocity outside kMinVelocity..kMaxVelocity,
 // naming the node; a model whose velocities all lie in 0.3..15 reads as km/s.
