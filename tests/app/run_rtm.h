@@ -44,24 +44,25 @@ inline Streams run_rtm_apart(const std::string& args, const std::filesystem::pat
     return {r.status, r.output, bytes_of(err_file)};
 }
 
-// SIGHUP and SIGPIPE at their defaults in a child before it runs sh: a test runner that
-// ignores them (nohup, some CI agents) would pass that on, and sh cannot undo it.
-inline void default_signals() {
-    std::signal(SIGHUP, SIG_DFL);
-    std::signal(SIGPIPE, SIG_DFL);
-}
-
-// `cmd` through sh with SIGHUP and SIGPIPE at their defaults; its exit status.
-inline int run_with_default_signals(const std::string& cmd) {
+// Starts `cmd` through sh, with SIGHUP and SIGPIPE at their defaults (a test runner that
+// ignores them, nohup or some CI agents, would pass that on, and sh cannot undo it);
+// its process id, or -1.
+inline pid_t spawn_sh(const std::string& cmd) {
     const pid_t pid = fork();
-    if (pid < 0) return -1;
     if (pid == 0) {
-        default_signals();
+        std::signal(SIGHUP, SIG_DFL);
+        std::signal(SIGPIPE, SIG_DFL);
         execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
         _exit(127);
     }
+    return pid < 0 ? -1 : pid;
+}
+
+// `cmd` through sh (spawn_sh); its exit status.
+inline int run_with_default_signals(const std::string& cmd) {
+    const pid_t pid = spawn_sh(cmd);
     int status = 0;
-    waitpid(pid, &status, 0);
+    if (pid < 0 || waitpid(pid, &status, 0) < 0) return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -70,14 +71,8 @@ inline int run_with_default_signals(const std::string& cmd) {
 // (polled every 20 ms, for at most a minute); -1 when it could not start.
 inline pid_t start_rtm(const std::string& args, const std::filesystem::path& log, const std::string& text,
                        const std::string& shell = "", const std::filesystem::path& watch = "") {
-    const std::string cmd = shell + "exec " + std::string(RTM_BINARY) + " " + args + " > " + log.string() + " 2>&1";
-    const pid_t pid = fork();
+    const pid_t pid = spawn_sh(shell + "exec " + std::string(RTM_BINARY) + " " + args + " > " + log.string() + " 2>&1");
     if (pid < 0) return -1;
-    if (pid == 0) {
-        default_signals();
-        execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-        _exit(127);
-    }
     const std::filesystem::path& where = watch.empty() ? log : watch;
     for (int i = 0; i < 3000 && bytes_of(where).find(text) == std::string::npos; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -118,34 +118,24 @@ TEST_CASE("an interrupted migration job resumes to an image identical bit for bi
         CHECK_THAT(r.output, Contains("recovered") && Contains("resuming job"));
         CHECK(bytes_of(job / "image.sgy") == whole);
     }
-    SECTION("stopped by SIGTERM after a shot (it checkpoints, writes the image, exits 143) and resumed") {
-        const auto job = dir / "stopped";
-        const auto log = dir / "stopped.log";
-        // Stopped once the first shot is stacked (the second is under way).
-        const int status = interrupt_rtm(migrate_cmd(job), log, "(1 of 4 done", SIGTERM, log);
-        INFO(bytes_of(log));
-        CHECK(status == 128 + SIGTERM);
-        CHECK_THAT(bytes_of(log), Contains("stopping on signal 15") && Contains("writing the image of"));
-        CHECK(fs::exists(job / "image.sgy"));
-        const auto r = run_rtm(migrate_cmd(job));
-        INFO(r.output);
-        REQUIRE(r.status == 0);
-        CHECK_THAT(r.output, Contains("resuming job"));
-        CHECK(bytes_of(job / "image.sgy") == whole);
-    }
-    SECTION("stopped by SIGHUP (a closed terminal or ssh session) as by SIGTERM, exits 129, and resumed") {
-        // It died at once: up to checkpoint-minutes of every rank's work lost, no word.
-        const auto job = dir / "hangup";
-        const auto log = dir / "hangup.log";
-        const int status = interrupt_rtm(migrate_cmd(job), log, "(1 of 4 done", SIGHUP, log);
-        INFO(bytes_of(log));
-        CHECK(status == 128 + SIGHUP);
-        CHECK_THAT(bytes_of(log), Contains("stopping on signal 1") && Contains("writing the image of"));
-        const auto r = run_rtm(migrate_cmd(job));
-        INFO(r.output);
-        REQUIRE(r.status == 0);
-        CHECK_THAT(r.output, Contains("resuming job"));
-        CHECK(bytes_of(job / "image.sgy") == whole);
+    // SIGHUP (a closed terminal or ssh session) as SIGTERM: it died at once, losing up to
+    // checkpoint-minutes of every rank's work, without a word.
+    SECTION("stopped by SIGTERM or SIGHUP after a shot (it checkpoints, writes the image, exits 128 + the signal) and resumed") {
+        for (const int sig : {SIGTERM, SIGHUP}) {
+            const auto job = dir / ("stopped-" + std::to_string(sig));
+            const auto log = dir / ("stopped-" + std::to_string(sig) + ".log");
+            // Stopped once the first shot is stacked (the second is under way).
+            const int status = interrupt_rtm(migrate_cmd(job), log, "(1 of 4 done", sig, log);
+            INFO(bytes_of(log));
+            CHECK(status == 128 + sig);
+            CHECK_THAT(bytes_of(log), Contains("stopping on signal " + std::to_string(sig)) && Contains("writing the image of"));
+            CHECK(fs::exists(job / "image.sgy"));
+            const auto r = run_rtm(migrate_cmd(job));
+            INFO(r.output);
+            REQUIRE(r.status == 0);
+            CHECK_THAT(r.output, Contains("resuming job"));
+            CHECK(bytes_of(job / "image.sgy") == whole);
+        }
     }
     SECTION("its log into a pipe whose reader has gone (| head) runs to the end") {
         // SIGPIPE killed it at the first log line after head had exited.
