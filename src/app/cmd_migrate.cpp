@@ -21,6 +21,7 @@
 #include "app/preflight.h"
 #include "core/error.h"
 #include "core/host_memory.h"
+#include "core/log.h"
 #include "core/phases.h"
 #include "core/progress.h"
 #include "core/threads.h"
@@ -324,7 +325,16 @@ int cmd_migrate(int argc, char** argv) {
         }
     }
     if (names.empty()) fail(files.front(), "holds no shot gathers", "Check the data.shots files");
-    const auto load_shot = [&](std::size_t i) { return indexes[where[i].first].load(where[i].second); };
+    // A shot whose every sample is zero (a dead shot, a file zeroed by mistake) images
+    // nothing, yet its source's illumination still divides the image: said, as it is read.
+    const auto load_shot = [&](std::size_t i) {
+        ShotGather g = indexes[where[i].first].load(where[i].second);
+        if (std::all_of(g.data.begin(), g.data.end(), [](float v) { return v == 0.f; }))
+            every_rank().warn("shot {} from {}: every sample is zero: it adds nothing to the image but its source's "
+                              "illumination, which a normalised image is divided by. Leave it out of the job if it is dead",
+                              g.id, names[i].file);
+        return g;
+    };
     const Wavelet wavelet = load_wavelet(vm);
 
     MigrationJobOptions job;

@@ -97,3 +97,14 @@ TEST_CASE("after a shot fails for its data, the message says that the fixed file
     INFO(fresh.output);
     CHECK(fresh.status == 0);
 }
+
+TEST_CASE("a shot whose every sample is zero is migrated and said: its illumination divides the image") {
+    const auto dir = scratch("cli-zero-shot");
+    const std::string file = shots_with(dir, 1.f);  // shot 1 all zeros, shot 2 one sample
+    const auto r = run_rtm("migrate --model.vp " + kSmooth + " --data.shots " + file +
+                           " --propagation.device cpu --output.job " + (dir / "job").string());
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.output, Contains("shot 1 from " + file + ": every sample is zero") &&
+                             !Contains("shot 2 from " + file + ": every sample is zero"));
+}
