@@ -125,6 +125,14 @@ HostMemory host_memory(int sharers) {
     return m;
 }
 
+std::string HostMemory::said() const {
+    std::ostringstream os;
+    os.precision(3);
+    os << limited_by << " " << total * shared_by / 1e9 << " GB";
+    if (shared_by > 1) os << ", shared by the node's " << shared_by << " ranks";
+    return os.str();
+}
+
 void keep_freed_memory() {
 #if defined(__GLIBC__)
     // Blocks up to 32 MB (glibc's largest mmap threshold) from the heaps; above it,

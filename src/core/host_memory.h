@@ -26,6 +26,8 @@ struct HostMemory {
     // for the address-space limit).
     std::string limited_by;
     int shared_by = 1;
+    // `total` for a message: "this machine's 24.7 GB, shared by the node's 4 ranks".
+    std::string said() const;
 };
 HostMemory host_memory(int sharers = 1);
 

@@ -25,13 +25,11 @@ void check_output_path(const std::string& path, const std::string& option, bool 
     if (!folder && (path.empty() || !p.has_filename()))
         fail(where, "'" + path + "' names no file (it is empty or ends in a folder separator)",
              "Give " + option + " a file name");
-    // A finished file is renamed over its path: over a link that replaces the link, and
-    // the output lands beside the target, which keeps its old content (/dev/stdout, a
-    // link, was replaced by a file when rtm ran as root).
+    const fs::path absolute = dir;
     // The writers make PATH.tmp: a name the file system takes, but not with ".tmp" after
     // it, passed the dry run and failed the real one after its work.
     if (!folder) {
-        const long name_max = ::pathconf(fs::absolute(p, ec).parent_path().c_str(), _PC_NAME_MAX);
+        const long name_max = ::pathconf(absolute.parent_path().c_str(), _PC_NAME_MAX);
         const std::size_t longest = name_max > 0 ? std::size_t(name_max) : 255;
         if (p.filename().string().size() + 4 > longest)
             fail(where,
@@ -43,10 +41,13 @@ void check_output_path(const std::string& path, const std::string& option, bool 
     // (Inside a folder rtm writes names of up to 32 bytes: "/illumination.sgy.tmp",
     // "/part-NNN.bin.tmp"; beside a file, ".tmp".)
     const std::size_t added = folder ? 32 : 4;
-    if (fs::absolute(p, ec).string().size() + added >= PATH_MAX)
-        fail(where, "the path is " + std::to_string(fs::absolute(p, ec).string().size()) + " bytes long, beyond the " +
+    if (absolute.string().size() + added >= PATH_MAX)
+        fail(where, "the path is " + std::to_string(absolute.string().size()) + " bytes long, beyond the " +
                         std::to_string(PATH_MAX) + " the system takes (with what rtm adds to it)",
              "Give " + option + " a shorter path");
+    // A finished file is renamed over its path: over a link that replaces the link, and
+    // the output lands beside the target, which keeps its old content (/dev/stdout, a
+    // link, was replaced by a file when rtm ran as root).
     if (!folder && fs::is_symlink(fs::symlink_status(p, ec)))
         fail(where,
              "'" + path + "' is a symbolic link (to " + fs::read_symlink(p, ec).string() +

@@ -13,10 +13,10 @@ std::vector<ShotGather> regular_geometry(const RegularAcquisition& acq, const Gr
     // gather's samples while it is written: refused before either is allocated.
     const double per_shot = double(r.nx) * r.ny, traces = per_shot * s.nx * s.ny;
     const double need = traces * (sizeof(Position) + sizeof(int)) + per_shot * acq.nt * 4.0;
-    if (const RankMemory have = rank_memory(); need > have.bytes)
+    if (const HostMemory have = rank_memory(); need > have.total)
         fail("options acquisition.receiver-nx/ny, acquisition.source-nx/ny and acquisition.record-length",
              std::to_string(s.nx * s.ny) + " shots of " + std::to_string(long(per_shot)) + " receivers need " +
-                 std::to_string(need / 1e9) + " GB for their geometry and one gather, more than " + have.said,
+                 std::to_string(need / 1e9) + " GB for their geometry and one gather, more than " + have.said(),
              "Use fewer receivers or shots per run");
     long id = 1;
     for (int sy = 0; sy < s.ny; ++sy)

@@ -147,15 +147,11 @@ double free_memory(const Backend& backend) {
     // On the CPU the node's ranks share the host's memory (each takes its part of it,
     // instead of each counting all of it as its own).
     const HostMemory m = host_memory(parallel::World::get().node_size());
-    if (!(m.available > 0)) {
-        std::ostringstream os;
-        os.precision(3);
-        os << "no host memory is free for this rank (its part of " << m.limited_by << " " << m.total * m.shared_by / 1e9
-           << " GB" << (m.shared_by > 1 ? ", shared by the node's " + std::to_string(m.shared_by) + " ranks" : "")
-           << ", or MemAvailable in /proc/meminfo not reported)";
-        fail("option migration.memory-budget = auto", os.str(),
+    if (!(m.available > 0))
+        fail("option migration.memory-budget = auto",
+             "no host memory is free for this rank (its part of " + m.said() +
+                 ", or MemAvailable in /proc/meminfo not reported)",
              "Free memory (or raise the limit), or give the budget in GB, e.g. --migration.memory-budget 4");
-    }
     return m.available;
 }
 

@@ -174,11 +174,7 @@ void check_velocities(const Model& model, const std::string& where) {
          "Fix the model (a spike, a null value, or another unit): velocities are m/s");
 }
 
-RankMemory rank_memory() {
-    const HostMemory m = host_memory(parallel::World::get().node_size());
-    return {m.total, m.limited_by + " " + bytes(m.total * m.shared_by) +
-                         (m.shared_by > 1 ? ", shared by the node's " + std::to_string(m.shared_by) + " ranks" : "")};
-}
+HostMemory rank_memory() { return host_memory(parallel::World::get().node_size()); }
 
 std::vector<std::string> plan_job(const Model& model, const std::string& model_path, const PlanShots& shots,
                                   const Wavelet& wavelet, const PropagationOptions& prop,
@@ -412,11 +408,11 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     // On the CPU the propagators live in host memory too.
     std::vector<Need> all = host;
     if (!prop.backend.gpu) all.insert(all.end(), device.begin(), device.end());
-    const RankMemory have = rank_memory();
-    if (total(all) > have.bytes) {
+    const HostMemory have = rank_memory();
+    if (total(all) > have.total) {
         const Need& big = largest(all);
         fail(big.cause,
-             "the plan needs " + bytes(total(all)) + " of memory for one shot, more than " + have.said +
+             "the plan needs " + bytes(total(all)) + " of memory for one shot, more than " + have.said() +
                  " (the largest part: " + big.what + ", " + bytes(big.bytes) + ")",
              "Make what sets it smaller");
     }
@@ -470,7 +466,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     };
     out.push_back("plan: memory per shot: " + std::string(prop.backend.gpu ? "device " : "propagation ") +
                   bytes(total(device)) + " (" + list(device) + "); host " + bytes(total(host)) + " (" + list(host) +
-                  "); a rank may hold " + have.said);
+                  "); a rank may hold " + have.said());
     if (!storage_line.empty()) out.push_back("plan: " + storage_line);
     out.push_back("plan: estimated time " + duration(seconds) + " (" + fmt(propagations) + " propagation" +
                   (propagations > 1 ? "s" : "") + " a shot at a nominal " +

@@ -7,8 +7,10 @@
 // velocities that are not m/s, shots that do not fit the model or hold no record.
 #include <functional>
 #include <string>
+
 #include <vector>
 
+#include "core/host_memory.h"
 #include "pipeline/migration.h"
 
 namespace rtm {
@@ -28,14 +30,9 @@ int record_samples(double length, double dt, const std::string& where, bool say 
 // naming the node; a model whose velocities all lie in 0.3..15 reads as km/s.
 void check_velocities(const Model& model, const std::string& where);
 
-// The host memory one rank may plan for: host_memory()'s total (core/host_memory.h),
-// shared by the ranks of its node. `said`: it for a message ("this machine's 24.7 GB",
-// "the cgroup's limit (FILE) of 8 GB, shared by the node's 4 ranks").
-struct RankMemory {
-    double bytes = 0;
-    std::string said;
-};
-RankMemory rank_memory();
+// The host memory one rank may plan for: host_memory() (core/host_memory.h) shared by
+// the ranks of its node.
+HostMemory rank_memory();
 
 // The shots of a job, without their samples.
 struct PlanShots {
