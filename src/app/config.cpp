@@ -168,7 +168,7 @@ void same_job_on_every_rank(const po::variables_map& vm) {
     }
     world.broadcast(message);
     const std::string config = vm.count("config") ? vm["config"].as<std::string>() : "";
-    fail_usage("command line", message + (config.empty() ? "" : "; its command line, or its copy of " + config + "?"),
+    fail_usage("command line", message + (config.empty() ? "" : ", from its command line or its copy of " + config),
                "Give every rank the same command (not mpirun's MPMD form with different options)" +
                    std::string(config.empty() ? "" : ", and the configuration file on storage every node sees"));
 }

@@ -190,7 +190,7 @@ TEST_CASE("ranks given different jobs (mpirun's MPMD form or a configuration fil
     INFO(c.output);
     CHECK(c.status == 2);
     CHECK_THAT(c.output, Contains("rank 1 of 2 was given other settings than rank 0 (migration.image-every is '4' on "
-                                  "rank 0, '5' on rank 1); its command line, or its copy of job.ini?") &&
+                                  "rank 0, '5' on rank 1), from its command line or its copy of job.ini") &&
                              Contains("on storage every node sees"));
 }
 
