@@ -1,10 +1,12 @@
 #include "core/host_memory.h"
 
 #include <malloc.h>
+#include <omp.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -31,6 +33,19 @@ double proc_kb(const char* file, const std::string& key) {
 }
 
 }  // namespace
+
+double thread_reserve(int threads) {
+    rlimit stack{};
+    const double stack_bytes = getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur != RLIM_INFINITY
+                                   ? double(stack.rlim_cur)
+                                   : 8.0 * (1 << 20);
+    int heaps = threads;
+    if (const char* e = std::getenv("MALLOC_ARENA_MAX")) {
+        const int n = std::atoi(e);
+        if (n > 0) heaps = std::min(heaps, n);
+    }
+    return threads * stack_bytes + heaps * 64.0 * (1 << 20);
+}
 
 double peak_host_bytes() { return proc_kb("/proc/self/status", "VmHWM:"); }
 
@@ -115,12 +130,17 @@ HostMemory host_memory(int sharers) {
     }
     if (c.limit > 0) available = std::min(available, c.room);
     HostMemory m{total / sharers, available / sharers, limited_by, sharers};
-    // The address-space limit: this process's own.
+    // The address-space limit: this process's own. Its threads reserve address space
+    // beyond what they allocate: a stack each, and glibc's heap of 64 MB for each thread
+    // that allocates (up to MALLOC_ARENA_MAX heaps). Counted here as to come, which is
+    // conservative for threads already running: with 16 threads, 1.2 GB that a plan taking
+    // the limit less VmSize handed to the source wavefield, whose shots then failed.
     rlimit as{};
     if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
         const double limit = double(as.rlim_cur);
         if (limit < m.total) m = {limit, m.available, "the address-space limit (ulimit -v) of", 1};
-        m.available = std::min(m.available, std::max(0.0, limit - proc_kb("/proc/self/status", "VmSize:")));
+        const double room = limit - proc_kb("/proc/self/status", "VmSize:") - thread_reserve(omp_get_max_threads());
+        m.available = std::min(m.available, std::max(0.0, room));
     }
     return m;
 }

@@ -31,6 +31,11 @@ struct HostMemory {
 };
 HostMemory host_memory(int sharers = 1);
 
+// The address space `threads` threads reserve beyond what they allocate: a stack each
+// (RLIMIT_STACK, else 8 MB) and a 64 MB glibc heap each, at most MALLOC_ARENA_MAX of
+// them. Under an address-space limit, host_memory's `available` leaves it out.
+double thread_reserve(int threads);
+
 namespace detail {
 
 // The memory limit of the cgroup a process is in (`proc_cgroup`: the text of its
