@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "parallel/shot_groups.h"
 #include "parallel/slab_layout.h"
+#include "io/model_io.h"
 #include "io/output_path.h"
 #include "parallel/world.h"
 #include "pipeline/migration_job.h"
@@ -149,11 +150,8 @@ bool preflight_migrate(const po::variables_map& vm, const Model& model, const Pl
                                  "({:g} s): every sample would be muted", migration.mute_after, s.id,
                                  shots.source(i), (s.nt - 1) * s.dt),
                      "Give a window shorter than the records (e.g. 0.1), true (the wavelet's length) or false");
-    if (model.grid().nz > kSegyMaxField)
-        fail("model.vp " + vm["model.vp"].as<std::string>(),
-             std::to_string(model.grid().nz) + " depth samples: the image could not be written to SEG-Y (at most " +
-                 std::to_string(kSegyMaxField) + ")",
-             "Resample the model coarser in depth");
+    // The image and the illumination are written on the model's grid, after the last shot.
+    io::volume_fields(model.grid(), "model.vp " + vm["model.vp"].as<std::string>() + " (the grid of image.sgy)");
     return dry_run(vm, plan);
 }
 

@@ -42,11 +42,11 @@ long whole(double value, double unit, long lo, long hi, const std::string& path,
     if (!(std::abs(n - r) <= 1e-6 * std::max(1.0, std::abs(n))))
         fail(path, what + " = " + num(value) + " m is not a whole number of " + (unit == 1e-3 ? "millimetres" : "metres") +
                        ", and SEG-Y stores it as an integer in " + field,
-             "Resample the volume so that it is");
+             "Resample the model so that it is");
     if (r < lo || r > hi)
         fail(path, what + " = " + num(value) + " m does not fit " + field + " (" + std::to_string(lo) + ".." +
                        std::to_string(hi) + " " + (unit == 1e-3 ? "mm" : "m") + ")",
-             "Resample the volume");
+             "Resample the model so that it fits");
     return long(r);
 }
 
@@ -247,19 +247,26 @@ void require_vp_grid(const Grid& h, const std::string& path, const std::string& 
              "Write all model volumes on vp's grid");
 }
 
-void write_volume(const std::string& path, const Volume& v, const std::string& description) {
-    const Grid& g = v.grid;
+VolumeFields volume_fields(const Grid& g, const std::string& path) {
     if (g.nx < 1 || g.ny < 1 || g.nz < 1)
         fail(path, "cannot write a volume of " + std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " +
                        std::to_string(g.nz) + " nodes", "Give at least one node along each axis");
+    if (!(g.dx > 0) || (g.ny > 1 && !(g.dy > 0)))
+        fail(path, "grid spacing dx " + num(g.dx) + ", dy " + num(g.dy) + " m must be positive");
+    if (g.nz > 65535)
+        fail(path, "nz = " + std::to_string(g.nz) + " depth samples do not fit SEG-Y's 16-bit sample count",
+             "Resample the model coarser in depth");
+    return {whole(g.dz, 1e-3, 1, 32767, path, "dz", detail::binary_field_name(SEGY_BIN_INTERVAL) + " (in mm)"),
+            whole(g.z0, 1.0, -32768, 32767, path, "the first depth z0",
+                  detail::trace_field_name(SEGY_TR_DELAY_REC_TIME) + " (in m)")};
+}
+
+void write_volume(const std::string& path, const Volume& v, const std::string& description) {
+    const Grid& g = v.grid;
     if (v.data.size() != g.size())
         fail(path, "the volume holds " + std::to_string(v.data.size()) + " values for a grid of " + std::to_string(g.size()),
              "Internal error: resize the data to the grid");
-    if (!(g.dx > 0) || (g.ny > 1 && !(g.dy > 0)))
-        fail(path, "grid spacing dx " + num(g.dx) + ", dy " + num(g.dy) + " m must be positive");
-    if (g.nz > 65535) fail(path, "nz = " + std::to_string(g.nz) + " samples does not fit SEG-Y's 16-bit sample count", "Resample");
-    const long dz_mm = whole(g.dz, 1e-3, 1, 32767, path, "dz", detail::binary_field_name(SEGY_BIN_INTERVAL) + " (in mm)");
-    const long delay = whole(g.z0, 1.0, -32768, 32767, path, "z0", detail::trace_field_name(SEGY_TR_DELAY_REC_TIME) + " (in m)");
+    const auto [dz_mm, delay] = volume_fields(g, path);
 
     const auto& f = g.frame;
     const std::vector<std::string> text = {

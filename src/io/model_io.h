@@ -84,5 +84,13 @@ Model read_model(const ModelPaths& paths, const GridReadOptions& opt = {});
 // `description` goes into the textual header ("P velocity, m/s", "RTM image").
 // The file is written to PATH.tmp and renamed, so a reader never sees half a file.
 void write_volume(const std::string& path, const Volume& v, const std::string& description = "");
+// The header fields write_volume would store grid g in: dz in whole millimetres (1 to
+// 32767) and the first depth z0 in whole metres (-32768 to 32767). Throws, naming `path`
+// and the field, for a grid SEG-Y cannot hold: a migration checks its image's grid so
+// before its first shot, not after its last.
+struct VolumeFields {
+    long dz_mm, z0_m;
+};
+VolumeFields volume_fields(const Grid& g, const std::string& path);
 
 }  // namespace rtm::io

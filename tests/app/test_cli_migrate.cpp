@@ -293,7 +293,12 @@ TEST_CASE("bad migration options are refused naming the option") {
                         Bad{"--migration.condition sharp", "migration.condition", 2},
                         Bad{"--migration.storage tape", "migration.storage", 2},
                         Bad{"--propagation.device tpu", "propagation.device", 2},
-                        Bad{"--model.dx -10", "model.dx"}}) {
+                        Bad{"--model.dx -10", "model.dx"},
+                        // The image goes on the model's grid: a dz that SEG-Y cannot hold
+                        // (whole mm, at most 32767) is refused before the first shot,
+                        // not after the last (the stack was then lost to a rerun).
+                        Bad{"--model.dz 12.3456", "(the grid of image.sgy): dz = 12.3456 m is not a whole number of millimetres"},
+                        Bad{"--model.dz 50", "(the grid of image.sgy): dz = 50 m does not fit"}}) {
         // An aperture given here replaces migrate_cmd's (an option given twice is a usage error).
         std::string cmd = migrate_cmd(job, b.args);
         const std::string aperture = "--migration.aperture 800 ";
