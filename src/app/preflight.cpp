@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 
 #include <spdlog/spdlog.h>
 
@@ -141,15 +142,24 @@ bool preflight_migrate(const po::variables_map& vm, const Model& model, const Pl
                                  migration.end_taper < 0 ? " (auto: 1 / the wavelet's f-max)" : "", s.id,
                                  shots.source(i), (s.nt - 1) * s.dt),
                      "Give a taper shorter than the records (e.g. 0.04), or 0 for none");
-    // A mute window as long as a record mutes every sample of it.
-    if (migration.mute_direct && migration.mute_after >= 0)
-        for (std::size_t i = 0; i < shots.count; ++i)
-            if (const ShotGather& s = shots.geometry(i); migration.mute_after >= (s.nt - 1) * s.dt)
+    // A mute that leaves no sample of a shot at full strength gives it a zero image
+    // (and the job one, where every shot is so): its nearest receiver's data must
+    // reach full strength (onset, window, taper) before the record's end.
+    if (migration.mute_direct)
+        for (std::size_t i = 0; i < shots.count; ++i) {
+            const ShotGather& s = shots.geometry(i);
+            const DirectMute mute(s, model, wavelet, migration.mute_after);
+            double full = std::numeric_limits<double>::infinity();
+            for (std::size_t r = 0; r < s.ntraces(); ++r) full = std::min(full, mute.start(s, r) + mute.taper);
+            if (full >= (s.nt - 1) * s.dt)
                 fail("option migration.mute-direct",
-                     fmt::format("{:g} s after the direct wave's onset is as long as the record of shot {} in {} "
-                                 "({:g} s): every sample would be muted", migration.mute_after, s.id,
-                                 shots.source(i), (s.nt - 1) * s.dt),
-                     "Give a window shorter than the records (e.g. 0.1), true (the wavelet's length) or false");
+                     fmt::format("its window of {:g} s{} after the direct wave's onset, and the {:g} s taper after it, "
+                                 "leave no sample of shot {} in {} at full strength: its nearest receiver's data "
+                                 "would start at {:g} s, and its record ends at {:g} s (the image would be zero)",
+                                 mute.window, migration.mute_after >= 0 ? "" : " (true: the wavelet's length)",
+                                 mute.taper, s.id, shots.source(i), full, (s.nt - 1) * s.dt),
+                     "Give a shorter window in seconds (e.g. 0.1), or false");
+        }
     // The image and the illumination are written on the model's grid, after the last shot.
     io::volume_fields(model.grid(), "model.vp " + vm["model.vp"].as<std::string>() + " (the grid of image.sgy)");
     return dry_run(vm, plan);

@@ -62,17 +62,7 @@ std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const Time
                                               const Model& model, const Wavelet& wavelet, bool mute, double mute_after,
                                               bool rho, double end_taper, double gain) {
     std::vector<std::vector<double>> out(shot.ntraces());
-    double v_src = 0;
-    if (mute) {
-        double x, y;
-        model.grid().frame.to_local(shot.source.x, shot.source.y, x, y);
-        const Grid& g = model.grid();
-        const int ix = std::clamp(int(std::lround(x / g.dx)), 0, g.nx - 1);
-        const int iy = g.ny > 1 ? std::clamp(int(std::lround(y / g.dy)), 0, g.ny - 1) : 0;
-        const int iz = std::clamp(int(std::lround((shot.source.z - g.z0) / g.dz)), 0, g.nz - 1);
-        v_src = model.vp.at(ix, iy, iz);
-    }
-    const double t_wavelet = double(wavelet.samples.size() - 1) * wavelet.dt;  // (a Ricker's: 3 / f0)
+    const DirectMute muting(shot, model, wavelet, mute_after);
     const int nt = ta.nt;
     // The end taper's weights on the record's last samples.
     std::vector<float> end_weight;
@@ -89,12 +79,7 @@ std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const Time
             record = tapered.data();
         }
         to_record.transpose(record, tmp.data());
-        double t0 = -1, taper = 1.0 / wavelet.f_dominant;
-        if (mute) {
-            const double dx = shot.receivers[r].x - shot.source.x, dy = shot.receivers[r].y - shot.source.y,
-                         dz = shot.receivers[r].z - shot.source.z;
-            t0 = std::sqrt(dx * dx + dy * dy + dz * dz) / v_src + (mute_after >= 0 ? mute_after : t_wavelet);
-        }
+        const double t0 = mute ? muting.start(shot, r) : -1, taper = muting.taper;
         for (int n = 0; n < nt; ++n) {
             const double t = n * ta.dt;
             double g = 1;
@@ -114,6 +99,24 @@ std::vector<std::vector<double>> data_at_step(const ShotGather& shot, const Time
 }
 
 }  // namespace
+
+DirectMute::DirectMute(const ShotGather& shot, const Model& model, const Wavelet& wavelet, double mute_after)
+    : window(mute_after >= 0 ? mute_after : double(wavelet.samples.size() - 1) * wavelet.dt),  // (a Ricker's: 3 / f0)
+      taper(1.0 / wavelet.f_dominant) {
+    double x, y;
+    model.grid().frame.to_local(shot.source.x, shot.source.y, x, y);
+    const Grid& g = model.grid();
+    const int ix = std::clamp(int(std::lround(x / g.dx)), 0, g.nx - 1);
+    const int iy = g.ny > 1 ? std::clamp(int(std::lround(y / g.dy)), 0, g.ny - 1) : 0;
+    const int iz = std::clamp(int(std::lround((shot.source.z - g.z0) / g.dz)), 0, g.nz - 1);
+    v_src = model.vp.at(ix, iy, iz);
+}
+
+double DirectMute::start(const ShotGather& shot, std::size_t r) const {
+    const double dx = shot.receivers[r].x - shot.source.x, dy = shot.receivers[r].y - shot.source.y,
+                 dz = shot.receivers[r].z - shot.source.z;
+    return std::sqrt(dx * dx + dy * dy + dz * dz) / v_src + window;
+}
 
 double end_taper_seconds(const MigrationOptions& opt, const Wavelet& wavelet) {
     if (opt.condition == ImagingCondition::BornAdjoint) return 0;

@@ -94,6 +94,16 @@ struct ShotMigration {
 // no imaging step would come after t = 0.
 int imaging_interval(const MigrationOptions& opt, const Wavelet& wavelet, const TimeAxis& ta);
 
+// The direct-wave mute of migration.mute-direct on one shot: trace r is zeroed before
+// start(r), the direct wave's onset (offset over vp at the source) plus the window
+// (mute_after, or the wavelet's length), and rises to full strength over `taper` (one
+// dominant period) after it.
+struct DirectMute {
+    double v_src = 0, window = 0, taper = 0;
+    DirectMute(const ShotGather& shot, const Model& model, const Wavelet& wavelet, double mute_after);
+    double start(const ShotGather& shot, std::size_t r) const;
+};
+
 // Seconds of each record's end tapered before the backward pass (MigrationOptions::
 // end_taper; 0 for the born-adjoint condition).
 double end_taper_seconds(const MigrationOptions& opt, const Wavelet& wavelet);

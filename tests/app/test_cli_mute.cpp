@@ -76,3 +76,26 @@ TEST_CASE("migration.mute-direct refuses a window that is not seconds, true or f
     CHECK(r.status == 2);  // a value that does not parse: a usage error
     CHECK_THAT(r.output, Contains("option migration.mute-direct") && Contains("'soon' is not a window in seconds"));
 }
+
+TEST_CASE("migration.mute-direct that leaves no sample of a shot at full strength is refused before any work", "[mute]") {
+    // layers2d: records of 2 s, receivers from the source's position on. A window of
+    // 1.95 s, or the wavelet's length (3 / f0 = 2.14 s for a 1.4 Hz Ricker), plus the
+    // direct wave's onset and the taper of one dominant period (1 / 12 Hz = 0.083 s)
+    // end after the record: every shot's data, and so the image, would be zero (it was,
+    // with exit 0). 1.8 s leaves the nearest receivers' last 0.1 s at full strength.
+    const auto src = source_dir();
+    const std::string job = "migrate --model.vp " + (src / "velocity_models" / "layers2d_vp_smooth.segy").string() +
+                            " --data.shots " + (src / "shots" / "layers2d.sgy").string() + " --dry-run --output.job " +
+                            (scratch("cli-mute-long") / "job").string();
+    for (const std::string args : {"--wavelet.ricker-f0 12 --migration.mute-direct 1.95",
+                                   "--wavelet.ricker-f0 1.4 --migration.mute-direct true"}) {
+        const auto r = run_rtm(job + " " + args);
+        INFO(args << ": " << r.output);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains("option migration.mute-direct") && Contains("leave no sample of shot 1 in") &&
+                                 Contains("its record ends at 2 s"));
+    }
+    const auto ok = run_rtm(job + " --wavelet.ricker-f0 12 --migration.mute-direct 1.8");
+    INFO(ok.output);
+    CHECK(ok.status == 0);
+}
