@@ -258,6 +258,12 @@ Wavelet load_wavelet(const po::variables_map& vm) {
                  one);
         // (The index refuses an interval that is not a positive whole number of microseconds.)
         w.dt = g.dt;
+        w.name = "the wavelet of " + path;
+        // Its first sample fires at the shot's time 0. One whose energy comes late (a
+        // zero-phase wavelet centred in a long trace) delays every arrival as much, and
+        // a migration with it of data recorded from the real fire time images them deep.
+        const WaveletTiming timing = wavelet_timing(w.samples.data(), g.nt, g.dt);
+        w.onset = timing.onset;
         const double fmax = vm["wavelet.f-max"].as<double>();
         if (!(fmax >= 0) || !std::isfinite(fmax))
             fail("option wavelet.f-max", "must be 0 (measured from the file's spectrum) or a frequency in Hz", "");
@@ -267,6 +273,13 @@ Wavelet load_wavelet(const po::variables_map& vm) {
         // was wavelet.ricker-f0's, an option about another wavelet.
         const WaveletSpectrum measured = wavelet_spectrum(w.samples.data(), g.nt, g.dt);
         w.f_dominant = measured.peak;
+        // (A Ricker peaks 1.5 periods of its peak frequency after its start.)
+        if (measured.peak > 0 && timing.peak > 2.5 / measured.peak)
+            spdlog::warn("{}: its largest sample comes {:g} s after its first, {:.3g} periods of its {:.4g} Hz peak "
+                         "frequency; rtm fires its first sample at the shot's time 0, so every arrival comes that "
+                         "late. If it is zero-phase, centred in its trace, cut it to start where its energy does (1% "
+                         "of it by {:g} s): a migration of recorded data with it images reflectors too deep",
+                         path, timing.peak, timing.peak * measured.peak, measured.peak, timing.onset);
         if (fmax > 0) {
             w.f_max = fmax, w.band_from = "option wavelet.f-max";
             spdlog::info("wavelet from {}: {} samples at {:g} ms, peak {:.4g} Hz, energy up to {:.4g} Hz (option "
@@ -279,8 +292,15 @@ Wavelet load_wavelet(const po::variables_map& vm) {
                          path, g.nt, g.dt * 1e3, measured.peak, measured.max, kWaveletBandDb);
         }
     } else {
+        // wavelet.f-max is a wavelet file's band: a Ricker's follows from its f0.
+        if (!vm["wavelet.f-max"].defaulted())
+            fail_usage("option wavelet.f-max", "applies to a wavelet file (wavelet.file), and none is given: a "
+                       "Ricker's band follows from wavelet.ricker-f0 (2.5 f0)",
+                       "Remove wavelet.f-max, or give the wavelet as wavelet.file");
         w.dt = 1e-4;  // fine enough for any record interval; resampled to the step
         w.samples = ricker(f0, w.dt, int(3.0 / f0 / w.dt) + 1);
+        w.name = "the Ricker of option wavelet.ricker-f0";
+        w.onset = wavelet_timing(w.samples.data(), int(w.samples.size()), w.dt).onset;
         spdlog::info("wavelet: Ricker, peak {} Hz (energy up to {} Hz)", f0, w.f_max);
     }
     return w;

@@ -23,6 +23,19 @@ std::vector<float> ricker(double f0, double dt, int nt, double t0) {
     return w;
 }
 
+WaveletTiming wavelet_timing(const float* samples, int n, double dt) {
+    double energy = 0, largest = 0;
+    int peak = 0;
+    for (int i = 0; i < n; ++i) {
+        energy += double(samples[i]) * samples[i];
+        if (std::abs(samples[i]) > largest) largest = std::abs(samples[i]), peak = i;
+    }
+    double sum = 0;
+    int onset = 0;
+    while (onset < n && (sum += double(samples[onset]) * samples[onset]) < 0.01 * energy) ++onset;
+    return energy > 0 ? WaveletTiming{onset * dt, peak * dt} : WaveletTiming{};
+}
+
 WaveletSpectrum wavelet_spectrum(const float* samples, int n, double dt) {
     // Padding samples the same continuous spectrum more finely: n bins alone are
     // 1 / (n dt) apart, 10 Hz for 100 samples at 1 ms, too coarse to place a band's end.

@@ -33,6 +33,15 @@ struct WaveletSpectrum {
 };
 WaveletSpectrum wavelet_spectrum(const float* samples, int n, double dt);
 
+// When a sampled wavelet's energy comes, in s after its first sample (which rtm fires
+// at the shot's time 0): `onset` where 1% of its energy has come (a Ricker's: 0.93 / f0
+// of its 3 / f0), `peak` at its largest |sample| (a Ricker's: 1.5 / f0). Both 0 for
+// all-zero samples.
+struct WaveletTiming {
+    double onset = 0, peak = 0;
+};
+WaveletTiming wavelet_timing(const float* samples, int n, double dt);
+
 // Band-limited resampling of traces from (nin, dtin) to (nout, dtout), both
 // starting at t = 0: Kaiser-windowed sinc of half-width 8 samples of the coarser
 // interval, low-passed at the coarser Nyquist so downsampling does not alias.

@@ -20,6 +20,11 @@ struct Wavelet {
     // What set f_max, for messages about it (e.g. "option wavelet.ricker-f0"); empty: the
     // options that can set it.
     std::string band_from;
+    // s after the first sample by which 1% of its energy has come (physics/wavelet.h's
+    // wavelet_timing): a record must last longer; and what it is, for messages about it
+    // ("the Ricker of option wavelet.ricker-f0", "the wavelet of FILE").
+    double onset = 0;
+    std::string name;
 };
 
 struct PropagationOptions {

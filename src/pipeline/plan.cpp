@@ -110,7 +110,16 @@ void check_shot(const Model& model, const ShotGather& s, const std::string& sour
                  fmt(length, 3) + " s, shorter than one period of the wavelet's highest frequency (" +
                  fmt(wavelet.f_max) + " Hz: " + fmt(1 / wavelet.f_max) + " s); nothing could be imaged",
              "Check the sample interval (trace byte 117 or binary byte 3217, in microseconds) and the sample count "
-             "(byte 115 or 3221)");
+             "(byte 115 or 3221), or the wavelet's band (" + wavelet.band_from + ")");
+    // The wavelet's first sample fires at the shot's time 0: a record that ends before its
+    // energy comes holds nothing (the gathers, or the image, would be zero).
+    if (wavelet.onset >= length)
+        fail(who,
+             "its record ends " + fmt(length) + " s after the shot, before " + wavelet.name + " has sent 1% of its "
+             "energy (by " + fmt(wavelet.onset) + " s after its first sample, which fires at the shot's time 0): "
+             "nothing would be recorded or imaged",
+             "Cut the wavelet so that it starts where its energy does (a zero-phase wavelet centred in its trace "
+             "fires half its length late), or record longer");
     require_in_model(model, s.source, who + " source");
     for (std::size_t r = 0; r < s.receivers.size(); ++r)
         require_in_model(model, s.receivers[r], who + " receiver " + std::to_string(r + 1));

@@ -218,7 +218,7 @@ TEST_CASE("values that would leave nothing of the result or that are not numbers
     };
     // The layers model is 4000 m wide and 1500 m deep; the records are 0.6 s.
     for (const Bad& b : {Bad{"--model.smooth 1e20", "option model.smooth: a sigma of 1e+20 m is wider than the model (4000 m across)"},
-                         Bad{"--migration.mute-direct 0.6", "option migration.mute-direct: 0.6 s after the direct wave's onset is as long as the record of shot 1"},
+                         Bad{"--migration.mute-direct 0.6", "option migration.mute-direct: its window of 0.6 s after the direct wave's onset, and the"},
                          Bad{"--migration.top-mute 80 --migration.top-mute-taper inf", "option migration.top-mute-taper: must be a finite number of metres, 0 or more"},
                          Bad{"--migration.top-mute 80 --migration.top-mute-taper 1500", "option migration.top-mute-taper: 1500 m below the top mute at 80 m ends beyond the model's deepest sample (1500 m)"},
                          Bad{"--model.dz inf", "option model.dz: must be 0 (from the file) or a positive number of metres, got inf"}}) {
@@ -346,6 +346,45 @@ TEST_CASE("a wavelet file's band is measured from its spectrum: a 12 Hz Ricker a
     // Its dominant frequency is the Ricker's f0 (the spectrum's maximum, at a bin: within
     // half a bin of it, plus the log's rounding), not wavelet.ricker-f0's 10 Hz.
     CHECK(std::abs(peak - f0) <= bin / 2 + 0.005);
+}
+
+TEST_CASE("a wavelet whose energy comes after the record is refused and one peaking late is warned about") {
+    const auto dir = scratch("cli-conflicts-wavelet-late");
+    // 10 Hz Rickers at 1 ms, peaking at t_peak after their first sample, which rtm fires
+    // at the shot's time 0. 1% of a Ricker's energy has come 0.93 / f0 = 0.093 s into
+    // its 3 / f0 (tests/physics/test_wavelet.cpp), so peaking at 0.95 s it sends nothing within
+    // the 0.6 s record: every gather was zero, with exit 0. Peaking at 0.3 s (zero-phase,
+    // centred in a 0.6 s trace) it is 3 periods late, where a Ricker peaks at 1.5.
+    const double f0 = 10, dt = 1e-3, pi = std::acos(-1.0);
+    const auto ricker_at = [&](double t_peak, std::size_t n) {
+        std::vector<float> samples(n);
+        for (std::size_t k = 0; k < n; ++k) {
+            const double a = pi * f0 * (double(k) * dt - t_peak);
+            samples[k] = float((1 - 2 * a * a) * std::exp(-a * a));
+        }
+        return samples;
+    };
+    const std::string late = wavelet_file(dir / "late.sgy", ricker_at(0.95, 1101), dt);
+    const auto r = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --wavelet.file " + late));
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("shot 1: its record ends 0.6 s after the shot, before the wavelet of " + late +
+                                  " has sent 1% of its energy (by 0.89"));
+    const std::string centred = wavelet_file(dir / "centred.sgy", ricker_at(0.3, 601), dt);
+    const auto c = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --wavelet.file " + centred));
+    INFO(c.output);
+    CHECK(c.status == 0);
+    CHECK_THAT(c.output, Contains(centred + ": its largest sample comes 0.3 s after its first, "));
+    const std::string on_time = wavelet_file(dir / "ricker.sgy", ricker_at(1.5 / f0, 301), dt);
+    const auto o = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --wavelet.file " + on_time));
+    INFO(o.output);
+    CHECK(o.status == 0);
+    CHECK_THAT(o.output, !Contains("its largest sample comes"));
+    // wavelet.f-max is a wavelet file's band; beside the built-in Ricker it was ignored.
+    const auto f = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --wavelet.f-max 50"));
+    INFO(f.output);
+    CHECK(f.status == 2);
+    CHECK_THAT(f.output, Contains("option wavelet.f-max: applies to a wavelet file (wavelet.file), and none is given"));
 }
 
 TEST_CASE("a spike wavelet file reaching the step's Nyquist frequency is refused naming the file and passes at a finer step") {
