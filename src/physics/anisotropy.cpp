@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "physics/stability.h"
 #include "physics/stencil.h"
@@ -79,6 +80,25 @@ double anisotropic_max_stable_dt(const Model& model) {
         V = s2 * sv;
     }
     return 2 / std::sqrt(A * H + B * V);
+}
+
+double slowest_velocity(const Model& model) {
+    const auto& vp = model.vp.data;
+    if (model.extra.empty()) return value_range(vp).min;
+    const auto e = model.extra.find("epsilon"), d = model.extra.find("delta");
+    const float* eps = e == model.extra.end() ? nullptr : e->second.data.data();
+    const float* del = d == model.extra.end() ? nullptr : d->second.data.data();
+    double slowest = std::numeric_limits<double>::infinity();
+#pragma omp parallel for reduction(min : slowest)
+    for (std::size_t k = 0; k < vp.size(); ++k) {
+        const double ep = eps ? eps[k] : 0.0, de = std::min(del ? double(del[k]) : 0.0, ep);
+        // docs/anisotropy.md's dispersion relation at sin^2 = cos^2 = 1/2, |k| = 1:
+        // w^2 / vp^2 = a / 2 + sqrt(a^2 / 4 - (eps - delta) / 2), a = 1 + eps.
+        const double a = 1 + ep, mid = a / 2 + std::sqrt(std::max(0.0, a * a / 4 - (ep - de) / 2));
+        const double least = std::min({1.0, 1 + 2 * ep, mid});
+        slowest = std::min(slowest, double(vp[k]) * std::sqrt(std::max(0.0, least)));
+    }
+    return slowest;
 }
 
 double cfl_velocity(const Model& model) {

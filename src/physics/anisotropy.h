@@ -64,5 +64,11 @@ double anisotropic_max_stable_dt(const Model& model);
 // The velocity whose isotropic limit (max_stable_dt) on this grid equals the model's
 // limit above: max vp for an isotropic model. What the CFL checks and messages use.
 double cfl_velocity(const Model& model);
+// The slowest qP phase velocity of the model, what the dispersion check's shortest
+// wavelength follows: min vp for an isotropic model; for an anisotropic one, per node
+// vp times the least of the pseudo-acoustic qP phase velocity's values along the axis
+// (1), across it (sqrt(1 + 2 eps), below 1 where eps < 0) and at 45 degrees (below
+// both where delta is well below eps), the rule's delta (at most eps) taken.
+double slowest_velocity(const Model& model);
 
 }  // namespace rtm

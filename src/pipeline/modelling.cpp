@@ -94,7 +94,7 @@ double choose_time_step(const Grid& g, double v_min, double v_max, double record
     static std::set<std::tuple<double, double, double>> warned;
     std::lock_guard<std::mutex> lock(mutex);
     if (ppw < kMinPointsPerWavelength && warned.insert({v_min, f_max, h_max}).second)
-        spdlog::warn("dispersion: {:.1f} grid points per shortest wavelength (v_min {:.0f} m/s, "
+        spdlog::warn("dispersion: {:.1f} grid points per shortest wavelength (slowest velocity {:.0f} m/s, "
                      "f_max {:.1f} Hz, h {:.1f} m); below {:.0f} the wavefield will be visibly "
                      "dispersed. Refine the grid or lower the frequency",
                      ppw, v_min, f_max, h_max, kMinPointsPerWavelength);
@@ -154,11 +154,11 @@ int modelling_batch(const PropagationOptions& opt, long shots, double points, do
 
 TimeAxis time_axis(const Model& model, const ShotGather& shot, const Wavelet& wavelet,
                    const PropagationOptions& opt) {
-    const float vmin = value_range(model.vp.data).min;
     TimeAxis t;
     // cfl_velocity: max vp, or for an anisotropic model the velocity whose isotropic
-    // limit equals the anisotropic scheme's (physics/anisotropy.h).
-    t.dt = choose_time_step(model.grid(), vmin, cfl_velocity(model), shot.dt, wavelet, opt);
+    // limit equals the anisotropic scheme's; slowest_velocity: min vp, or the slowest qP
+    // phase velocity (physics/anisotropy.h).
+    t.dt = choose_time_step(model.grid(), slowest_velocity(model), cfl_velocity(model), shot.dt, wavelet, opt);
     t.nt = int(std::ceil((shot.nt - 1) * shot.dt / t.dt - 1e-9)) + 1;
     // Past the record's end by the inverse time-dispersion transform's margin, so that
     // the end of the stepped traces is not the end of the record.

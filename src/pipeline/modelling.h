@@ -57,7 +57,8 @@ int modelling_batch(const PropagationOptions& opt, long shots, double points, do
 
 // The time step used for a model and record interval (checked against CFL; throws
 // with the largest stable dt when an explicit one is unstable, and when the wavelet's
-// band reaches the step's Nyquist frequency). Warns about dispersion.
+// band reaches the step's Nyquist frequency). Warns about dispersion at v_min, the
+// slowest velocity (physics/anisotropy.h's slowest_velocity).
 double choose_time_step(const Grid& g, double v_min, double v_max, double record_dt,
                         const Wavelet& wavelet, const PropagationOptions& opt);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "cli_jobs.h"
 #include "cli_models.h"
 #include "io/model_io.h"
 #include "io/shot_io.h"
@@ -276,4 +277,22 @@ TEST_CASE("the aniso3d example's configs (tools/run_aniso_example.sh) pass their
         CHECK(r.status == 0);
         CHECK_THAT(r.output, Contains("model: smoothed"));
     }
+}
+
+TEST_CASE("the dispersion check holds a negative epsilon's slower horizontal qP wave to the grid") {
+    // layers2d at 10 m, a 14 Hz Ricker (energy to 35 Hz): vp >= 1500 m/s gives 4.3 points
+    // per shortest wavelength, above the warning's 4. With eps = delta = -0.3 the qP wave
+    // across the axis runs at vp sqrt(0.4): 949 m/s, 2.7 points. It was not warned about.
+    const std::string cmd = "model --model.vp " + layers_vp() + " --acquisition.source-x0 1000 "
+                            "--acquisition.record-length 0.6 --acquisition.record-dt 0.004 --propagation.device cpu "
+                            "--wavelet.ricker-f0 14 --dry-run --output.shots " +
+                            (scratch("cli-aniso-dispersion") / "out.sgy").string();
+    const auto iso = run_rtm(cmd);
+    INFO(iso.output);
+    CHECK(iso.status == 0);
+    CHECK_THAT(iso.output, !Contains("dispersion:"));
+    const auto slow = run_rtm(cmd + " --model.epsilon -0.3 --model.delta -0.3");
+    INFO(slow.output);
+    CHECK(slow.status == 0);
+    CHECK_THAT(slow.output, Contains("dispersion: 2.7 grid points per shortest wavelength (slowest velocity 949 m/s"));
 }

@@ -164,6 +164,34 @@ TEST_CASE("delta above epsilon is lowered to epsilon, and counted, so that C sta
     CHECK(clamped_delta_nodes(m) == 2);
 }
 
+TEST_CASE("the slowest qP velocity the dispersion check uses is vp sqrt(1 + 2 eps) across the axis where eps < 0, and the 45-degree one where delta is well below eps") {
+    // The pseudo-acoustic qP phase velocity (docs/anisotropy.md), |k| = 1, s^2 = sin^2:
+    // v^2 / vp^2 = a / 2 + sqrt(a^2 / 4 - 2 (eps - delta) s^2 (1 - s^2)), a = 1 + 2 eps s^2.
+    const auto qp = [](double eps, double delta, double s2) {
+        const double a = 1 + 2 * eps * s2;
+        return std::sqrt(a / 2 + std::sqrt(a * a / 4 - 2 * (eps - delta) * s2 * (1 - s2)));
+    };
+    Model m;
+    m.vp = cube(1, 2000);
+    m.vp.at(2, 0, 3) = 1800;
+    CHECK(slowest_velocity(m) == 1800);  // isotropic: min vp
+    m.extra["epsilon"] = cube(1, -0.3f);
+    m.extra["delta"] = cube(1, -0.3f);
+    // Elliptical, slowest across the axis: 1800 sqrt(0.4) (eps and delta as floats).
+    CHECK(slowest_velocity(m) == Approx(1800 * qp(-0.3f, -0.3f, 1)).epsilon(1e-6));
+    CHECK(slowest_velocity(m) == Approx(1800 * std::sqrt(0.4)).epsilon(1e-6));
+    // eps 0, delta -0.4: the relation's minimum over angles is at 45 degrees exactly
+    // (a = 1 there: symmetric in s^2 <-> 1 - s^2), 0.851 vp.
+    m.extra["epsilon"] = cube(1, 0.0f);
+    m.extra["delta"] = cube(1, -0.4f);
+    CHECK(slowest_velocity(m) == Approx(1800 * qp(0, -0.4f, 0.5)).epsilon(1e-6));
+    for (int i = 0; i <= 20; ++i) CHECK(slowest_velocity(m) <= 1800 * qp(0, -0.4f, i / 20.0) * (1 + 1e-6));
+    // eps 0.2, delta 0.1: never slower than along the axis.
+    m.extra["epsilon"] = cube(1, 0.2f);
+    m.extra["delta"] = cube(1, 0.1f);
+    CHECK(slowest_velocity(m) == Approx(1800).epsilon(1e-6));
+}
+
 // The premise of model.elliptic-above: where delta = epsilon, C = [[1 + 2 eps, b], [b, 1]]
 // has b^2 = 1 + 2 eps, so det C = 0 and the smaller root of w^2 = vp^2 lambda(C diag(k_h^2,
 // k_v^2)) (the qSV artefact) is 0 at every wavenumber: no qSV wave propagates.
