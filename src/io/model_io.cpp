@@ -50,6 +50,12 @@ long whole(double value, double unit, long lo, long hi, const std::string& path,
     return long(r);
 }
 
+// The sample interval a volume's file states (0: none), which model.dz overrides.
+int stated_interval(const std::string& path) {
+    const detail::SegyReader file(path);
+    return file.interval(file.header(0));
+}
+
 std::int64_t centimetres(double metres, const std::string& path, const char* what) {
     const double cm = std::round(metres * 100.0);
     if (!(std::abs(cm) < 2147483647.0))
@@ -193,6 +199,15 @@ Model read_model(const ModelPaths& paths, const GridReadOptions& opt) {
         } else {
             v = read_volume(*path, opt);
             require_vp_grid(v.grid, *path, name, g, paths.vp);
+            // model.dz replaces every volume's depth step: the files must state one step
+            // between them, or one would be stretched onto the other's depths.
+            if (opt.dz > 0 && stated_interval(*path) != stated_interval(paths.vp))
+                fail(*path,
+                     "its sample interval field says " + std::to_string(stated_interval(*path)) + " where vp's in " +
+                         paths.vp + " says " + std::to_string(stated_interval(paths.vp)) + " (" +
+                         detail::binary_field_name(SEGY_BIN_INTERVAL) + " or trace byte 117): option model.dz (" +
+                         num(opt.dz) + " m) replaces both, and would stretch " + name + " onto vp's depths",
+                     "Give " + std::string(name) + " on vp's depth step, as its file says, or leave out model.dz");
         }
         // Thomsen's epsilon and delta: 1 + 2 eps and 1 + 2 delta are squared velocity
         // ratios (> 0); angles in degrees (tilt from vertical, azimuth from x to y).

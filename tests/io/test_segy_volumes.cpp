@@ -265,6 +265,31 @@ TEST_CASE("read_model rejects an anisotropy volume on another grid than vp") {
     CHECK(contains(msg, "differs from vp's"));
 }
 
+TEST_CASE("read_model with model.dz refuses an anisotropy volume whose file states another depth step than vp's") {
+    // model.dz replaces the depth step of every volume read: epsilon sampled at 10 m
+    // beside vp at 5 m was stretched onto vp's depths, silently.
+    const auto dir = scratch("model-dz-mismatch");
+    Grid coarse = cube_grid();
+    coarse.dz = 10;
+    io::write_volume((dir / "vp.sgy").string(), numbered_volume(cube_grid()));
+    io::write_volume((dir / "eps.sgy").string(), Volume(coarse, 0.1f));
+    io::write_volume((dir / "delta.sgy").string(), Volume(cube_grid(), 0.05f));
+    io::ModelPaths paths;
+    paths.vp = (dir / "vp.sgy").string();
+    paths.epsilon = (dir / "eps.sgy").string();
+    io::GridReadOptions opt;
+    opt.dz = 4;
+    const std::string msg = error_of([&] { io::read_model(paths, opt); });
+    INFO(msg);
+    CHECK(contains(msg, paths.epsilon + ": its sample interval field says 10000 where vp's in " + paths.vp + " says 5000"));
+    CHECK(contains(msg, "option model.dz (4 m) replaces both"));
+    // Files that state one step take the override together.
+    paths.epsilon = (dir / "delta.sgy").string();
+    const Model m = io::read_model(paths, opt);
+    CHECK(m.vp.grid.dz == 4);
+    CHECK(m.extra.at("epsilon").grid.dz == 4);
+}
+
 TEST_CASE("write_volume refuses a dz that SEG-Y cannot hold in whole millimetres") {
     const auto dir = scratch("volume-bad-dz");
     Grid g = line_grid();
