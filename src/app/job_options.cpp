@@ -111,9 +111,10 @@ io::GridReadOptions grid_read_options(const po::variables_map& vm) {
 namespace {
 
 // Angles are read in degrees. An angle volume (model.theta, model.phi; in radians once
-// read) whose every value lies within +-pi degrees, some of them not whole, reads like
-// radians given as degrees: a tilt of 0.5 rad (29 degrees) taken as 0.5 degrees is an
-// almost isotropic axis, with no error anywhere. Warned about, naming where it came from.
+// read) whose every value lies within the angle's range in radians (theta +-pi, phi
+// +-2 pi, as its range in degrees is +-360), some of them not whole, reads like radians
+// given as degrees: a tilt of 0.5 rad (29 degrees) taken as 0.5 degrees is an almost
+// isotropic axis, with no error anywhere. Warned about, naming where it came from.
 void warn_if_radians(const Model& m, const io::ModelPaths& paths) {
     for (const auto& [name, path] : {std::pair{"theta", &paths.theta}, std::pair{"phi", &paths.phi}}) {
         const auto v = m.extra.find(name);
@@ -125,10 +126,12 @@ void warn_if_radians(const Model& m, const io::ModelPaths& paths) {
             largest = std::max(largest, std::abs(degrees));
             fractional = fractional || std::abs(degrees - std::round(degrees)) > 1e-3;
         }
-        if (largest > 0 && largest <= M_PI + 1e-3 && fractional)
-            spdlog::warn("{}: every {} lies within +-pi (the largest, {:.4g}), as radians would: rtm reads degrees, so "
+        const double range = name == std::string("phi") ? 2 * M_PI : M_PI;
+        if (largest > 0 && largest <= range + 1e-3 && fractional)
+            spdlog::warn("{}: every {} lies within +-{} (the largest, {:.4g}), as radians would: rtm reads degrees, so "
                          "these are angles of at most {:.4g} degrees. If these are radians, convert them (x 180/pi)",
-                         io::as_constant(*path) ? "option model." + std::string(name) : *path, name, largest, largest);
+                         io::as_constant(*path) ? "option model." + std::string(name) : *path, name,
+                         range > M_PI ? "2 pi" : "pi", largest, largest);
     }
 }
 
