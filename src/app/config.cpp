@@ -203,6 +203,12 @@ bool parse_options(int argc, char** argv, const std::string& usage, po::options_
             try {
                 const po::parsed_options file = po::parse_config_file(in, all, true);
                 for (const auto& o : file.options) {
+                    // (These are read from the command line alone: in a file they were ignored.)
+                    if (o.string_key == "config" || o.string_key == "help")
+                        fail_usage(path, "'" + o.string_key + "' is an option of the command line alone: a "
+                                   "configuration file neither includes another nor asks for help",
+                                   "Remove it from the file (give the options of both files in one, or the other "
+                                   "file's options on the command line)");
                     if (!o.unregistered) continue;
                     if (!others.find_nothrow(o.string_key, false))
                         fail_usage(path, "unknown option '" + o.string_key + "'",

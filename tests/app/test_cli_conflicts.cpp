@@ -434,7 +434,7 @@ TEST_CASE("a spike wavelet file reaching the step's Nyquist frequency is refused
     CHECK_THAT(stated.output, Contains("energy up to 200 Hz (option wavelet.f-max; from its spectrum, 1000 Hz at -30 dB)"));
 }
 
-TEST_CASE("a '#' inside an INI value and a byte-order mark are refused naming the line and a '#' after a space is a comment") {
+TEST_CASE("a '#' inside an INI value and a byte-order mark and config or help keys are refused naming the line and a '#' after a space is a comment") {
     const auto dir = scratch("cli-conflicts-ini");
     const auto write = [&](const char* name, const std::string& text) {
         std::ofstream(dir / name, std::ios::binary) << text;
@@ -461,6 +461,15 @@ TEST_CASE("a '#' inside an INI value and a byte-order mark are refused naming th
     INFO(semi.output);
     CHECK(semi.status == 2);
     CHECK_THAT(semi.output, Contains("semi.ini, line 2") && Contains("Start comments with '#'"));
+    // config and help are the command line's: in a file they were ignored (an included
+    // file's options dropped without a word).
+    for (const std::string& key : {"config = " + (dir / "ok.ini").string(), std::string("help = 1")}) {
+        const auto r = run_rtm("model --config " + write("nested.ini", key + "\n" + vp + "\n") + " --dry-run");
+        INFO(key << ": " << r.output);
+        CHECK(r.status == 2);
+        CHECK_THAT(r.output, Contains("nested.ini: '" + key.substr(0, key.find(' ')) +
+                                      "' is an option of the command line alone"));
+    }
 }
 
 // A constant-or-file option given what is neither (it was looked for as a file and
