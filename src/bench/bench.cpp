@@ -28,6 +28,7 @@
 #include "core/threads.h"
 #include "io/output_path.h"
 #include "kernels/cpu/step_cpu.h"
+#include "pipeline/plan.h"
 #include "propagation/backend.h"
 #include "propagation/propagator.h"
 #ifdef RTM_HAVE_CUDA
@@ -552,10 +553,21 @@ int run_bench(int argc, char** argv) {
                    "'" + variant + "' names a GPU kernel variant; this bench runs on the CPU" +
                        (chosen.empty() ? std::string() : chosen) + ", whose one kernel is step_cpu",
                    "Leave --variant out, or use --device gpu on a machine with a GPU");
+    if (o.zchunk < 0) fail("option --zchunk", "must not be negative", "Give 0 (fill the SMs) or z planes per block");
+    if (o.zchunk > 0 && o.device == "cpu")
+        fail_usage("option --zchunk", "sets the GPU kernels' z planes per block; this bench runs on the CPU" + chosen,
+                   "Leave --zchunk out, or use --device gpu on a machine with a GPU");
     set_cpu_threads(o.threads, "--threads");
 
     if (o.steps < 1) fail("option --steps", "must be at least 1");
     if (o.repeats < 1) fail("option --repeats", "must be at least 1");
+    // rtm model's and migrate's limit (pipeline/plan.h), on all the steps timed: the run's
+    // length was unbounded, without an ETA (and the step count overflowed an int).
+    if (double(o.steps) * o.repeats > kMaxSteps)
+        fail("options --steps and --repeats",
+             std::to_string(o.steps) + " steps x " + std::to_string(o.repeats) + " repeats are more than " +
+                 std::to_string(long(kMaxSteps)) + " steps, as rtm model and migrate allow",
+             "Give fewer steps or repeats (a bench times 50 x 5 by default)");
     if (o.pml < 0) fail("option --pml", "must not be negative", "Give the absorbing cells per side, e.g. 20");
     if (!(o.sustain >= 0 && o.sustain <= 3600)) {
         char given[40];

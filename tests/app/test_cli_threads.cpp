@@ -254,7 +254,7 @@ TEST_CASE("rtm bench refuses a value that does not parse or is none of the choic
     }
 }
 
-TEST_CASE("rtm bench refuses --variant where no variant runs") {
+TEST_CASE("rtm bench refuses --variant and --zchunk where no variant runs and more steps than a job may take") {
     SECTION("on the CPU, whatever it names") {
         for (const char* v : {"bogus", "t32x8"}) {
             const auto r = run_rtm(std::string("bench --device cpu --grid 64x64 --steps 2 --repeats 1 --variant ") + v);
@@ -264,6 +264,23 @@ TEST_CASE("rtm bench refuses --variant where no variant runs") {
                                           "this bench runs on the CPU") &&
                                      Contains("step_cpu") && Contains("Leave --variant out, or use --device gpu"));
         }
+    }
+    SECTION("--zchunk on the CPU, or negative") {
+        const auto r = run_rtm("bench --device cpu --grid 64x64 --steps 2 --repeats 1 --zchunk 8");
+        INFO(r.output);
+        CHECK(r.status == 2);
+        CHECK_THAT(r.output, Contains("option --zchunk: sets the GPU kernels' z planes per block; this bench runs on the CPU"));
+        const auto neg = run_rtm("bench --device cpu --grid 64x64 --steps 2 --repeats 1 --zchunk -5");
+        INFO(neg.output);
+        CHECK(neg.status == 1);
+        CHECK_THAT(neg.output, Contains("option --zchunk: must not be negative"));
+    }
+    SECTION("more steps than rtm model and migrate allow (it ran for hours, without an ETA)") {
+        const auto r = run_rtm("bench --device cpu --grid 64x64 --steps 2000000000");
+        INFO(r.output);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains("options --steps and --repeats: 2000000000 steps x 5 repeats are more than 10000000"));
+        CHECK_THAT(r.output, !Contains("ceiling:"));
     }
     SECTION("for --mode rtm") {
         const auto r = run_rtm("bench --mode rtm --variant t32x8");
