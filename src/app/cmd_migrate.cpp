@@ -26,6 +26,7 @@
 #include "core/progress.h"
 #include "core/threads.h"
 #include "io/file_hash.h"
+#include "io/model_io.h"
 #include "io/shot_index.h"
 #include "parallel/world.h"
 #include "pipeline/migration_job.h"
@@ -259,7 +260,12 @@ JobFingerprint settings_of(const po::variables_map& vm, const Grid& model, const
             continue;
         os << key << "=";
         const auto& v = value.value();
-        if (auto s = boost::any_cast<std::string>(&v)) os << *s;
+        // (A number given as text, such as a constant model.theta, by its value: "30" and
+        // "30.0" are one setting.)
+        if (auto s = boost::any_cast<std::string>(&v)) {
+            const auto number = io::as_constant(*s);
+            os << (number ? shortest(*number) : *s);
+        }
         else if (auto d = boost::any_cast<double>(&v)) os << shortest(*d);
         else if (auto i = boost::any_cast<int>(&v)) os << *i;
         else if (auto b = boost::any_cast<bool>(&v)) os << *b;

@@ -195,6 +195,14 @@ TEST_CASE("a job folder holding a job with other settings is refused, not mixed"
     INFO(spacing.output);
     CHECK(spacing.status == 0);
     CHECK_THAT(spacing.output, Contains("resuming job"));
+    // A number given as text is one setting however it is written ("model.theta was 30,
+    // now 30.0" was refused).
+    const auto muted = scratch("cli-migrate-other") / "muted";
+    REQUIRE(run_rtm(migrate_cmd(muted, "--migration.max-shots 1 --migration.mute-direct 0.1")).status == 0);
+    const auto same = run_rtm(migrate_cmd(muted, "--migration.max-shots 1 --migration.mute-direct 0.10"));
+    INFO(same.output);
+    CHECK(same.status == 0);
+    CHECK_THAT(same.output, Contains("resuming job"));
 }
 
 // A full disk when the products are written must not lose the shots migrated since the
