@@ -129,6 +129,14 @@ void check_new_job_folder(const std::string& path) {
 bool preflight_migrate(const po::variables_map& vm, const Model& model, const PlanShots& shots,
                        const Wavelet& wavelet, const MigrationOptions& migration, const std::string& job_folder) {
     check_slabs(model, migration.propagation, migration.condition == ImagingCondition::BornAdjoint);
+    // (A CPU shot group images these conditions across its slabs' faces one shot at a
+    // time: a batch's shots failed together mid-run and ran again alone.)
+    if (parallel::ShotGroups::get().per_shot() > 1 && !migration.propagation.backend.gpu &&
+        migration.propagation.batch > 1 && migration.condition != ImagingCondition::CrossCorrelation)
+        fail("option propagation.batch",
+             "is " + std::to_string(migration.propagation.batch) + ": over z-slabs on the CPU, the inverse-scattering "
+             "and born-adjoint conditions take one shot at a time",
+             "Set propagation.batch = 1 (or 0) with parallel.ranks-per-shot above 1");
     const auto plan = plan_job(model, vm["model.vp"].as<std::string>(), shots, wavelet, migration.propagation, &migration);
     io::check_output_path(job_folder, "output.job", true);
     check_new_job_folder(job_folder);

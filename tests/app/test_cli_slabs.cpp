@@ -221,6 +221,19 @@ void check_migration(const std::string& name, int ranks, int per_shot, const std
 
 }  // namespace
 
+TEST_CASE("2 CPU ranks per shot refuse a batch of shots for inverse scattering in the dry run") {
+    // (They image it across the slabs' faces one shot at a time: the batch failed mid-run
+    // and its shots ran again alone.)
+    const auto r = mpi_rtm(2, "migrate --model.vp " + kSmooth + " --data.shots " + shots_file().string() +
+                                  " --wavelet.ricker-f0 10 --propagation.device cpu --propagation.threads 1"
+                                  " --parallel.ranks-per-shot 2 --propagation.batch 3 --migration.condition "
+                                  "inverse-scattering --dry-run --output.job " +
+                                  (scratch("cli-slabs-is-batch") / "job").string());
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("option propagation.batch: is 3: over z-slabs on the CPU, the inverse-scattering"));
+}
+
 TEST_CASE("2 ranks per shot: rtm migrate's image is one process's, bit for bit (cross-correlation, snapshots)") {
     check_migration("cc-snapshots", 2, 2, "--migration.storage snapshots");
 }
