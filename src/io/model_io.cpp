@@ -252,14 +252,24 @@ void require_vp_grid(const Grid& h, const std::string& path, const std::string& 
                       near(h.frame.ox, g.frame.ox, 0.01) && near(h.frame.oy, g.frame.oy, 0.01) &&
                       near(h.frame.exx, g.frame.exx, 1e-4) && near(h.frame.exy, g.frame.exy, 1e-4) &&
                       near(h.frame.eyx, g.frame.eyx, 1e-4) && near(h.frame.eyy, g.frame.eyy, 1e-4);
-    const auto text = [](const Grid& x) {
+    // The axes' directions too where they differ (a volume whose traces run along y first,
+    // without line numbers, is placed with x and y swapped: otherwise the same grid).
+    const bool axes = !(near(h.frame.exx, g.frame.exx, 1e-4) && near(h.frame.exy, g.frame.exy, 1e-4) &&
+                        near(h.frame.eyx, g.frame.eyx, 1e-4) && near(h.frame.eyy, g.frame.eyy, 1e-4));
+    const auto c = [](double v) { return num(std::abs(v) < 1e-6 ? 0.0 : v); };  // (rounding's 1e-17s as 0)
+    const auto text = [&](const Grid& x) {
         return std::to_string(x.nx) + " x " + std::to_string(x.ny) + " x " + std::to_string(x.nz) + ", dx " + num(x.dx) +
-               ", dy " + num(x.dy) + ", dz " + num(x.dz) + " m, origin " + num(x.frame.ox) + ", " + num(x.frame.oy) +
-               ", first depth " + num(x.z0) + " m";
+               ", dy " + num(x.dy) + ", dz " + num(x.dz) + " m, origin " + c(x.frame.ox) + ", " + c(x.frame.oy) +
+               ", first depth " + num(x.z0) + " m" +
+               (axes ? ", x axis towards (" + c(x.frame.exx) + ", " + c(x.frame.exy) + "), y axis towards (" +
+                           c(x.frame.eyx) + ", " + c(x.frame.eyy) + ")"
+                     : std::string());
     };
     if (!same)
         fail(path, what + "'s grid (" + text(h) + ") differs from vp's in " + vp_path + " (" + text(g) + ")",
-             "Write all model volumes on vp's grid");
+             axes ? "Write all model volumes on vp's grid with their traces in one order (x fastest, as vp's), or "
+                    "give their line numbers (options model.inline-byte and model.crossline-byte)"
+                  : "Write all model volumes on vp's grid");
 }
 
 VolumeFields volume_fields(const Grid& g, const std::string& path) {

@@ -265,6 +265,32 @@ TEST_CASE("read_model rejects an anisotropy volume on another grid than vp") {
     CHECK(contains(msg, "differs from vp's"));
 }
 
+TEST_CASE("read_model names the axes of an anisotropy volume placed with x and y swapped, and what fixes it") {
+    // A square cube whose epsilon traces run along y first, without line numbers: placed
+    // by its coordinates with x and y swapped, otherwise vp's grid. The message printed
+    // two identical grids, and advised writing the volume on vp's grid, which it was.
+    const auto dir = scratch("model-axes-swapped");
+    Grid g;
+    g.nx = g.ny = 4, g.nz = 3;
+    g.dx = g.dy = g.dz = 10;
+    io::write_volume((dir / "vp.sgy").string(), numbered_volume(g));
+    io::write_volume((dir / "sorted.sgy").string(), Volume(g, 0.1f));
+    std::vector<int> y_first;
+    for (int ix = 0; ix < g.nx; ++ix)
+        for (int iy = 0; iy < g.ny; ++iy) y_first.push_back(iy * g.nx + ix);
+    const std::string eps = (dir / "eps.sgy").string();
+    copy_traces((dir / "sorted.sgy").string(), eps, y_first);
+    for (int byte : {SEGY_TR_INLINE, SEGY_TR_CROSSLINE, SEGY_TR_ENSEMBLE}) set_trace_field(eps, -1, byte, 0);
+    io::ModelPaths paths;
+    paths.vp = (dir / "vp.sgy").string();
+    paths.epsilon = eps;
+    const std::string msg = error_of([&] { io::read_model(paths); });
+    INFO(msg);
+    CHECK(contains(msg, "x axis towards (0, 1), y axis towards (1, 0)) differs from vp's"));
+    CHECK(contains(msg, "x axis towards (1, 0), y axis towards (0, 1))"));
+    CHECK(contains(msg, "model.inline-byte and model.crossline-byte"));
+}
+
 TEST_CASE("read_model with model.dz refuses an anisotropy volume whose file states another depth step than vp's") {
     // model.dz replaces the depth step of every volume read: epsilon sampled at 10 m
     // beside vp at 5 m was stretched onto vp's depths, silently.
