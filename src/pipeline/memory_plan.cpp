@@ -119,6 +119,13 @@ MemoryPlan try_plan_memory(const MemoryNeeds& n, SourceStorage requested, double
     return p;
 }
 
+std::string other_storage(SourceStorage requested) {
+    // (auto ends with checkpoints, which hold the least: nothing else to advise then.)
+    return requested == SourceStorage::Snapshots || requested == SourceStorage::Boundary
+               ? "use migration.storage auto or checkpoints, "
+               : "";
+}
+
 MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double budget, const std::string& shot,
                        const std::string& fix) {
     const MemoryPlan p = try_plan_memory(n, requested, budget);
@@ -129,9 +136,8 @@ MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double bud
            << storage_name(p.storage) << ": snapshots would take " << p.snapshot_bytes / 1e9 << " GB, the boundary band "
            << p.band_bytes / 1e9 << " GB, one checkpoint " << p.state_bytes / 1e9 << " GB";
         fail("option migration.memory-budget", os.str(),
-             !fix.empty() ? fix
-                          : "Raise the budget (auto: what the machine has free), use migration.storage auto or "
-                            "checkpoints, or a smaller aperture");
+             !fix.empty() ? fix : "Raise the budget (auto: what the machine has free), " + other_storage(requested) +
+                                      "or use a smaller aperture");
     }
     return p;
 }

@@ -88,6 +88,9 @@ struct MemoryPlan {
     double bytes_kept = 0;   // memory the chosen way holds
 };
 
+// "use migration.storage auto or checkpoints, " where `requested` is another storage
+// than those (they hold the least already), else "": a refusal's advice.
+std::string other_storage(SourceStorage requested);
 // The plan for `requested` (Auto: the first that fits) within `budget` bytes; throws,
 // naming migration.memory-budget and every way's size, when it does not fit (with
 // checkpoints: not one state stored). All sizes are the whole batch's.

@@ -372,8 +372,8 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         const MemoryPlan mp = try_plan_memory(mine, mo.storage, budget);
         if (!mp.fits) try {
                 plan_memory(mine, mo.storage, budget, "a shot of this job",
-                            over_ranks.empty() ? "" : over_ranks + "; or use migration.storage auto or "
-                                                                   "checkpoints, or a smaller aperture");
+                            over_ranks.empty() ? "" : over_ranks + "; or " + other_storage(mo.storage) +
+                                                                   "a smaller aperture");
             } catch (const Error&) {
                 over_budget = std::current_exception();
             }

@@ -133,6 +133,16 @@ TEST_CASE("rtm migrate --dry-run prints the plan with the source-wavefield stora
     r = run_rtm(migrate_job(shots, dir, "--dry-run --migration.memory-budget 0.001"));
     CHECK_THAT(r.output, Contains("plan: source wavefield: checkpoints") && Contains("propagations a shot"));
     CHECK(r.output.find("2 propagations a shot") == std::string::npos);
+    // Below one checkpoint: refused, advising another storage only where one was chosen
+    // (auto and checkpoints hold the least already).
+    for (const char* storage : {"auto", "checkpoints", "snapshots"}) {
+        r = run_rtm(migrate_job(shots, dir, "--dry-run --migration.memory-budget 1e-9 --migration.storage " + std::string(storage)));
+        INFO(storage << ": " << r.output);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains("option migration.memory-budget: a shot of this job cannot keep its source "
+                                      "wavefield in the budget of 1e-09 GB"));
+        CHECK(contains(r.output, "use migration.storage auto or checkpoints") == (std::string(storage) == "snapshots"));
+    }
 }
 
 TEST_CASE("a time step that plans more steps than can run is refused at once, naming propagation.dt", "[plan]") {
