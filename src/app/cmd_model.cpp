@@ -288,10 +288,13 @@ int cmd_model(int argc, char** argv) {
     // Ricker kept 37% of its peak).
     if (const double nyquist = 0.5 / geometry.front().dt; nyquist < wavelet.f_max && parallel::World::get().root())
         spdlog::warn("the record's sample interval ({:g} ms{}) holds frequencies up to {:.3g} Hz, below the wavelet's "
-                     "{:.3g} Hz: the gathers lose the band above it. A record interval of {:g} ms or less keeps it",
+                     "{:.3g} Hz: the gathers lose the band above it. A record interval of {:.3g} ms or less keeps it",
                      geometry.front().dt * 1e3,
                      vm.count("acquisition.geometry") ? ", from acquisition.geometry" : ", acquisition.record-dt", nyquist,
-                     wavelet.f_max, std::floor(0.5 / wavelet.f_max * 1e4) / 10);
+                     wavelet.f_max, [](double ms) {  // (3 digits, rounded down: it must keep the band)
+                         const double unit = std::pow(10.0, std::floor(std::log10(ms)) - 2);
+                         return std::floor(ms / unit) * unit;
+                     }(0.5 / wavelet.f_max * 1e3));
 
     // Each gather is written as its batch finishes (the file's headers from the geometry,
     // checked before any propagation); the middle one is kept for the preview.

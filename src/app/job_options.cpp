@@ -70,7 +70,8 @@ po::options_description wavelet_options() {
 po::options_description propagation_options() {
     po::options_description d("Propagation ([propagation] section)");
     d.add_options()
-        ("propagation.pml", po::value<int>()->default_value(20), "C-PML absorbing cells on each side")
+        ("propagation.pml", po::value<int>()->default_value(20),
+         "absorbing cells on each side (C-PML in rtm model, damping layers in rtm migrate)")
         ("propagation.free-surface", po::value<bool>()->default_value(false), "pressure-free surface on top instead of an absorbing layer")
         ("propagation.dt", po::value<double>()->default_value(0),
          "time step, s (0: the largest divisor of the record interval within 80% of the CFL limit)")
@@ -159,10 +160,10 @@ Model load_model(const po::variables_map& vm) {
     Model m;
     const double sigma = vm["model.smooth"].as<double>();
     if (!(sigma >= 0) || !std::isfinite(sigma))
-        fail("option model.smooth", "'" + std::to_string(sigma) + "' is not a length", "Give sigma in m, 0 or more");
+        fail("option model.smooth", fmt::format("'{:g}' is not a length", sigma), "Give sigma in m, 0 or more");
     const double elliptic = vm["model.elliptic-above"].as<double>();
     if (!(elliptic >= 0) || !std::isfinite(elliptic))
-        fail("option model.elliptic-above", "'" + std::to_string(elliptic) + "' is not a depth",
+        fail("option model.elliptic-above", fmt::format("'{:g}' is not a depth", elliptic),
              "Give a depth in m, 0 (off) or more");
     std::size_t made_elliptic = 0;  // (on rank 0, which alone logs info lines: core/log.h)
     world.on_root([&] {
@@ -233,7 +234,7 @@ Wavelet load_wavelet(const po::variables_map& vm) {
     // The Ricker is sampled at 0.1 ms over 3 / f0: 100 s (1e6 samples) is longer than any
     // seismic record; a lower peak frequency is a unit slip, not a wavelet.
     if (3.0 / f0 > 100)
-        fail("option wavelet.ricker-f0", "a Ricker peaking at " + std::to_string(f0) + " Hz lasts " + std::to_string(3.0 / f0) +
+        fail("option wavelet.ricker-f0", fmt::format("a Ricker peaking at {:g} Hz lasts {:g}", f0, 3.0 / f0) +
                  " s (3 / f0), longer than any seismic record",
              "Give the peak frequency in Hz, at least 0.03 (typically 5 to 50)");
     w.f_dominant = f0;
