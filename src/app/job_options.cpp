@@ -30,7 +30,8 @@ po::options_description model_options() {
         ("model.inline-byte", po::value<int>()->default_value(189), "trace-header byte of the inline number")
         ("model.crossline-byte", po::value<int>()->default_value(193), "trace-header byte of the crossline number")
         ("model.depth-unit", po::value<double>()->default_value(1e-3),
-         "metres per unit of the sample-interval field: depth models conventionally store dz there in mm (0.001)")
+         "metres per unit of the sample-interval field: depth models conventionally store dz there in mm (0.001); "
+         "the first depth is the delay field (byte 109) x 1000 of these units (metres with 0.001)")
         ("model.dz", po::value<double>()->default_value(0), "depth spacing, m, overriding the sample-interval field (0: from the file)")
         ("model.dx", po::value<double>()->default_value(0), "trace spacing along x, m, for files without trace coordinates (0: from the coordinates)")
         ("model.dy", po::value<double>()->default_value(0), "trace spacing along y, m, as model.dx")

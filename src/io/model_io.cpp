@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <set>
 
@@ -233,14 +234,12 @@ Model read_model(const ModelPaths& paths, const GridReadOptions& opt) {
 }
 
 std::optional<double> as_constant(const std::string& text) {
-    std::size_t used = 0;
-    double value = 0;
-    try {
-        value = std::stod(text, &used);
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-    if (used == 0 || used != text.size()) return std::nullopt;
+    // strtod, not stod: a number beyond double's range (1e400, 1e-400) is still a number
+    // (inf, or 0), which the range checks then name, not "neither a number nor a file".
+    const char* begin = text.c_str();
+    char* end = nullptr;
+    const double value = std::strtod(begin, &end);
+    if (end == begin || std::size_t(end - begin) != text.size()) return std::nullopt;
     return value;
 }
 
@@ -265,11 +264,15 @@ void require_vp_grid(const Grid& h, const std::string& path, const std::string& 
                            c(x.frame.eyx) + ", " + c(x.frame.eyy) + ")"
                      : std::string());
     };
+    // A file without trace coordinates is placed at origin 0, 0 (model.dx gives its spacing).
+    const bool unplaced = h.frame.ox == 0 && h.frame.oy == 0 && !(g.frame.ox == 0 && g.frame.oy == 0);
     if (!same)
         fail(path, what + "'s grid (" + text(h) + ") differs from vp's in " + vp_path + " (" + text(g) + ")",
              axes ? "Write all model volumes on vp's grid with their traces in one order (x fastest, as vp's), or "
                     "give their line numbers (options model.inline-byte and model.crossline-byte)"
-                  : "Write all model volumes on vp's grid");
+             : unplaced ? "Write all model volumes on vp's grid, with vp's trace coordinates (CDP X/Y, bytes 181/185): "
+                          "without them a volume lies at origin 0, 0"
+                        : "Write all model volumes on vp's grid");
 }
 
 VolumeFields volume_fields(const Grid& g, const std::string& path) {

@@ -291,6 +291,29 @@ TEST_CASE("read_model names the axes of an anisotropy volume placed with x and y
     CHECK(contains(msg, "model.inline-byte and model.crossline-byte"));
 }
 
+TEST_CASE("read_model tells an anisotropy volume without trace coordinates to take vp's") {
+    // model.dx gives such a file its spacing, and it lies at origin 0, 0: the advice to
+    // give the spacing was followed by a refusal that advised nothing new.
+    const auto dir = scratch("model-unplaced");
+    Grid g = line_grid();
+    g.frame = Frame{};
+    g.frame.ox = 1000;
+    io::write_volume((dir / "vp.sgy").string(), numbered_volume(g));
+    const std::string eps = (dir / "eps.sgy").string();
+    io::write_volume(eps, Volume(g, 0.1f));
+    for (int byte : {SEGY_TR_CDP_X, SEGY_TR_CDP_Y, SEGY_TR_SOURCE_X, SEGY_TR_SOURCE_Y, SEGY_TR_GROUP_X, SEGY_TR_GROUP_Y})
+        set_trace_field(eps, -1, byte, 0);
+    io::ModelPaths paths;
+    paths.vp = (dir / "vp.sgy").string();
+    paths.epsilon = eps;
+    io::GridReadOptions opt;
+    opt.dx = g.dx;
+    const std::string msg = error_of([&] { io::read_model(paths, opt); });
+    INFO(msg);
+    CHECK(contains(msg, "origin 0, 0"));
+    CHECK(contains(msg, "with vp's trace coordinates (CDP X/Y, bytes 181/185)"));
+}
+
 TEST_CASE("read_model with model.dz refuses an anisotropy volume whose file states another depth step than vp's") {
     // model.dz replaces the depth step of every volume read: epsilon sampled at 10 m
     // beside vp at 5 m was stretched onto vp's depths, silently.
