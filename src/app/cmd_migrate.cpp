@@ -26,7 +26,6 @@
 #include "core/progress.h"
 #include "core/threads.h"
 #include "io/file_hash.h"
-#include "io/model_io.h"
 #include "io/shot_index.h"
 #include "parallel/world.h"
 #include "pipeline/migration_job.h"
@@ -179,7 +178,7 @@ MigrationOptions migration_from(const po::variables_map& vm) {
     if (m.condition == ImagingCondition::BornAdjoint)
         for (const auto& [key, on] : {std::pair{"migration.rho-filter", m.rho_filter},
                                       std::pair{"migration.end-taper", m.end_taper > 0},
-                                      std::pair{"migration.image-every", m.image_every > 0}})
+                                      std::pair{"migration.image-every", m.image_every > 1}})
             if (on && !vm[key].defaulted())
                 fail_usage(std::string("options ") + key + " and migration.condition born-adjoint",
                            std::string("both are given: the born-adjoint condition is the exact adjoint of Born "
@@ -260,12 +259,7 @@ JobFingerprint settings_of(const po::variables_map& vm, const Grid& model, const
             continue;
         os << key << "=";
         const auto& v = value.value();
-        // (A number given as text, such as a constant model.theta, by its value: "30" and
-        // "30.0" are one setting.)
-        if (auto s = boost::any_cast<std::string>(&v)) {
-            const auto number = io::as_constant(*s);
-            os << (number ? shortest(*number) : *s);
-        }
+        if (auto s = boost::any_cast<std::string>(&v)) os << *s;  // (compared by value: job_state)
         else if (auto d = boost::any_cast<double>(&v)) os << shortest(*d);
         else if (auto i = boost::any_cast<int>(&v)) os << *i;
         else if (auto b = boost::any_cast<bool>(&v)) os << *b;

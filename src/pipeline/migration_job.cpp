@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -36,20 +37,32 @@ using json = nlohmann::json;
 
 namespace {
 
-// What differs between two fingerprints' settings ("key=value;" each): the keys, with
-// both values, so that a refused folder says which option (or the backend) changed.
+// A fingerprint's settings ("key=value;" each) as a map.
+std::map<std::string, std::string> settings_map(const std::string& text) {
+    std::map<std::string, std::string> kv;
+    std::size_t at = 0;
+    for (std::size_t end; (end = text.find(';', at)) != std::string::npos; at = end + 1) {
+        const std::string item = text.substr(at, end - at);
+        const std::size_t eq = item.find('=');
+        kv[item.substr(0, eq)] = eq == std::string::npos ? "" : item.substr(eq + 1);
+    }
+    return kv;
+}
+
+// One setting's two values are the same: the same text, or the same number however it
+// is written (an option given as text, such as a constant model.theta: "30" and "30.0").
+// The folder keeps the text it was begun with, which its checkpoints' key binds.
+bool same_value(const std::string& a, const std::string& b) {
+    if (a == b) return true;
+    char *ea = nullptr, *eb = nullptr;
+    const double x = std::strtod(a.c_str(), &ea), y = std::strtod(b.c_str(), &eb);
+    return !a.empty() && !b.empty() && *ea == 0 && *eb == 0 && x == y;
+}
+
+// What differs between two fingerprints' settings: the keys, with both values, so that a
+// refused folder says which option (or the backend) changed; empty when none does.
 std::string settings_changed(const std::string& was, const std::string& now) {
-    auto parse = [](const std::string& text) {
-        std::map<std::string, std::string> kv;
-        std::size_t at = 0;
-        for (std::size_t end; (end = text.find(';', at)) != std::string::npos; at = end + 1) {
-            const std::string item = text.substr(at, end - at);
-            const std::size_t eq = item.find('=');
-            kv[item.substr(0, eq)] = eq == std::string::npos ? "" : item.substr(eq + 1);
-        }
-        return kv;
-    };
-    const auto a = parse(was), b = parse(now);
+    const auto a = settings_map(was), b = settings_map(now);
     std::string out;
     auto note = [&](const std::string& key, const std::string& x, const std::string& y) {
         out += (out.empty() ? "" : "; ") + key + " was " + (x.empty() ? "unset" : x) + ", now " + (y.empty() ? "unset" : y);
@@ -57,11 +70,11 @@ std::string settings_changed(const std::string& was, const std::string& now) {
     for (const auto& [key, value] : a) {
         const auto it = b.find(key);
         if (it == b.end()) note(key, value, "");
-        else if (it->second != value) note(key, value, it->second);
+        else if (!same_value(it->second, value)) note(key, value, it->second);
     }
     for (const auto& [key, value] : b)
         if (!a.count(key)) note(key, "", value);
-    return out.empty() ? "the options differ" : out;
+    return out;
 }
 
 // A part's first bytes. Its layout is that of state version 5 (the hash at its end): a
@@ -308,9 +321,8 @@ State open_state(const std::string& folder, const std::vector<JobShot>& names, c
     }
     st.j = read_state(st.file());
     const std::string again = "Use a new output.job folder, or delete this one to start again";
-    if (st.j["settings"] != fp.settings)
-        fail(folder, "holds a job with other settings: " + settings_changed(st.j["settings"].get<std::string>(), fp.settings),
-             again);
+    if (const std::string changed = settings_changed(st.j["settings"].get<std::string>(), fp.settings); !changed.empty())
+        fail(folder, "holds a job with other settings: " + changed, again);
     if (st.j["inputs"].size() != fp.inputs.size()) {
         // Named: the job's inputs (its options) and this run's.
         std::string was, now;
