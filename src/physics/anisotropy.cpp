@@ -82,6 +82,35 @@ double anisotropic_max_stable_dt(const Model& model) {
     return 2 / std::sqrt(A * H + B * V);
 }
 
+namespace {
+
+// The least qP phase velocity over directions, over vp: docs/anisotropy.md's relation at
+// |k| = 1 and s = sin^2 of the angle from the axis,
+//   f(s) = v^2 / vp^2 = A / 2 + sqrt(A^2 / 4 - 2 d s (1 - s)),  A = 1 + 2 eps s,  d = eps - delta >= 0,
+// is the larger eigenvalue of a matrix affine in s, so convex on [0, 1]: its minimum is
+// an end (1 along the axis, 1 + 2 eps across it) or where f' = 0. Squared, f' = 0 is
+// (2 eps^2 + 4 d) s^2 + (2 eps - 4 d) s + (d - eps) = 0, whose roots are
+//   s = (4 d - 2 eps +- 2 |eps| sqrt(1 + 2 delta)) / (4 eps^2 + 8 d);
+// f at the ends and at the roots within [0, 1] (squaring may add one that is not a
+// stationary point: f there is still a value f takes) gives the minimum.
+double least_qp_ratio(double eps, double delta) {
+    delta = std::min(delta, eps);  // the stability rule's (where delta > eps it is lowered)
+    const double d = eps - delta;
+    const auto f = [&](double s) {
+        const double a = 1 + 2 * eps * s;
+        return a / 2 + std::sqrt(std::max(0.0, a * a / 4 - 2 * d * s * (1 - s)));
+    };
+    double least = std::min(f(0), f(1));
+    if (d > 0) {
+        const double r = 2 * std::abs(eps) * std::sqrt(std::max(0.0, 1 + 2 * delta)), den = 4 * eps * eps + 8 * d;
+        for (const double s : {(4 * d - 2 * eps + r) / den, (4 * d - 2 * eps - r) / den})
+            if (s > 0 && s < 1) least = std::min(least, f(s));
+    }
+    return std::sqrt(std::max(0.0, least));
+}
+
+}  // namespace
+
 double slowest_velocity(const Model& model) {
     const auto& vp = model.vp.data;
     if (model.extra.empty()) return value_range(vp).min;
@@ -90,14 +119,8 @@ double slowest_velocity(const Model& model) {
     const float* del = d == model.extra.end() ? nullptr : d->second.data.data();
     double slowest = std::numeric_limits<double>::infinity();
 #pragma omp parallel for reduction(min : slowest)
-    for (std::size_t k = 0; k < vp.size(); ++k) {
-        const double ep = eps ? eps[k] : 0.0, de = std::min(del ? double(del[k]) : 0.0, ep);
-        // docs/anisotropy.md's dispersion relation at sin^2 = cos^2 = 1/2, |k| = 1:
-        // w^2 / vp^2 = a / 2 + sqrt(a^2 / 4 - (eps - delta) / 2), a = 1 + eps.
-        const double a = 1 + ep, mid = a / 2 + std::sqrt(std::max(0.0, a * a / 4 - (ep - de) / 2));
-        const double least = std::min({1.0, 1 + 2 * ep, mid});
-        slowest = std::min(slowest, double(vp[k]) * std::sqrt(std::max(0.0, least)));
-    }
+    for (std::size_t k = 0; k < vp.size(); ++k)
+        slowest = std::min(slowest, double(vp[k]) * least_qp_ratio(eps ? eps[k] : 0.0, del ? del[k] : 0.0));
     return slowest;
 }
 

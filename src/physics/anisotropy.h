@@ -66,9 +66,9 @@ double anisotropic_max_stable_dt(const Model& model);
 double cfl_velocity(const Model& model);
 // The slowest qP phase velocity of the model, what the dispersion check's shortest
 // wavelength follows: min vp for an isotropic model; for an anisotropic one, per node
-// vp times the least of the pseudo-acoustic qP phase velocity's values along the axis
-// (1), across it (sqrt(1 + 2 eps), below 1 where eps < 0) and at 45 degrees (below
-// both where delta is well below eps), the rule's delta (at most eps) taken.
+// vp times the pseudo-acoustic qP phase velocity's least value over directions (across
+// the axis where eps < 0; between axis and plane, below both, where delta is well below
+// eps), the rule's delta (at most eps) taken.
 double slowest_velocity(const Model& model);
 
 }  // namespace rtm
