@@ -40,14 +40,15 @@ long whole(double value, double unit, long lo, long hi, const std::string& path,
            const std::string& field) {
     const double n = value / unit;
     const double r = std::round(n);
+    const std::string act = unit == 1e-3 ? "Resample the model in depth" : "Shift the model's first depth";
     if (!(std::abs(n - r) <= 1e-6 * std::max(1.0, std::abs(n))))
         fail(path, what + " = " + num(value) + " m is not a whole number of " + (unit == 1e-3 ? "millimetres" : "metres") +
                        ", and SEG-Y stores it as an integer in " + field,
-             "Resample the model so that it is");
+             act + " so that it is");
     if (r < lo || r > hi)
         fail(path, what + " = " + num(value) + " m does not fit " + field + " (" + std::to_string(lo) + ".." +
                        std::to_string(hi) + " " + (unit == 1e-3 ? "mm" : "m") + ")",
-             "Resample the model so that it fits");
+             act + " so that it fits");
     return long(r);
 }
 
@@ -189,6 +190,7 @@ Model read_model(const ModelPaths& paths, const GridReadOptions& opt) {
     if (!paths.phi.empty() && g.ndim() == 2)
         fail("option model.phi", "a 2D model has no azimuth: its symmetry axis tilts in the x-z plane",
              "Leave out model.phi (model.theta alone tilts towards +x)");
+    const int vp_interval = opt.dz > 0 ? stated_interval(paths.vp) : 0;
     for (const auto& [name, path] : extras) {
         if (path->empty()) continue;
         Volume v;
@@ -200,15 +202,23 @@ Model read_model(const ModelPaths& paths, const GridReadOptions& opt) {
         } else {
             v = read_volume(*path, opt);
             require_vp_grid(v.grid, *path, name, g, paths.vp);
-            // model.dz replaces every volume's depth step: the files must state one step
-            // between them, or one would be stretched onto the other's depths.
-            if (opt.dz > 0 && stated_interval(*path) != stated_interval(paths.vp))
-                fail(*path,
-                     "its sample interval field says " + std::to_string(stated_interval(*path)) + " where vp's in " +
-                         paths.vp + " says " + std::to_string(stated_interval(paths.vp)) + " (" +
-                         detail::binary_field_name(SEGY_BIN_INTERVAL) + " or trace byte 117): option model.dz (" +
-                         num(opt.dz) + " m) replaces both, and would stretch " + name + " onto vp's depths",
-                     "Give " + std::string(name) + " on vp's depth step, as its file says, or leave out model.dz");
+            // model.dz replaces every volume's depth step: a file that states one must
+            // state vp's, or model.dz itself where vp's states none, or it would be
+            // stretched onto vp's depths. (One that states none takes model.dz.)
+            if (opt.dz > 0) {
+                const int own = stated_interval(*path);
+                const bool other = own > 0 && (vp_interval > 0 ? own != vp_interval
+                                                               : std::abs(own * opt.depth_unit - opt.dz) > 1e-6 * opt.dz);
+                if (other)
+                    fail(*path,
+                         "its sample interval field says " + std::to_string(own) + " where " +
+                             (vp_interval > 0 ? "vp's in " + paths.vp + " says " + std::to_string(vp_interval)
+                                              : "vp's in " + paths.vp + " says none and option model.dz gives " +
+                                                    num(opt.dz) + " m") +
+                             " (" + detail::binary_field_name(SEGY_BIN_INTERVAL) + " or trace byte 117): option model.dz (" +
+                             num(opt.dz) + " m) replaces both, and would stretch " + name + " onto vp's depths",
+                         "Give " + std::string(name) + " on vp's depth step, as its file says, or leave out model.dz");
+            }
         }
         // Thomsen's epsilon and delta: 1 + 2 eps and 1 + 2 delta are squared velocity
         // ratios (> 0); angles in degrees (tilt from vertical, azimuth from x to y).

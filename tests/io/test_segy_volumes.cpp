@@ -337,6 +337,20 @@ TEST_CASE("read_model with model.dz refuses an anisotropy volume whose file stat
     const Model m = io::read_model(paths, opt);
     CHECK(m.vp.grid.dz == 4);
     CHECK(m.extra.at("epsilon").grid.dz == 4);
+    // vp stating none (the usual reason for model.dz): a file stating model.dz's step is
+    // on vp's grid; one stating another is refused.
+    const std::string bare = (dir / "vp_bare.sgy").string();
+    std::filesystem::copy_file(paths.vp, bare);
+    set_binary_field(bare, SEGY_BIN_INTERVAL, 0);
+    set_trace_field(bare, -1, SEGY_TR_SAMPLE_INTER, 0);
+    paths.vp = bare;
+    opt.dz = 5;
+    CHECK(io::read_model(paths, opt).extra.at("epsilon").grid.dz == 5);
+    paths.epsilon = (dir / "eps.sgy").string();
+    const std::string bare_msg = error_of([&] { io::read_model(paths, opt); });
+    INFO(bare_msg);
+    CHECK(contains(bare_msg, "its sample interval field says 10000 where vp's in " + bare +
+                                 " says none and option model.dz gives 5 m"));
 }
 
 TEST_CASE("write_volume refuses a dz that SEG-Y cannot hold in whole millimetres") {
