@@ -72,7 +72,8 @@ po::options_description propagation_options() {
     po::options_description d("Propagation ([propagation] section)");
     d.add_options()
         ("propagation.pml", po::value<int>()->default_value(20),
-         "absorbing cells on each side (C-PML in rtm model, damping layers in rtm migrate)")
+         "absorbing cells on each side (C-PML in rtm model of an isotropic model; damping layers in rtm migrate "
+         "and in anisotropic models)")
         ("propagation.free-surface", po::value<bool>()->default_value(false), "pressure-free surface on top instead of an absorbing layer")
         ("propagation.dt", po::value<double>()->default_value(0),
          "time step, s (0: the largest divisor of the record interval within 80% of the CFL limit)")
@@ -279,7 +280,7 @@ Wavelet load_wavelet(const po::variables_map& vm) {
         const WaveletSpectrum measured = wavelet_spectrum(w.samples.data(), g.nt, g.dt);
         w.f_dominant = measured.peak;
         // (A Ricker peaks 1.5 periods of its peak frequency after its start.)
-        if (measured.peak > 0 && timing.peak > 2.5 / measured.peak)
+        if (measured.peak > 0 && timing.peak > 2.5 / measured.peak && parallel::World::get().root())
             spdlog::warn("{}: its largest sample comes {:g} s after its first, {:.3g} periods of its {:.4g} Hz peak "
                          "frequency; rtm fires its first sample at the shot's time 0, so every arrival comes that "
                          "late. If it is zero-phase, centred in its trace, cut it to start where its energy does (1% "
@@ -297,8 +298,9 @@ Wavelet load_wavelet(const po::variables_map& vm) {
                          path, g.nt, g.dt * 1e3, measured.peak, measured.max, kWaveletBandDb);
         }
     } else {
-        // wavelet.f-max is a wavelet file's band: a Ricker's follows from its f0.
-        if (!vm["wavelet.f-max"].defaulted())
+        // wavelet.f-max is a wavelet file's band: a Ricker's follows from its f0. (0, its
+        // default, says nothing.)
+        if (vm["wavelet.f-max"].as<double>() != 0)
             fail_usage("option wavelet.f-max", "applies to a wavelet file (wavelet.file), and none is given: a "
                        "Ricker's band follows from wavelet.ricker-f0 (2.5 f0)",
                        "Remove wavelet.f-max, or give the wavelet as wavelet.file");

@@ -132,7 +132,8 @@ bool preflight_migrate(const po::variables_map& vm, const Model& model, const Pl
     // (A CPU shot group images these conditions across its slabs' faces one shot at a
     // time: a batch's shots failed together mid-run and ran again alone.)
     if (parallel::ShotGroups::get().per_shot() > 1 && !migration.propagation.backend.gpu &&
-        migration.propagation.batch > 1 && migration.condition != ImagingCondition::CrossCorrelation)
+        std::min<std::size_t>(std::size_t(std::max(0, migration.propagation.batch)), shots.count) > 1 &&
+        migration.condition != ImagingCondition::CrossCorrelation)
         fail("option propagation.batch",
              "is " + std::to_string(migration.propagation.batch) + ": over z-slabs on the CPU, the inverse-scattering "
              "and born-adjoint conditions take one shot at a time",
@@ -150,24 +151,37 @@ bool preflight_migrate(const po::variables_map& vm, const Model& model, const Pl
                                  migration.end_taper < 0 ? " (auto: 1 / the wavelet's f-max)" : "", s.id,
                                  shots.source(i), (s.nt - 1) * s.dt),
                      "Give a taper shorter than the records (e.g. 0.04), or 0 for none");
-    // A mute that leaves no sample of a shot at full strength gives it a zero image
-    // (and the job one, where every shot is so): its nearest receiver's data must
-    // reach full strength (onset, window, taper) before the record's end.
-    if (migration.mute_direct)
+    // A mute that leaves no sample of a shot at full strength (onset, window, taper: its
+    // nearest receiver's data reach it only after the record's end) leaves its image zero
+    // or nearly. Where every shot is so, so is the job's: refused. Where some are (far
+    // shots of an ocean-bottom survey), said, with the first of them.
+    if (migration.mute_direct) {
+        std::size_t muted = 0, first = 0;
+        double first_full = 0;
         for (std::size_t i = 0; i < shots.count; ++i) {
             const ShotGather& s = shots.geometry(i);
             const DirectMute mute(s, model, wavelet, migration.mute_after);
             double full = std::numeric_limits<double>::infinity();
             for (std::size_t r = 0; r < s.ntraces(); ++r) full = std::min(full, mute.start(s, r) + mute.taper);
-            if (full >= (s.nt - 1) * s.dt)
-                fail("option migration.mute-direct",
-                     fmt::format("its window of {:g} s{} after the direct wave's onset, and the {:g} s taper after it, "
-                                 "leave no sample of shot {} in {} at full strength: its nearest receiver's data "
-                                 "would start at {:g} s, and its record ends at {:g} s (the image would be zero)",
-                                 mute.window, migration.mute_after >= 0 ? "" : " (true: the wavelet's length)",
-                                 mute.taper, s.id, shots.source(i), full, (s.nt - 1) * s.dt),
-                     "Give a shorter window in seconds (e.g. 0.1), or false");
+            if (full >= (s.nt - 1) * s.dt && muted++ == 0) first = i, first_full = full;
         }
+        if (muted > 0) {
+            const ShotGather& s = shots.geometry(first);
+            const DirectMute mute(s, model, wavelet, migration.mute_after);
+            const std::string what = fmt::format(
+                "its window of {:g} s{} after the direct wave's onset, and the {:g} s taper after it, leave no sample of "
+                "{} at full strength (the first: shot {} in {}, whose nearest receiver's data would reach it at {:g} s, "
+                "after its record's end at {:g} s)",
+                mute.window, migration.mute_after >= 0 ? "" : " (true: the wavelet's length)", mute.taper,
+                muted == shots.count ? std::string("any shot") : fmt::format("{} of the {} shots", muted, shots.count),
+                s.id, shots.source(first), first_full, (s.nt - 1) * s.dt);
+            if (muted == shots.count)
+                fail("option migration.mute-direct", what + ": the image would be zero or nearly",
+                     "Give a shorter window in seconds (e.g. 0.1), or false");
+            parallel::World::get().on_root(
+                [&] { spdlog::warn("option migration.mute-direct: {}: their images will be zero or nearly", what); });
+        }
+    }
     // The image and the illumination are written on the model's grid, after the last shot.
     io::volume_fields(model.grid(), "model.vp " + vm["model.vp"].as<std::string>() + " (the grid of image.sgy)");
     return dry_run(vm, plan);

@@ -39,12 +39,14 @@ double thread_reserve(int threads) {
     const double stack_bytes = getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur != RLIM_INFINITY
                                    ? double(stack.rlim_cur)
                                    : 8.0 * (1 << 20);
-    int heaps = threads;
+    // (The main thread allocates from the main heap, which is not one of these; arenas
+    // beyond MALLOC_ARENA_MAX are shared.)
+    int arenas = threads;
     if (const char* e = std::getenv("MALLOC_ARENA_MAX")) {
         const int n = std::atoi(e);
-        if (n > 0) heaps = std::min(heaps, n);
+        if (n > 0) arenas = std::min(arenas, n);
     }
-    return threads * stack_bytes + heaps * 64.0 * (1 << 20);
+    return threads * stack_bytes + std::max(0, arenas - 1) * 64.0 * (1 << 20);
 }
 
 double peak_host_bytes() { return proc_kb("/proc/self/status", "VmHWM:"); }

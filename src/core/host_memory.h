@@ -32,8 +32,10 @@ struct HostMemory {
 HostMemory host_memory(int sharers = 1);
 
 // The address space `threads` threads reserve beyond what they allocate: a stack each
-// (RLIMIT_STACK, else 8 MB) and a 64 MB glibc heap each, at most MALLOC_ARENA_MAX of
-// them. Under an address-space limit, host_memory's `available` leaves it out.
+// (RLIMIT_STACK, else 8 MB) and a 64 MB glibc heap for each but the main thread, up to
+// MALLOC_ARENA_MAX heaps in all (the main one counted). Under an address-space limit,
+// host_memory's `available` leaves it out (counting the threads already running too:
+// conservative).
 double thread_reserve(int threads);
 
 namespace detail {

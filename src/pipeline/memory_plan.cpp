@@ -122,7 +122,7 @@ MemoryPlan try_plan_memory(const MemoryNeeds& n, SourceStorage requested, double
 std::string other_storage(SourceStorage requested) {
     // (auto ends with checkpoints, which hold the least: nothing else to advise then.)
     return requested == SourceStorage::Snapshots || requested == SourceStorage::Boundary
-               ? "use migration.storage auto or checkpoints, "
+               ? "use migration.storage auto or checkpoints, or "
                : "";
 }
 
@@ -136,8 +136,9 @@ MemoryPlan plan_memory(const MemoryNeeds& n, SourceStorage requested, double bud
            << storage_name(p.storage) << ": snapshots would take " << p.snapshot_bytes / 1e9 << " GB, the boundary band "
            << p.band_bytes / 1e9 << " GB, one checkpoint " << p.state_bytes / 1e9 << " GB";
         fail("option migration.memory-budget", os.str(),
-             !fix.empty() ? fix : "Raise the budget (auto: what the machine has free), " + other_storage(requested) +
-                                      "or use a smaller aperture");
+             !fix.empty() ? fix : "Raise the budget (auto: what the machine has free), " +
+                                      (other_storage(requested).empty() ? "or " : other_storage(requested)) +
+                                      "use a smaller aperture");
     }
     return p;
 }

@@ -88,7 +88,7 @@ struct MemoryPlan {
     double bytes_kept = 0;   // memory the chosen way holds
 };
 
-// "use migration.storage auto or checkpoints, " where `requested` is another storage
+// "use migration.storage auto or checkpoints, or " where `requested` is another storage
 // than those (they hold the least already), else "": a refusal's advice.
 std::string other_storage(SourceStorage requested);
 // The plan for `requested` (Auto: the first that fits) within `budget` bytes; throws,

@@ -105,7 +105,7 @@ TEST_CASE("rtm migrate refuses a filter or taper or interval beside the born-adj
     }
     // Off, or auto (which is none for the exact adjoint), they are accepted.
     const auto off = dry("--migration.condition born-adjoint --migration.rho-filter false --migration.end-taper auto "
-                         "--migration.image-every 0");
+                         "--migration.image-every 1");
     INFO(off.output);
     CHECK(off.status == 0);
     // bfloat16 snapshots: with cross-correlation only (inverse scattering's difference of
@@ -405,6 +405,10 @@ TEST_CASE("a wavelet whose energy comes after the record is refused and one peak
     INFO(f.output);
     CHECK(f.status == 2);
     CHECK_THAT(f.output, Contains("option wavelet.f-max: applies to a wavelet file (wavelet.file), and none is given"));
+    // 0, its default (a configuration template's), says nothing and is accepted.
+    const auto zero = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --wavelet.f-max 0"));
+    INFO(zero.output);
+    CHECK(zero.status == 0);
 }
 
 TEST_CASE("a spike wavelet file reaching the step's Nyquist frequency is refused naming the file and passes at a finer step") {
