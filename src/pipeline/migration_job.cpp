@@ -517,6 +517,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     const auto t0 = clock::now();
     const parallel::World& world = parallel::World::get();
     const std::size_t n = names.size();
+    const auto labels = opt.keep_shot_images ? shot_preview_labels(names) : std::map<std::string, std::string>{};
     State st;                                 // rank 0's
     // The job's stack (rank 0's): the committed one and the parts of an interrupted run,
     // when resuming; for a new job, this run's ranks' stacks reduced to rank 0 are the
@@ -665,7 +666,8 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             if (queue.leader()) {
                 // A QC picture that cannot be written loses the picture, not the stacked shot.
                 if (opt.keep_shot_images) try {
-                        write_shot_preview(opt.folder, model.grid(), m, names[t.i], opt.migration);
+                        write_shot_preview(opt.folder, model.grid(), m, names[t.i], labels.at(names[t.i].file),
+                                           opt.migration);
                     } catch (const std::exception& e) {
                         every_rank().warn("{}: its image for QC (migration.keep-shot-images) was not written: {}",
                                           t.which, e.what());

@@ -140,4 +140,19 @@ TEST_CASE("a partial migration's image says how many shots it holds, and keep-sh
     const Png s = read_png(dir / "job" / "shots" / "shot-1-shots.png");
     CHECK_THAT(s.text.at("Title"), Contains("shot 1 from " + file + ", cross-correlation"));
     CHECK_FALSE(fs::exists(dir / "job" / "shots" / "shot-2-shots.png"));  // not migrated in this run
+    // Two files of one name in other folders (or one stem, s.sgy and s.segy) hold the same
+    // shot numbers: each shot's picture is its own (b's overwrote a's).
+    fs::create_directories(dir / "a");
+    fs::create_directories(dir / "b");
+    fs::copy_file(file, dir / "a" / "s.sgy");
+    io::write_shots((dir / "b" / "s.sgy").string(), {shots[1], shots[0]});
+    const auto two = run_rtm("migrate --model.vp " + model + " --data.shots " + (dir / "a" / "s.sgy").string() + " " +
+                             (dir / "b" / "s.sgy").string() + " --migration.aperture 500 --migration.keep-shot-images "
+                             "true --propagation.device cpu --output.job " + (dir / "two").string());
+    INFO(two.output);
+    REQUIRE(two.status == 0);
+    for (const char* f : {"shot-1-s-1.png", "shot-2-s-1.png", "shot-1-s-2.png", "shot-2-s-2.png"})
+        CHECK(fs::exists(dir / "two" / "shots" / f));
+    CHECK_THAT(read_png(dir / "two" / "shots" / "shot-1-s-2.png").text.at("Title"),
+               Contains("shot 1 from " + (dir / "b" / "s.sgy").string()));
 }
