@@ -126,7 +126,13 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
                            "Give either a regular spread (acquisition.source-* and receiver-*) or acquisition.geometry");
         }
         const io::ShotIndex index(path, io::ShotIndex::Use::Geometry);  // headers only: the samples are not needed
-        spdlog::info("geometry from {}: {} shots", path, index.size());
+        spdlog::info("geometry from {}: {} shots (written in field record and channel order)", path, index.size());
+        // Its traces may start after the shot; the modelled ones start at the shot.
+        if (index.delay_ms() != 0 && parallel::World::get().root())
+            spdlog::warn("{}: its traces start {} ms after the shot (delay recording time, byte 109, times the time "
+                         "scalar of byte 215); the modelled traces start at the shot (byte 109 = 0): compare them with "
+                         "the file's from that time on",
+                         path, index.delay_ms());
         std::vector<ShotGather> shots;
         for (std::size_t k = 0; k < index.size(); ++k) shots.push_back(index.geometry(k));
         for (auto& s : shots) {
@@ -206,7 +212,17 @@ std::optional<Volume> born_perturbation(const po::variables_map& vm, const Model
                  "Give dm in s^2/m^2, small against 1 / v^2 (a velocity model goes in model.vp)");
     }
     spdlog::info("Born modelling from {} ({})", path, refl ? "reflectivity" : "slowness-squared perturbation");
-    return refl ? slowness_perturbation_from_reflectivity(model, pert) : pert;
+    Volume dm = refl ? slowness_perturbation_from_reflectivity(model, pert) : pert;
+    // Under a free surface the top plane's pressure is held at zero: a perturbation there
+    // scatters nothing. One that lies nowhere else modelled zeros, with exit 0.
+    const std::size_t plane = std::size_t(g.nx) * g.ny;
+    if (vm["propagation.free-surface"].as<bool>() &&
+        std::all_of(dm.data.begin() + std::ptrdiff_t(std::min(plane, dm.data.size())), dm.data.end(),
+                    [](float x) { return x == 0; }))
+        fail(path, std::string("is non-zero only on the model's top plane (iz 0), which the free surface holds at ") +
+                       "zero pressure: it scatters nothing, and Born modelling would write gathers of zeros",
+             "Place the perturbation below the surface, or model without propagation.free-surface");
+    return dm;
 }
 
 // Born modelling: the data scattered by the perturbation `dm`, with the boundaries and

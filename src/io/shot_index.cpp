@@ -213,6 +213,8 @@ ShotIndex::ShotIndex(const std::string& path, Use use) : path_(path), stamp_(fil
         traces_.push_back(std::move(in_file));
     }
     require_no_delay(path, gathers_, traces, use);
+    const auto late = std::find_if(traces.begin(), traces.end(), [](const ShotTrace& t) { return t.delay != 0; });
+    delay_ms_ = late == traces.end() ? 0 : late->delay;
 }
 
 ShotGather ShotIndex::load(std::size_t k) const {

@@ -52,12 +52,16 @@ public:
     ShotGather load(std::size_t k) const;
     // Traces marked dead (byte 29 = 2), loaded as zeros.
     std::size_t dead_traces() const { return dead_count_; }
+    // The delay recording time (byte 109, ms) of the first trace that has one, 0 if none:
+    // a geometry file's traces may start after their shot (Use::Geometry takes them).
+    long delay_ms() const { return delay_ms_; }
 
 private:
     std::string path_;
     std::string stamp_;                    // the file's identity, size and time when indexed
     std::vector<char> dead_;               // of each trace of the file
     std::size_t dead_count_ = 0;
+    long delay_ms_ = 0;
     int file_traces_ = 0, file_samples_ = 0;  // what the file held when indexed
     std::vector<ShotGather> gathers_;
     std::vector<std::vector<int>> traces_;  // file trace (0-based) of each gather trace

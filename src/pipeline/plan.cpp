@@ -87,7 +87,7 @@ const Need& largest(const std::vector<Need>& n) {
     return *std::max_element(n.begin(), n.end(), [](const Need& a, const Need& b) { return a.bytes < b.bytes; });
 }
 
-// single_trace_gathers: every gather of the job (more than one) is one trace.
+// single_trace_gathers: every gather of a migration (more than one) is one trace.
 void check_shot(const Model& model, const ShotGather& s, const std::string& source, const Wavelet& wavelet,
                 bool single_trace_gathers, bool free_surface) {
     const std::string who = source + ": shot " + std::to_string(s.id);
@@ -200,7 +200,10 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     Grid window = g;
     for (std::size_t k = 0; k < shots.count; ++k) {
         const ShotGather& s = shots.geometry(k);
-        check_shot(model, s, shots.source(k), wavelet, most_receivers == 1 && shots.count > 1, prop.free_surface);
+        // (Gathers of one trace at their own source are a zero-offset survey to model, and
+        // to migrate most likely a velocity model given as the shots.)
+        check_shot(model, s, shots.source(k), wavelet, migration && most_receivers == 1 && shots.count > 1,
+                   prop.free_surface);
         const ShotGather& first = shots.geometry(0);
         if (!migration && (s.dt != first.dt || s.nt != first.nt))
             fail(shots.source(k) + ": shot " + std::to_string(s.id),

@@ -91,6 +91,29 @@ TEST_CASE("a zero record interval with a geometry file is refused naming the opt
     CHECK_THAT(r.output, Contains("option acquisition.record-dt: 0 s is not a SEG-Y sample interval"));
 }
 
+TEST_CASE("a geometry file whose traces start after the shot is modelled from the shot, saying so") {
+    // Its delay (byte 109) was dropped without a word: the modelled traces did not line
+    // up sample for sample with the field file's.
+    const auto dir = scratch("cli-geometry-delay");
+    REQUIRE(run_rtm(small_job(dir, "")).status == 0);
+    const auto file = dir / "shots.sgy";
+    {
+        std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+        unsigned char ns[2];
+        f.seekg(3220), f.read(reinterpret_cast<char*>(ns), 2);
+        const long trace_bytes = 240 + 4L * (ns[0] << 8 | ns[1]);
+        const long traces = (long(std::filesystem::file_size(file)) - 3600) / trace_bytes;
+        const char delay[2] = {0, 100};  // 100 ms, big-endian
+        for (long k = 0; k < traces; ++k) f.seekp(3600 + k * trace_bytes + 108), f.write(delay, 2);
+    }
+    const auto r = run_rtm("model --model.vp " + kModel + " --acquisition.geometry " + file.string() +
+                           " --propagation.device cpu --dry-run --output.shots " + (dir / "out.sgy").string());
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.output, Contains(file.string() + ": its traces start 100 ms after the shot") &&
+                             Contains("the modelled traces start at the shot (byte 109 = 0)"));
+}
+
 TEST_CASE("outputs that would overwrite an input or each other are refused naming the options, and the input is kept") {
     const auto dir = scratch("cli-model-outputs");
     const auto model = dir / "vp.segy";
@@ -333,6 +356,31 @@ TEST_CASE("rtm model with a reflectivity does Born modelling and refuses one off
     const auto r6 = run_rtm(small_job(dir, "--model.born-reflectivity " + big));
     CHECK(r6.status == 1);
     CHECK_THAT(r6.output, Contains("node (ix 3, iy 0, iz 60) is 5") && Contains("between -1 and 1"));
+    // Under a free surface the top plane scatters nothing: a reflectivity there alone gave
+    // gathers of zeros with exit 0. (Without the free surface it scatters.)
+    Volume top = zero;
+    for (int ix = 0; ix < top.grid.nx; ++ix) top.at(ix, 0, 0) = 0.1f;
+    const auto surface = (dir / "top.sgy").string();
+    io::write_volume(surface, top);
+    const auto r7 = run_rtm(small_job(dir, "--dry-run --propagation.free-surface true --model.born-reflectivity " + surface));
+    INFO(r7.output);
+    CHECK(r7.status == 1);
+    CHECK_THAT(r7.output, Contains(surface + ": is non-zero only on the model's top plane (iz 0)"));
+    CHECK(run_rtm(small_job(dir, "--dry-run --model.born-reflectivity " + surface)).status == 0);
+}
+
+TEST_CASE("rtm model of a zero-offset survey (one receiver at each source) is planned, not taken for a velocity model") {
+    // One trace per gather at its own source is what a velocity model given as a shot
+    // file looks like, which rtm migrate refuses; rtm model has no shot file, and such a
+    // survey was refused with that advice.
+    const auto dir = scratch("cli-zero-offset");
+    const auto r = run_rtm("model --model.vp " + kModel + " --acquisition.source-x0 1000 --acquisition.source-dx 1000"
+                           " --acquisition.source-nx 2 --acquisition.receiver-x0 0 --acquisition.receiver-nx 1"
+                           " --acquisition.receivers-follow-source true --acquisition.record-length 0.3 --dry-run"
+                           " --propagation.device cpu --output.shots " + (dir / "shots.sgy").string());
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.output, !Contains("velocity model given as"));
 }
 
 TEST_CASE("receivers on the edge of a rotated 3D model are inside it despite coordinate rounding") {
