@@ -44,6 +44,9 @@ void set_up_logging(int rank, int ranks) {
     spdlog::set_default_logger(logger);
     spdlog::register_logger(mine);
     spdlog::cfg::load_env_levels();
+    // (SPDLOG_LEVEL=debug sets every logger's level: the other ranks would print the whole
+    // job's log again. They keep at least warn.)
+    if (rank != 0 && logger->level() < spdlog::level::warn) logger->set_level(spdlog::level::warn);
 }
 
 }  // namespace rtm::app

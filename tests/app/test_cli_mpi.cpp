@@ -86,6 +86,15 @@ TEST_CASE("mpirun -np 3 rtm model writes the shot file of one process, bit for b
     CHECK(fs::exists(dir / "three.png"));
 }
 
+TEST_CASE("under mpirun with SPDLOG_LEVEL=debug the job's log comes from rank 0 alone") {
+    // The variable set every logger's level: rank 1 printed the whole log again.
+    const auto r = mpi_rtm(2, model_args(scratch("cli-mpi-debug") / "s.sgy") + " --dry-run", "SPDLOG_LEVEL=debug ");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.output, Contains("[rank 0] info wavelet: Ricker"));
+    CHECK_THAT(r.output, !Contains("[rank 1] info wavelet") && !Contains("[rank 1] info plan"));
+}
+
 TEST_CASE("mpirun -np 3 rtm migrate gives the image and illumination of one process, bit for bit") {
     const auto dir = scratch("cli-mpi-migrate");
     const auto one = run_rtm(migrate_args(dir / "one"));
