@@ -356,7 +356,7 @@ GridPlacement place_traces(const TraceSpots& ts, const GridReadOptions& opt, con
                          "), coordinates (CDP X/Y 181/185, source X/Y 73/77) and CDP number (byte 21), so their "
                          "positions are unknown",
                      "Fill the inline/crossline numbers or the coordinates in the trace headers (or set "
-                     "GridReadOptions inline_byte/crossline_byte to the fields that hold them)");
+                     "options model.inline-byte and model.crossline-byte to the fields that hold them)");
             break;
         case GridReadOptions::Placement::LineNumbers: how = How::Lines; break;
         case GridReadOptions::Placement::Coordinates:

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "core/error.h"
@@ -197,6 +198,20 @@ SegyReader::SegyReader(const std::string& path, bool mapped) : path_(path) {
         fail(path, "no such file", "Check the path (relative paths start at " + fs::current_path(ec).string() + ")");
     if (fs::is_directory(path, ec)) fail(path, "is a folder, not a SEG-Y file", "Give the path of a .segy/.sgy file");
     require_regular_file(path);
+    // Files of other kinds given by mistake (an image.png beside image.sgy, a state.json)
+    // are named as what they are, not as SEG-Y with a strange sample format.
+    {
+        std::ifstream in(path, std::ios::binary);
+        char magic[8] = {};
+        in.read(magic, sizeof magic);
+        const std::string m(magic, sizeof magic);
+        const char* kind = m.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0 ? "a PNG image"
+                           : m.compare(0, 4, "%PDF") == 0                  ? "a PDF document"
+                           : m.compare(0, 2, "\x1f\x8b") == 0              ? "gzip-compressed (unpack it first)"
+                           : m.compare(0, 4, "PK\x03\x04") == 0            ? "a zip archive (unpack it first)"
+                                                                          : nullptr;
+        if (kind) fail(path, std::string("is not a SEG-Y file: it is ") + kind, "Give the path of a .segy/.sgy file");
+    }
     const auto size = fs::file_size(path, ec);
     if (ec) fail(path, "unable to get the file size: " + ec.message(), "Check the file's permissions");
     if (size < 3600)

@@ -103,6 +103,13 @@ TEST_CASE("rtm info describes every file, each bad one's error in its place, and
     const auto one = run_rtm("info " + empty);
     CHECK(one.status == 1);
     CHECK_THAT(one.output, Contains("fewer than the 3600 bytes") && !Contains("files could not be read"));
+    // A file of another kind given by mistake (the image.png beside image.sgy) is named as
+    // such: it was "sample format code 9469 ... is not supported".
+    const auto png = (dir / "image.png").string();
+    std::ofstream(png, std::ios::binary) << std::string("\x89PNG\r\n\x1a\n") + std::string(5000, 'x');
+    const auto p = run_rtm("info " + png);
+    CHECK(p.status == 1);
+    CHECK_THAT(p.output, Contains(png + ": is not a SEG-Y file: it is a PNG image"));
 }
 
 TEST_CASE("rtm info says a device or a FIFO is not a regular file") {
