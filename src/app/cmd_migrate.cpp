@@ -88,7 +88,8 @@ po::options_description migration_options() {
          "memory) after the propagation's arrays, less 10%")
         ("migration.condition", po::value<std::string>()->default_value("cross-correlation"),
          "imaging condition: cross-correlation, inverse-scattering (energy norm: suppresses "
-         "low-wavenumber backscatter) or born-adjoint (the exact adjoint of Born modelling). With model.epsilon, delta, theta, phi "
+         "low-wavenumber backscatter) or born-adjoint (the exact adjoint of Born modelling: image.sgy is it with "
+         "migration.normalise and migration.laplacian false and no top mute). With model.epsilon, delta, theta, phi "
          "cross-correlation and inverse scattering image (p + q) / 2, born-adjoint the adjoint of anisotropic Born "
          "modelling on p and q (docs/anisotropy.md)")
         ("migration.mute-direct", po::value<std::string>()->default_value("false"),
@@ -178,11 +179,12 @@ MigrationOptions migration_from(const po::variables_map& vm) {
     if (m.condition == ImagingCondition::BornAdjoint)
         for (const auto& [key, on] : {std::pair{"migration.rho-filter", m.rho_filter},
                                       std::pair{"migration.end-taper", m.end_taper > 0},
+                                      std::pair{"migration.mute-direct", m.mute_direct},
                                       std::pair{"migration.image-every", m.image_every > 1}})
             if (on && !vm[key].defaulted())
                 fail_usage(std::string("options ") + key + " and migration.condition born-adjoint",
                            std::string("both are given: the born-adjoint condition is the exact adjoint of Born "
-                                       "modelling, which takes the data unfiltered and untapered and images every "
+                                       "modelling, which takes the data unfiltered, untapered and unmuted and images every "
                                        "step, so ") + key + " would be ignored",
                            std::string("Leave ") + key + " out with born-adjoint, or choose another condition");
     // bfloat16 keeps 8 bits of each value. Inverse scattering's time derivative, the

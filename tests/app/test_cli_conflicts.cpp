@@ -96,7 +96,8 @@ TEST_CASE("rtm migrate refuses a filter or taper or interval beside the born-adj
     const auto dir = scratch("cli-conflicts-migrate");
     const auto job = dir / "job";
     const auto dry = [&](const std::string& extra) { return run_rtm(migrate_layers_cmd(shots_file(), job, "--dry-run " + extra)); };
-    for (const std::string option : {"--migration.rho-filter true", "--migration.end-taper 0.05", "--migration.image-every 5"}) {
+    for (const std::string option : {"--migration.rho-filter true", "--migration.end-taper 0.05", "--migration.image-every 5",
+                                     "--migration.mute-direct 0.1"}) {
         const auto r = dry("--migration.condition born-adjoint " + option);
         INFO(r.output);
         CHECK(r.status == 2);
