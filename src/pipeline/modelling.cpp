@@ -223,6 +223,9 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
         const std::size_t first = std::size_t(claim.item) * std::size_t(batch);
         // Shots first .. first + members - 1 as the members of one batch.
         const int members = int(std::min<std::size_t>(batch, geometry.size() - first));
+        // The job's shots done by every rank (batches are whole but the last): rank 0's
+        // progress is the job's, not its own share against the job's total.
+        const long done_before = std::min(queue.finished_ok() * long(batch), long(geometry.size()) - members);
         if (members != prop->batch()) {
             busy += prop->busy_seconds();
             prop.reset();  // the old batch's device memory is freed before the new one is allocated
@@ -251,7 +254,7 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
                 for (int m = 0; m < members; ++m) who += (m ? ", " : " ") + std::to_string(geometry[first + m].id);
                 require_finite(*prop, who, "modelled", n, nt);
             }
-            progress.update(shots_here * nt + long(members) * (n + 1));
+            progress.update(done_before * nt + long(members) * (n + 1));
         }
         stepping.stop();
         // The batch before has gone to the sink (its traces' device buffer is back for
