@@ -136,6 +136,11 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
         std::vector<ShotGather> shots;
         for (std::size_t k = 0; k < index.size(); ++k) shots.push_back(index.geometry(k));
         for (auto& s : shots) {
+            if (s.dt <= 0 && !(vm.count("acquisition.record-dt") && vm.count("acquisition.record-length")))
+                fail(path, "the sample interval is zero or negative (trace byte 117 and binary byte 3217), so its "
+                           "records' sampling is unknown",
+                     "Give acquisition.record-dt and acquisition.record-length, or set the sample interval "
+                     "(microseconds) in the file's headers");
             // A new interval keeps the file's record length unless record-length says otherwise.
             const bool given = vm.count("acquisition.record-length");
             const double length = given ? record_length(vm) : (s.nt - 1) * s.dt;

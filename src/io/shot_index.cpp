@@ -147,7 +147,9 @@ ShotIndex::ShotIndex(const std::string& path, Use use) : path_(path), stamp_(fil
     for (int i = 0; i < n; ++i) dead_[std::size_t(i)] = traces[i].dead;
     dead_count_ = std::size_t(std::count(dead_.begin(), dead_.end(), char(1)));
     const int dt_us = file.interval(first);
-    if (dt_us <= 0)
+    // (A geometry file gives positions: its gathers then hold dt 0, and rtm model takes
+    // the interval from acquisition.record-dt, refusing the file when that is not given.)
+    if (dt_us <= 0 && use != Use::Geometry)
         fail(path, "the sample interval is zero or negative: " + detail::trace_field_name(SEGY_TR_SAMPLE_INTER) + " = " +
                        std::to_string(first_dt) + " in trace 1 and " + detail::binary_field_name(SEGY_BIN_INTERVAL) + " = " +
                        std::to_string(file.binary().get(SEGY_BIN_INTERVAL)),
@@ -171,7 +173,7 @@ ShotIndex::ShotIndex(const std::string& path, Use use) : path_(path), stamp_(fil
         ShotGather g;
         g.id = id;
         g.nt = file.samples();
-        g.dt = dt_us * 1e-6;
+        g.dt = std::max(0, dt_us) * 1e-6;
         g.source = traces[members.front()].source;
         for (int i : members) {
             const Position& s = traces[i].source;

@@ -91,6 +91,33 @@ TEST_CASE("a zero record interval with a geometry file is refused naming the opt
     CHECK_THAT(r.output, Contains("option acquisition.record-dt: 0 s is not a SEG-Y sample interval"));
 }
 
+TEST_CASE("a geometry file without a sample interval is modelled with acquisition.record-dt and record-length, and refused without") {
+    // Only its positions are needed: it was refused even with both options given.
+    const auto dir = scratch("cli-geometry-no-dt");
+    REQUIRE(run_rtm(small_job(dir, "")).status == 0);
+    const auto file = dir / "shots.sgy";
+    {
+        std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+        unsigned char ns[2];
+        f.seekg(3220), f.read(reinterpret_cast<char*>(ns), 2);
+        const long trace_bytes = 240 + 4L * (ns[0] << 8 | ns[1]);
+        const long traces = (long(std::filesystem::file_size(file)) - 3600) / trace_bytes;
+        const char zero[2] = {0, 0};
+        f.seekp(3216), f.write(zero, 2);
+        for (long k = 0; k < traces; ++k) f.seekp(3600 + k * trace_bytes + 116), f.write(zero, 2);
+    }
+    const std::string cmd = "model --model.vp " + kModel + " --acquisition.geometry " + file.string() +
+                            " --propagation.device cpu --dry-run --output.shots " + (dir / "out.sgy").string();
+    const auto refused = run_rtm(cmd);
+    INFO(refused.output);
+    CHECK(refused.status == 1);
+    CHECK_THAT(refused.output, Contains(file.string() + ": the sample interval is zero or negative") &&
+                                   Contains("Give acquisition.record-dt and acquisition.record-length"));
+    const auto ok = run_rtm(cmd + " --acquisition.record-dt 0.004 --acquisition.record-length 0.3");
+    INFO(ok.output);
+    CHECK(ok.status == 0);
+}
+
 TEST_CASE("a geometry file whose traces start after the shot is modelled from the shot, saying so") {
     // Its delay (byte 109) was dropped without a word: the modelled traces did not line
     // up sample for sample with the field file's.
