@@ -91,20 +91,32 @@ TEST_CASE("a zero record interval with a geometry file is refused naming the opt
     CHECK_THAT(r.output, Contains("option acquisition.record-dt: 0 s is not a SEG-Y sample interval"));
 }
 
+namespace {
+
+// Sets the 16-bit big-endian field at `offset` (0-based) of every trace header of a
+// SEG-Y file of IEEE floats.
+void set_every_trace(const std::filesystem::path& file, long offset, int value) {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    unsigned char ns[2];
+    f.seekg(3220), f.read(reinterpret_cast<char*>(ns), 2);
+    const long trace_bytes = 240 + 4L * (ns[0] << 8 | ns[1]);
+    const long traces = (long(std::filesystem::file_size(file)) - 3600) / trace_bytes;
+    const char bytes[2] = {char((value >> 8) & 0xff), char(value & 0xff)};
+    for (long k = 0; k < traces; ++k) f.seekp(3600 + k * trace_bytes + offset), f.write(bytes, 2);
+}
+
+}  // namespace
+
 TEST_CASE("a geometry file without a sample interval is modelled with acquisition.record-dt and record-length, and refused without") {
     // Only its positions are needed: it was refused even with both options given.
     const auto dir = scratch("cli-geometry-no-dt");
     REQUIRE(run_rtm(small_job(dir, "")).status == 0);
     const auto file = dir / "shots.sgy";
+    set_every_trace(file, 116, 0);  // trace byte 117
     {
         std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-        unsigned char ns[2];
-        f.seekg(3220), f.read(reinterpret_cast<char*>(ns), 2);
-        const long trace_bytes = 240 + 4L * (ns[0] << 8 | ns[1]);
-        const long traces = (long(std::filesystem::file_size(file)) - 3600) / trace_bytes;
         const char zero[2] = {0, 0};
-        f.seekp(3216), f.write(zero, 2);
-        for (long k = 0; k < traces; ++k) f.seekp(3600 + k * trace_bytes + 116), f.write(zero, 2);
+        f.seekp(3216), f.write(zero, 2);  // binary byte 3217
     }
     const std::string cmd = "model --model.vp " + kModel + " --acquisition.geometry " + file.string() +
                             " --propagation.device cpu --dry-run --output.shots " + (dir / "out.sgy").string();
@@ -124,15 +136,7 @@ TEST_CASE("a geometry file whose traces start after the shot is modelled from th
     const auto dir = scratch("cli-geometry-delay");
     REQUIRE(run_rtm(small_job(dir, "")).status == 0);
     const auto file = dir / "shots.sgy";
-    {
-        std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-        unsigned char ns[2];
-        f.seekg(3220), f.read(reinterpret_cast<char*>(ns), 2);
-        const long trace_bytes = 240 + 4L * (ns[0] << 8 | ns[1]);
-        const long traces = (long(std::filesystem::file_size(file)) - 3600) / trace_bytes;
-        const char delay[2] = {0, 100};  // 100 ms, big-endian
-        for (long k = 0; k < traces; ++k) f.seekp(3600 + k * trace_bytes + 108), f.write(delay, 2);
-    }
+    set_every_trace(file, 108, 100);  // byte 109: 100 ms
     const auto r = run_rtm("model --model.vp " + kModel + " --acquisition.geometry " + file.string() +
                            " --propagation.device cpu --dry-run --output.shots " + (dir / "out.sgy").string());
     INFO(r.output);
