@@ -15,9 +15,16 @@ std::string format_duration(double s) {
 }
 
 std::string throughput_summary(double wall, double busy, double points, bool gpu, int devices) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "%.1f s, %.1f s in propagation steps (%s %.0f%%), %.0f Mpoints/s", wall, busy,
-                  gpu ? "GPU busy" : "propagation share", wall > 0 ? 100 * busy / (wall * devices) : 0.0,
+    // (Over several ranks the steps' time is their sum, which the wall time does not bound:
+    // said, with what the share is of.)
+    char over[64] = "", of[64] = "";
+    if (devices > 1) {
+        std::snprintf(over, sizeof over, " summed over %d ranks", devices);
+        std::snprintf(of, sizeof of, " of their %d x %.1f s", devices, wall);
+    }
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%.1f s, %.1f s in propagation steps%s (%s %.0f%%%s), %.0f Mpoints/s", wall, busy,
+                  over, gpu ? "GPU busy" : "propagation share", wall > 0 ? 100 * busy / (wall * devices) : 0.0, of,
                   wall > 0 ? points / wall * 1e-6 : 0.0);
     return buf;
 }

@@ -82,6 +82,9 @@ TEST_CASE("mpirun -np 3 rtm model writes the shot file of one process, bit for b
     REQUIRE(r.status == 0);
     CHECK_THAT(r.output, Contains("parallel: 3 ranks, 1 per shot, 3 groups"));
     CHECK_THAT(r.output, Contains("[rank 2]"));
+    // The steps' time is the ranks' sum, and the share is of their 3 walls: said so.
+    CHECK_THAT(r.output, Contains(" s in propagation steps summed over 3 ranks (propagation share ") &&
+                             Contains("% of their 3 x "));
     CHECK(bytes_of(dir / "three.sgy") == bytes_of(shots_file()));
     CHECK(fs::exists(dir / "three.png"));
 }
