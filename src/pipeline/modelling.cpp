@@ -61,8 +61,8 @@ PropagationOptions anisotropic_options(const Model& model, PropagationOptions op
 
 }  // namespace
 
-double choose_time_step(const Grid& g, double v_min, double v_max, double record_dt,
-                        const Wavelet& wavelet, const PropagationOptions& opt) {
+double choose_time_step(const Grid& g, double v_max, double record_dt, const Wavelet& wavelet,
+                        const PropagationOptions& opt) {
     const double f_max = wavelet.f_max;
     const double dt_max = max_stable_dt(v_max, g.dx, g.ndim() == 3 ? g.dy : 0, g.dz);
     double dt = opt.dt;
@@ -89,18 +89,17 @@ double choose_time_step(const Grid& g, double v_min, double v_max, double record
                          "({:g} Hz at dt {:g} ms): it cannot be propagated", f_max, 0.5 / dt, dt * 1e3),
              "Lower the wavelet's frequency (in Hz: a Ricker's peak is typically 5 to 50; a wavelet file's band "
              "can be stated with wavelet.f-max), or give a smaller propagation.dt");
+    return dt;
+}
+
+void warn_dispersion(const Grid& g, double v_min, const Wavelet& wavelet) {
     const double h_max = std::max({g.dx, g.dz, g.ndim() == 3 ? g.dy : 0.0});
-    const double ppw = points_per_wavelength(v_min, f_max, h_max);
-    // Once per process and setting: every shot of a job asks for its time step.
-    static std::mutex mutex;
-    static std::set<std::tuple<double, double, double>> warned;
-    std::lock_guard<std::mutex> lock(mutex);
-    if (ppw < kMinPointsPerWavelength && warned.insert({v_min, f_max, h_max}).second)
+    const double ppw = points_per_wavelength(v_min, wavelet.f_max, h_max);
+    if (ppw < kMinPointsPerWavelength)
         spdlog::warn("dispersion: {:.1f} grid points per shortest wavelength (slowest velocity {:.0f} m/s, "
                      "f_max {:.1f} Hz, h {:.1f} m); below {:.0f} the wavefield will be visibly "
                      "dispersed. Refine the grid or lower the frequency",
-                     ppw, v_min, f_max, h_max, kMinPointsPerWavelength);
-    return dt;
+                     ppw, v_min, wavelet.f_max, h_max, kMinPointsPerWavelength);
 }
 
 DomainOptions domain_options(const PropagationOptions& opt, double dt, const Wavelet& wavelet) {
@@ -158,9 +157,8 @@ TimeAxis time_axis(const Model& model, const ShotGather& shot, const Wavelet& wa
                    const PropagationOptions& opt) {
     TimeAxis t;
     // cfl_velocity: max vp, or for an anisotropic model the velocity whose isotropic
-    // limit equals the anisotropic scheme's; slowest_velocity: min vp, or the slowest qP
-    // phase velocity (physics/anisotropy.h).
-    t.dt = choose_time_step(model.grid(), slowest_velocity(model), cfl_velocity(model), shot.dt, wavelet, opt);
+    // limit equals the anisotropic scheme's (physics/anisotropy.h).
+    t.dt = choose_time_step(model.grid(), cfl_velocity(model), shot.dt, wavelet, opt);
     t.nt = int(std::ceil((shot.nt - 1) * shot.dt / t.dt - 1e-9)) + 1;
     // Past the record's end by the inverse time-dispersion transform's margin, so that
     // the end of the stepped traces is not the end of the record.

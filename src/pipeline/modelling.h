@@ -57,10 +57,14 @@ int modelling_batch(const PropagationOptions& opt, long shots, double points, do
 
 // The time step used for a model and record interval (checked against CFL; throws
 // with the largest stable dt when an explicit one is unstable, and when the wavelet's
-// band reaches the step's Nyquist frequency). Warns about dispersion at v_min, the
-// slowest velocity (physics/anisotropy.h's slowest_velocity).
-double choose_time_step(const Grid& g, double v_min, double v_max, double record_dt,
-                        const Wavelet& wavelet, const PropagationOptions& opt);
+// band reaches the step's Nyquist frequency).
+double choose_time_step(const Grid& g, double v_max, double record_dt, const Wavelet& wavelet,
+                        const PropagationOptions& opt);
+// Warns when the wavelet's shortest wavelength at v_min, the model's slowest velocity
+// (physics/anisotropy.h's slowest_velocity), spans fewer than kMinPointsPerWavelength
+// grid points. Once per job, from its plan: the per-shot time axes need neither the
+// warning nor that pass over the model.
+void warn_dispersion(const Grid& g, double v_min, const Wavelet& wavelet);
 
 // The time step and step count shared by all shots of a job (from the whole model)
 // for records like `shot`'s.

@@ -224,7 +224,8 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     // anisotropy raises), and the steps it makes.
     const auto [vmin, vmax] = value_range(model.vp.data);
     const double v_cfl = cfl_velocity(model);
-    const double dt = choose_time_step(g, slowest_velocity(model), v_cfl, rec.dt, wavelet, prop);
+    const double dt = choose_time_step(g, v_cfl, rec.dt, wavelet, prop);
+    if (parallel::World::get().root()) warn_dispersion(g, slowest_velocity(model), wavelet);
     const double dt_cfl = max_stable_dt(v_cfl, g.dx, g.ndim() == 3 ? g.dy : 0, g.dz);
     const double raw_steps = std::ceil(record / dt - 1e-9) + 1;
     if (!(raw_steps <= kMaxSteps))

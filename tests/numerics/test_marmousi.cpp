@@ -45,7 +45,7 @@ TEST_CASE("Marmousi at 22.5 m and 4 Hz (no dispersion warning) migrated with a s
     // 12 shots 600 m apart over the middle 7 km, a fixed spread of receivers every
     // 45 m, 3 s records; Ricker 4 Hz: f_max 10 Hz, 4.6 points per shortest wavelength
     // at the model's slowest 1028 m/s, above the 4 below which rtm warns of dispersion
-    // (modelling.cpp, choose_time_step; at 6 Hz it warned, 3.0 points).
+    // (pipeline/modelling.cpp, warn_dispersion; at 6 Hz it warned, 3.0 points).
     const double f0 = 4;
     const Wavelet w = ricker_wavelet(f0);
     const auto [vmin, vmax] = std::minmax_element(truth.vp.data.begin(), truth.vp.data.end());
