@@ -169,8 +169,8 @@ bool preflight_migrate(const po::variables_map& vm, const Model& model, const Pl
             const ShotGather& s = shots.geometry(first);
             const DirectMute mute(s, model, wavelet, migration.mute_after);
             const std::string what = fmt::format(
-                "its window of {:g} s{} after the direct wave's onset, and the {:g} s taper after it, leave no sample of "
-                "{} at full strength (the first: shot {} in {}, whose nearest receiver's data would reach it at {:g} s, "
+                "its window of {:g} s{} after the direct wave's onset, and the {:.3g} s taper after it, leave no sample of "
+                "{} at full strength (the first: shot {} in {}, whose nearest receiver's data would reach it at {:.3g} s, "
                 "after its record's end at {:g} s)",
                 mute.window, migration.mute_after >= 0 ? "" : " (true: the wavelet's length)", mute.taper,
                 muted == shots.count ? std::string("any shot") : fmt::format("{} of the {} shots", muted, shots.count),
