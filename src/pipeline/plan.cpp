@@ -242,6 +242,20 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     const double nx = window.nx + 2.0 * p, ny = g.ndim() == 3 ? window.ny + 2.0 * p : 1,
                  nz = window.nz + (prop.free_surface ? 1.0 : 2.0) * p;
     const double P = nx * ny * nz, W = double(window.size()), M = double(g.size());
+    // The arrays a propagator holds are on the padded box (kernels::Box: halos, rows of
+    // 32 values), which a small 3D window doubles: the shot's plan (memory_needs) counts
+    // them so, and this one must agree with it (a budget this plan passed failed every
+    // shot of a 25 x 16 x 30 window: one checkpoint 1.33 MB planned as 0.66).
+    kernels::Box box;
+    box.ndim = g.ndim();
+    box.nx = int(nx);
+    box.ny = int(ny);
+    box.nz = int(nz);
+    for (int ax = 0; ax < 3; ++ax)
+        if (ax != 1 || box.ndim == 3) box.pml_lo[ax] = box.pml_hi[ax] = p;
+    if (prop.free_surface) box.pml_lo[2] = 0;
+    box.free_surface = prop.free_surface;
+    const double padded = double(box.padded_size());
     const double b = prop.precision == Precision::Double ? 8 : 4;
     const double R = double(most_receivers);
     const std::string receivers_cause =
@@ -273,26 +287,17 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         // Isotropic: the largest propagator's values (a rank of a shot group: its slab's),
         // u at two levels and (v dt)^2 on the padded box, and the C-PML memory, kept near
         // the slab's own layers (kernels::CpmlMemory), or the damping.
-        kernels::Box box;
-        box.ndim = g.ndim();
-        box.nx = int(nx);
-        box.ny = int(ny);
-        box.nz = int(nz);
-        for (int ax = 0; ax < 3; ++ax)
-            if (ax != 1 || box.ndim == 3) box.pml_lo[ax] = box.pml_hi[ax] = p;
-        if (prop.free_surface) box.pml_lo[2] = 0;
-        box.free_surface = prop.free_surface;
         const bool cpml = prop.boundary == Boundary::Cpml;
         double iso_values = 0;
         const auto slabs = group_ranks > 1 ? parallel::slab_layout(box.nz, box.pml_lo[2], p, prop.free_surface, group_ranks)
                                            : std::vector<parallel::Slab>{{0, box.nz}};
         for (const parallel::Slab& s : slabs) {
             const kernels::Box sb = kernels::planes_of(box, s.z0, s.z1);
-            const double padded = double(sb.padded_size());
-            iso_values = std::max(iso_values, (cpml ? 3 : 4) * padded +
+            const double slab_padded = double(sb.padded_size());
+            iso_values = std::max(iso_values, (cpml ? 3 : 4) * slab_padded +
                                                   (cpml ? 2.0 * double(kernels::cpml_memory(sb).values()) : 0.0));
         }
-        const double values = aniso ? P * share * (8 + (tilt ? 9 : 0)) : iso_values;
+        const double values = aniso ? padded * share * (8 + (tilt ? 9 : 0)) : iso_values;
         device.push_back({values * b * (born ? 2 : 1),
                           born ? "background and scattered wavefields, coefficients, C-PML memory"
                                : "wavefields, coefficients, C-PML memory",
@@ -311,7 +316,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         // before any shot, a budget that cannot hold even one checkpoint.
         MemoryNeeds needs;
         needs.window_points = W;
-        needs.padded_points = P;
+        needs.padded_points = padded;
         needs.band_points = band_points(window, tilted(model));
         needs.steps = ta.nt;
         needs.states = int(std::ceil(double(ta.nt) / k) - shift);

@@ -333,3 +333,45 @@ TEST_CASE("a dry run checks the output paths as the run does: a folder that take
     CHECK(r.status == 0);
     CHECK(names_under(dir) == before);
 }
+
+TEST_CASE("the plan and the shot count one checkpoint alike: a budget the dry run passes runs, one it refuses would fail", "[plan]") {
+    // A small 3D window (aperture 50 m on the 25 m dome: 5 x 5 nodes + 8 layers a side),
+    // where the padded box the propagator holds (halos of 4, rows of 32 values) is about
+    // twice the computed points: the plan counted the points, planned one checkpoint at
+    // half its size, and passed budgets with which every shot then failed.
+    const auto dir = scratch("cli-plan-checkpoint-3d");
+    const std::string dome = (source_dir() / "velocity_models" / "dome3d_vp.segy").string();
+    const std::string shot = (dir / "shot.sgy").string();
+    const auto m = run_rtm("model --model.vp " + dome + " --propagation.pml 8 --acquisition.source-x0 1000"
+                           " --acquisition.source-y0 750 --acquisition.source-depth 30 --acquisition.receiver-x0 950"
+                           " --acquisition.receiver-dx 25 --acquisition.receiver-nx 5 --acquisition.receiver-y0 750"
+                           " --acquisition.receiver-depth 30 --acquisition.record-length 0.2 --wavelet.ricker-f0 8"
+                           " --propagation.device cpu --propagation.threads 1 --output.shots " + shot);
+    INFO(m.output);
+    REQUIRE(m.status == 0);
+    const auto migrate = [&](const std::string& job, const std::string& extra) {
+        return run_rtm("migrate --model.vp " + dome + " --data.shots " + shot + " --wavelet.ricker-f0 8 --propagation.pml 8"
+                       " --migration.aperture 50 --propagation.device cpu --propagation.threads 1"
+                       " --migration.storage checkpoints --output.job " + (dir / job).string() + " " + extra);
+    };
+    // The refusal names one checkpoint's size (3 significant digits).
+    auto r = migrate("tiny", "--dry-run --migration.memory-budget 1e-9");
+    INFO(r.output);
+    REQUIRE(r.status == 1);
+    const std::string key = "one checkpoint ";
+    const auto at = r.output.find(key);
+    REQUIRE(at != std::string::npos);
+    const double state_gb = std::stod(r.output.substr(at + key.size()));
+    REQUIRE(state_gb > 0);
+    // 2% either side of it, beyond the 0.5% of its printed digits: the plan refuses
+    // below and passes above, and the shot that the plan passed runs.
+    const auto budget = [](double gb) { return "--migration.memory-budget " + std::to_string(gb); };
+    r = migrate("below", "--dry-run " + budget(0.98 * state_gb));
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains("cannot keep its source wavefield"));
+    r = migrate("above-dry", "--dry-run " + budget(1.02 * state_gb));
+    CHECK(r.status == 0);
+    r = migrate("above", budget(1.02 * state_gb));
+    CHECK(r.status == 0);
+    CHECK_THAT(r.output, Contains("done: 1 shots stacked"));
+}
