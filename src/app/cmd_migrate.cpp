@@ -436,8 +436,9 @@ int cmd_migrate(int argc, char** argv) {
     const int ranks = parallel::World::get().size();
     for (const auto& r : rep.ranks)
         if (ranks > 1)
-            spdlog::info("rank {} on {}: {} shots, migrating {} ({:.0f}%, propagation steps {}), waiting for work {}",
-                         r.rank, r.node, r.shots, format_duration(r.busy), 100 * r.busy / std::max(1e-9, rep.seconds),
+            spdlog::info("rank {} on {}: {} of the {} shots it tried migrated, migrating {} ({:.0f}%, propagation steps {}), "
+                         "waiting for work {}",
+                         r.rank, r.node, r.migrated, r.shots, format_duration(r.busy), 100 * r.busy / std::max(1e-9, rep.seconds),
                          format_duration(r.propagation), format_duration(r.waiting + rep.seconds - r.wall));
     const double seconds = seconds_since_start();  // the whole command's wall time
     spdlog::info("migrated {} shots in this run on {} rank(s) ({:.0f} shots/hour): {}", rep.done_now, ranks,
@@ -454,16 +455,19 @@ int cmd_migrate(int argc, char** argv) {
         return 0;
     }
     const int done = rep.done_before + rep.done_now;
-    // A rerun retries them, but this folder refuses changed input files and settings (its
-    // fingerprint): only a cause outside them can have gone away.
-    if (rep.failed)
+    // Rank 0's words: it holds the job's state (the other ranks' counts of this run's
+    // failures are not theirs to give, and mpirun showed the line once a rank). A rerun
+    // retries the failed shots, but this folder refuses changed input files and settings
+    // (its fingerprint): only a cause outside them can have gone away.
+    const bool root = parallel::World::get().root();
+    if (root && rep.failed)
         spdlog::error("{} of {} shots done, {} failed ({} in this run; reasons above and in {}/state.json). Running the "
                       "same command again retries them, which helps where the cause lay outside the input files and "
                       "settings (memory, a device, a disk): a cause in them (bad samples, a geometry, a blow-up) is "
                       "fixed by changing them, which this job folder refuses, so migrate the fixed inputs into a new "
                       "output.job folder (or delete this one)",
                       done, rep.total, rep.failed, rep.failed_now.size(), job.folder);
-    else
+    else if (root)
         spdlog::info("stopped after {} shots this run ({} of {} done); run the same command to resume", rep.done_now,
                      done, rep.total);
     // A signal first: a scheduler that requeues a job it stopped reads 128 + signal.

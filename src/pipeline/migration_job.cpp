@@ -659,6 +659,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
                 done_here.push_back(std::int64_t(t.i));
                 done_info.push_back({t.i, m.seconds, storage_name(m.storage)});
             }
+            ++me.migrated;
             me.busy += m.seconds;
             me.propagation += m.busy_seconds;
             me.points += m.point_updates;
@@ -915,7 +916,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     }
     reducing.stop();
     const json report = {{"done", done_info}, {"failed", failed_here}, {"signal", stop_signal()},
-                         {"rank", me.rank}, {"node", me.node}, {"shots", me.shots},
+                         {"rank", me.rank}, {"node", me.node}, {"shots", me.shots}, {"migrated", me.migrated},
                          {"busy", me.busy}, {"propagation", me.propagation}, {"points", me.points},
                          {"waiting", me.waiting}, {"wall", me.wall}};
     const std::vector<std::string> reports = world.gather(report.dump());
@@ -925,7 +926,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     world.on_root([&] {
         for (const std::string& text : reports) {
             const json r = json::parse(text);
-            rep.ranks.push_back({r["rank"], r["node"], r["shots"], r["busy"], r["propagation"], r["points"],
+            rep.ranks.push_back({r["rank"], r["node"], r["shots"], r["migrated"], r["busy"], r["propagation"], r["points"],
                                  r["waiting"], r["wall"]});
             rep.busy_seconds += r["propagation"].get<double>();
             rep.point_updates += r["points"].get<double>();

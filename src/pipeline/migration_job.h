@@ -98,7 +98,8 @@ struct FailedShot {
 struct RankReport {
     int rank = 0;
     std::string node;
-    int shots = 0;                 // shots it tried
+    int shots = 0;                 // shots it tried (a shot group's members: the group's)
+    int migrated = 0;              // of them, migrated and stacked
     double busy = 0;               // s migrating its shots
     double propagation = 0;        // of which s in propagation steps (Propagator::busy_seconds)
     double points = 0;             // grid points x steps it propagated

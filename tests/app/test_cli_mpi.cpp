@@ -5,6 +5,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -178,6 +179,19 @@ TEST_CASE("a shot that fails on one rank is tried once on another, then recorded
     CHECK(r.status == 3);
     CHECK_THAT(r.output, Contains("failed (another rank tries it once more)") &&
                              Contains("failed, not stacked") && Contains("writing the image of 7 of 8 shots"));
+    // The job's summary once, from rank 0, which holds the job's state (every rank gave
+    // it, the others with "0 in this run"); each rank's line counts the shots it migrated
+    // apart from those it tried (the failed one was tried twice).
+    std::size_t summaries = 0;
+    for (std::size_t at = 0; (at = r.output.find("shots done, ", at)) != std::string::npos; ++at) ++summaries;
+    CHECK(summaries == 1);
+    CHECK_THAT(r.output, Contains("7 of 8 shots done, 1 failed (1 in this run;"));
+    int migrated = 0, tried = 0;
+    const std::regex line(R"(rank \d on [^:]+: (\d+) of the (\d+) shots it tried migrated)");
+    for (auto it = std::sregex_iterator(r.output.begin(), r.output.end(), line); it != std::sregex_iterator(); ++it)
+        migrated += std::stoi((*it)[1]), tried += std::stoi((*it)[2]);
+    CHECK(migrated == 7);
+    CHECK(tried == 9);
 }
 
 TEST_CASE("ranks given different jobs (mpirun's MPMD form or a configuration file that differs between nodes) are refused before any work") {
