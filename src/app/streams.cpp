@@ -6,6 +6,8 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "parallel/world.h"
+
 namespace rtm::app {
 
 namespace {
@@ -27,8 +29,9 @@ void set_up_logging(int rank, int ranks) {
     // color_mode::automatic: escape codes only when the stream is a terminal (and TERM
     // says it has colours), so pipes and log files get plain text.
     // Under mpirun a rank's stdout is a pseudo-terminal of Open MPI's, wherever mpirun's
-    // own output goes: no colour with several ranks.
-    const auto mode = ranks > 1 ? spdlog::color_mode::never : spdlog::color_mode::automatic;
+    // own output goes: no colour for a launcher's ranks, one of them too (mpirun -np 1
+    // into a log file wrote escape codes).
+    const auto mode = ranks > 1 || parallel::started_as_rank() ? spdlog::color_mode::never : spdlog::color_mode::automatic;
     auto out = std::make_shared<BelowWarningStdoutSink>(mode);
     auto err = std::make_shared<spdlog::sinks::ansicolor_stderr_sink_mt>(mode);
     err->set_level(spdlog::level::warn);

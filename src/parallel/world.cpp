@@ -56,20 +56,18 @@ std::size_t chunk_bytes() {
 
 MPI_Comm Native::comm(const World& w) { return g_comms[std::size_t(w.comm_)]; }
 
-namespace {
-// Whether a process manager started this process as a rank: the environment each sets
-// in its ranks (Open MPI, PMIx, PMI and Hydra, Slurm, Cray PALS and ALPS, MVAPICH).
-// A process started alone is a world of one rank without MPI at all: MPI_Init's
-// singleton start (Open MPI starts a helper daemon) took 0.4 s of every command, a
-// quarter of a 16-shot 2D migration on an H200. A launcher missing here would start N
-// one-rank jobs: where in doubt (any Slurm task), MPI starts.
+// The environment each process manager sets in its ranks (Open MPI, PMIx, PMI and
+// Hydra, Slurm, Cray PALS and ALPS, MVAPICH). A process started alone is a world of one
+// rank without MPI at all: MPI_Init's singleton start (Open MPI starts a helper daemon)
+// took 0.4 s of every command, a quarter of a 16-shot 2D migration on an H200. A
+// launcher missing here would start N one-rank jobs: where in doubt (any Slurm task),
+// MPI starts.
 bool started_as_rank() {
     for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS",
                           "SLURM_PROCID", "PALS_RANKID", "ALPS_APP_PE", "MV2_COMM_WORLD_RANK"})
         if (std::getenv(v)) return true;
     return false;
 }
-}  // namespace
 
 Session::Session(int& argc, char**& argv) {
     if (!started_as_rank()) {

@@ -82,6 +82,10 @@ private:
     int comm_ = 0;  // which communicator (world.cpp's table; 0: every rank)
 };
 
+// Whether a process manager (mpirun, srun, ...) started this process as a rank, from
+// the environment it sets: even a world of one rank is then a launcher's child.
+bool started_as_rank();
+
 // Starts MPI for the life of main (when built with it, and started as a rank by mpirun
 // or srun: a process started alone is one rank without MPI), and ends it.
 class Session {

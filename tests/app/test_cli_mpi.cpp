@@ -194,6 +194,21 @@ TEST_CASE("a shot that fails on one rank is tried once on another, then recorded
     CHECK(tried == 9);
 }
 
+TEST_CASE("mpirun -np 1 rtm writes no colour escape codes into a log file") {
+    // Open MPI hands its ranks a pseudo-terminal for stdout wherever mpirun's own goes,
+    // so a rank cannot tell a terminal from a file: a launcher's ranks never colour (one
+    // rank wrote 17 escape codes into its log). TERM says colours, so only that decides.
+    const auto dir = scratch("cli-mpi-colour");
+    const auto r = mpi_rtm(1, "migrate --model.vp " + kSmooth + " --data.shots " + shots_file().string() +
+                                  " --wavelet.ricker-f0 10 --migration.aperture 600 --propagation.device cpu"
+                                  " --propagation.threads 1 --output.job " + (dir / "job").string() + " --dry-run",
+                           "TERM=xterm-256color ");
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.output, Contains("info"));
+    CHECK(r.output.find('\x1b') == std::string::npos);
+}
+
 TEST_CASE("ranks given different jobs (mpirun's MPMD form or a configuration file that differs between nodes) are refused before any work") {
     const auto dir = scratch("cli-mpi-differ");
     // Rank 1 another imaging interval: ranks would have migrated with different settings into one folder.
