@@ -196,7 +196,8 @@ Model load_model(const po::variables_map& vm) {
     share(m.vp);
     for (const auto& name : names) share(m.extra[name]);
     const Grid& grid = m.grid();
-    spdlog::info("model {}: {}D, {} x {} x {} nodes, spacing {} x {} x {} m", paths.vp, grid.ndim(), grid.nx,
+    // (10 digits: a spacing from coordinates may carry rounding, 19.999999999999996 m.)
+    spdlog::info("model {}: {}D, {} x {} x {} nodes, spacing {:.10g} x {:.10g} x {:.10g} m", paths.vp, grid.ndim(), grid.nx,
                  grid.ny, grid.nz, grid.dx, grid.dy, grid.dz);
     if (sigma > 0)
         spdlog::info("model: smoothed (model.smooth: Gaussian sigma {} m), vp as slowness{}", sigma,

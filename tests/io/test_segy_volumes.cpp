@@ -406,3 +406,23 @@ TEST_CASE("a write that fails half way leaves neither the file nor its temporary
     CHECK_FALSE(std::filesystem::exists(path));
     CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
 }
+
+TEST_CASE("the textual header gives the frame without its coordinates' rounding (the same model in another trace order, the same header)") {
+    // A frame fitted to coordinates carries rounding far below their centimetres: an
+    // origin of 7.96e-13 m and an axis cosine of -1.7e-17 printed so, and another trace
+    // order of the same model gave another header. Origins to the millimetre, cosines
+    // to 1e-9.
+    Grid g;
+    g.nx = 4, g.ny = 3, g.nz = 5, g.dx = g.dy = 20, g.dz = 10;
+    g.frame.ox = 1000 + 3e-12, g.frame.oy = 7.96e-13;
+    g.frame.exx = 1 - 2e-16, g.frame.exy = -1.7e-17, g.frame.eyx = 1.7e-17, g.frame.eyy = 1;
+    const std::string path = (scratch("volume-header-frame") / "v.sgy").string();
+    io::write_volume(path, numbered_volume(g));
+    SegyHandle in(path, "rb");
+    std::vector<char> text(SEGY_TEXT_HEADER_SIZE + 1);
+    REQUIRE(segy_read_textheader(in.fp, text.data()) == SEGY_OK);
+    const std::string t(text.data());
+    INFO(t);
+    CHECK(t.find("C 8 ORIGIN X=1000 Y=0 ") != std::string::npos);
+    CHECK(t.find("C 9 X AXIS (1, 0) Y AXIS (0, 1) ") != std::string::npos);
+}
