@@ -66,13 +66,18 @@ FrequencyWarp::FrequencyWarp(int n, const std::function<double(double)>& g, cons
     m_ = std::max(warp_length(n_), kW);  // (under kW bins, taps would pass the spare ones)
     centre_ = n_ / 2;
     deconvolution_.resize(n_);
+    const double i0_beta = bessel_i0(kBeta);
     for (int i = 0; i < n_; ++i) {
         const double al = M_PI * kW * double(i - centre_) / m_;
         const double s = std::sqrt(kBeta * kBeta - al * al);
-        deconvolution_[i] = s * bessel_i0(kBeta) / (kW * std::sinh(s));
+        deconvolution_[i] = s * i0_beta / (kW * std::sinh(s));
     }
     first_.resize(m_);
     weights_.resize(std::size_t(m_) * kW);
+    // On every core: M kW Bessel functions, 63 ms on one core for the 6184 steps of a 4 s
+    // record at 0.67 ms (two warps per transform), on the path of every job's set-up.
+    // Each bin's taps are its own, so the tables are the same bytes on any thread count.
+#pragma omp parallel for schedule(static)
     for (int j = 0; j < m_; ++j) {
         const double w = 2 * M_PI * (j < m_ / 2 ? j : j - m_) / m_;
         const double gw = g(w), aw = a(w);
@@ -83,8 +88,9 @@ FrequencyWarp::FrequencyWarp(int n, const std::function<double(double)>& g, cons
         first_[j] = ((k0 % m_) + m_) % m_;
         for (int q = 0; q < kW; ++q)
             weights_[std::size_t(j) * kW + q] = phase * kaiser(2 * (x - (k0 + q)) / kW, kBeta);
-        if (aw != 0 && j <= m_ / 2) active_.push_back(j);
     }
+    for (int j = 0; j <= m_ / 2; ++j)
+        if (a(2 * M_PI * (j < m_ / 2 ? j : j - m_) / m_) != 0) active_.push_back(j);  // w as above
     std::vector<cplx> half(m_ / 2 + 1);
     auto* c = reinterpret_cast<fftw_complex*>(half.data());
     auto* r = reinterpret_cast<double*>(half.data());
