@@ -347,7 +347,7 @@ int cmd_model(int argc, char** argv) {
     ModellingStats stats;
     if (dm) born(model, *dm, geometry, wavelet, prop, write, stats);
     else model_shots(model, geometry, wavelet, prop, write, &stats);
-    PhaseTimer finishing("close the shot file and draw its preview");
+    PhaseTimer finishing("close the shot file");
     writer->close();
     // Every rank's counts to rank 0 (the barrier of the gather: all have closed the file).
     const auto counts = world.gather(std::to_string(stats.shots) + " " + std::to_string(stats.point_updates) + " " +
@@ -373,6 +373,8 @@ int cmd_model(int argc, char** argv) {
         return 128 + signal;
     }
     world.on_root([&] { writer->commit(false); });
+    finishing.stop();
+    PhaseTimer drawing("draw the preview");
     // After the batches' traces are freed: the preview's drawing is the last peak. A
     // picture that cannot be drawn loses the picture, not the gathers written above (the
     // command had failed after writing them all).
@@ -383,7 +385,7 @@ int cmd_model(int argc, char** argv) {
         } catch (const std::exception& e) {
             spdlog::warn("the preview was not drawn ({}); the gathers are written in {}", e.what(), out);
         }
-    finishing.stop();
+    drawing.stop();
     const double seconds = seconds_since_start();  // the whole command's wall time
 
     const Grid& g = model.grid();
