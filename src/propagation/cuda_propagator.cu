@@ -40,6 +40,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/phases.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/points_cuda.h"
@@ -314,7 +315,7 @@ public:
     // for a modelling job). The steps that wrote it end first. The copy to the host then
     // runs on the legacy stream, which stream_ (non-blocking) is not ordered with: beside
     // the next steps.
-    std::function<std::vector<double>()> receiver_traces_later() override {
+    std::function<UninitVector<double>()> receiver_traces_later() override {
         RTM_CUDA_CHECK(cudaSetDevice(device_));
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
         auto traces = std::make_shared<kc::DeviceBuffer<T>>(std::move(rec_.traces));
@@ -326,12 +327,15 @@ public:
         rec_.traces.zero(stream_);
         return [traces, spare = spare_, device = device_, nt = rec_.nt, nrec = rec_.count]() {
             RTM_CUDA_CHECK(cudaSetDevice(device));
-            const auto t = traces->download();
+            PhaseTimer downloading("traces to the host");
+            const auto t = traces->template download<UninitVector<T>>();
+            downloading.stop();
             {
                 const std::lock_guard<std::mutex> lock(spare->mutex);
                 if (spare->buffer.empty()) spare->buffer = std::move(*traces);
             }
-            return DeviceReceivers<T>::receiver_major(t, nt, nrec);
+            const PhaseTimer transposing("traces to receiver order");
+            return DeviceReceivers<T>::template receiver_major<UninitVector<double>>(t, nt, nrec);
         };
     }
 

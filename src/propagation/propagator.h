@@ -53,8 +53,9 @@ public:
     // meanwhile. A GPU backend hands over the device buffer the steps so far wrote and
     // records the next ones into another, so that the copy to the host and the
     // transpose run beside the next shot's steps; this default takes them now.
-    virtual std::function<std::vector<double>()> receiver_traces_later() {
-        return [t = receiver_traces()]() mutable { return std::move(t); };
+    virtual std::function<UninitVector<double>()> receiver_traces_later() {
+        const std::vector<double> t = receiver_traces();
+        return [u = UninitVector<double>(t.begin(), t.end())]() mutable { return std::move(u); };
     }
     // The current wavefield u[n] on the window's nodes (x fastest), for tests and snapshots.
     virtual std::vector<double> wavefield() const = 0;

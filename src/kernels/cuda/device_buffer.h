@@ -48,8 +48,10 @@ public:
         upload_staged(host.data(), n_ * sizeof(T), p_, user);
     }
     // The contents, after the legacy stream's queued work (as cudaMemcpy), at pinned speed.
-    std::vector<T> download() const {
-        std::vector<T> h(n_);
+    // V = UninitVector<T>: first touched by the copy's threads, not zeroed by one first.
+    template <class V = std::vector<T>>
+    V download() const {
+        V h(n_);
         download_staged(p_, n_ * sizeof(T), h.data());
         return h;
     }
