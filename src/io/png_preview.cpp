@@ -227,6 +227,9 @@ void write_png(const std::string& path, const std::vector<float>& values, int wi
     const int W = width * scale, H = height * scale;
 
     std::vector<unsigned char> rgb(std::size_t(W) * H * 3);
+    // On every core, a row each: a gather's preview (401 x 2001 pixels) took 0.08 s on one,
+    // at the end of every rtm model run (H200 host, 2026-11-25).
+#pragma omp parallel for schedule(static)
     for (int r = 0; r < H; ++r)
         for (int c = 0; c < W; ++c) {
             const float v = values[std::size_t(r / scale) * width + c / scale];
