@@ -25,6 +25,19 @@ World g_world;
 
 const World& World::get() { return g_world; }
 
+// The environment each process manager sets in its ranks (Open MPI, PMIx, PMI and
+// Hydra, Slurm, Cray PALS and ALPS, MVAPICH). A process started alone is a world of one
+// rank without MPI at all: MPI_Init's singleton start (Open MPI starts a helper daemon)
+// took 0.4 s of every command, a quarter of a 16-shot 2D migration on an H200. A
+// launcher missing here would start N one-rank jobs: where in doubt (any Slurm task),
+// MPI starts.
+bool started_as_rank() {
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS",
+                          "SLURM_PROCID", "PALS_RANKID", "ALPS_APP_PE", "MV2_COMM_WORLD_RANK"})
+        if (std::getenv(v)) return true;
+    return false;
+}
+
 #ifdef RTM_HAVE_MPI
 
 namespace {
@@ -55,19 +68,6 @@ std::size_t chunk_bytes() {
 }  // namespace
 
 MPI_Comm Native::comm(const World& w) { return g_comms[std::size_t(w.comm_)]; }
-
-// The environment each process manager sets in its ranks (Open MPI, PMIx, PMI and
-// Hydra, Slurm, Cray PALS and ALPS, MVAPICH). A process started alone is a world of one
-// rank without MPI at all: MPI_Init's singleton start (Open MPI starts a helper daemon)
-// took 0.4 s of every command, a quarter of a 16-shot 2D migration on an H200. A
-// launcher missing here would start N one-rank jobs: where in doubt (any Slurm task),
-// MPI starts.
-bool started_as_rank() {
-    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS",
-                          "SLURM_PROCID", "PALS_RANKID", "ALPS_APP_PE", "MV2_COMM_WORLD_RANK"})
-        if (std::getenv(v)) return true;
-    return false;
-}
 
 Session::Session(int& argc, char**& argv) {
     if (!started_as_rank()) {
