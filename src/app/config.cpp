@@ -107,7 +107,9 @@ namespace {
 // Every rank of a job runs the same job. mpirun's MPMD form (`-np 2 rtm migrate ... :
 // -np 2 rtm migrate ...`), or a configuration file that is another copy on another
 // node's own disk, gave ranks different settings that wrote one job folder or shot file.
-// Compared: every option's value as this rank has it (command line and file together).
+// Compared: every option's value as this rank has it (command line and file together),
+// but propagation.threads: a rank's threads change no byte of its results, and nodes
+// with other core counts may give their ranks other counts.
 void same_job_on_every_rank(const po::variables_map& vm) {
     const parallel::World& world = parallel::World::get();
     if (world.size() == 1) return;
@@ -115,6 +117,7 @@ void same_job_on_every_rank(const po::variables_map& vm) {
     std::ostringstream settings;
     settings.precision(17);
     for (const auto& [key, value] : vm) {
+        if (key == "propagation.threads") continue;
         const boost::any& v = value.value();
         settings << key << '=';
         if (const auto* x = boost::any_cast<std::string>(&v)) settings << *x;

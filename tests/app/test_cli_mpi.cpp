@@ -233,6 +233,17 @@ TEST_CASE("ranks given different jobs (mpirun's MPMD form or a configuration fil
     CHECK_THAT(c.output, Contains("rank 1 of 2 was given other settings than rank 0 (migration.image-every is '4' on "
                                   "rank 0, '5' on rank 1), from its command line or its copy of job.ini") &&
                              Contains("on storage every node sees"));
+    // Threads change no byte of a rank's results: ranks with other counts (nodes with
+    // other core counts) run the job.
+    std::string two = migrate_args(dir / "job3");
+    const std::string one_thread = "--propagation.threads 1";
+    REQUIRE(two.find(one_thread) != std::string::npos);
+    two.replace(two.find(one_thread), one_thread.size(), "--propagation.threads 2");
+    const auto t = run_shell(mpirun_command(1) + RTM_BINARY + " " + migrate_args(dir / "job3") + " : -np 1 " + RTM_BINARY +
+                             " " + two + " 2>&1");
+    INFO(t.output);
+    CHECK(t.status == 0);
+    CHECK_THAT(t.output, Contains("done: 8 shots stacked"));
 }
 
 TEST_CASE("parallel.ranks-per-shot above one process's single rank is refused, naming the option") {
