@@ -146,6 +146,24 @@ void check_shot(const Model& model, const ShotGather& s, const std::string& sour
     }
 }
 
+// The box one propagation of `window` runs on: the window with its absorbing layers,
+// as the propagator holds its arrays (kernels::Box: halos, rows of 32 values). A small
+// 3D window's padding doubles it: the shot's own plan (memory_needs) counts it so, and
+// this plan must agree with it (a budget it passed failed every shot of a 25 x 21 x 25
+// window: one checkpoint 1.33 MB planned as 0.66).
+kernels::Box propagation_box(const Grid& window, int ndim, int p, bool free_surface) {
+    kernels::Box box;
+    box.ndim = ndim;
+    box.nx = window.nx + 2 * p;
+    box.ny = ndim == 3 ? window.ny + 2 * p : 1;
+    box.nz = window.nz + (free_surface ? 1 : 2) * p;
+    for (int ax = 0; ax < 3; ++ax)
+        if (ax != 1 || ndim == 3) box.pml_lo[ax] = box.pml_hi[ax] = p;
+    if (free_surface) box.pml_lo[2] = 0;
+    box.free_surface = free_surface;
+    return box;
+}
+
 }  // namespace
 
 int record_samples(double length, double dt, const std::string& where, bool say) {
@@ -213,8 +231,12 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         const ShotGather& l = shots.geometry(longest);
         if ((s.nt - 1) * s.dt > (l.nt - 1) * l.dt) longest = k;
         if (migration) {
+            // The largest padded box (rows of 32 values: not always the most points).
             const Grid w = window_extent(model, s, migration->aperture).grid;
-            if (k == 0 || w.size() > window.size()) window = w;
+            const auto padded_of = [&](const Grid& x) {
+                return propagation_box(x, g.ndim(), prop.pml_cells, prop.free_surface).padded_size();
+            };
+            if (k == 0 || padded_of(w) > padded_of(window)) window = w;
         }
     }
     const ShotGather& rec = shots.geometry(longest);
@@ -237,24 +259,11 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     const TimeAxis ta = time_axis(model, rec, wavelet, prop);
     const double steps = ta.nt;
 
-    // The padded grid one propagation runs on.
+    // The grid one propagation runs on: its computed points (what the steps update) and
+    // its padded box (what its arrays hold).
     const int p = prop.pml_cells;
-    const double nx = window.nx + 2.0 * p, ny = g.ndim() == 3 ? window.ny + 2.0 * p : 1,
-                 nz = window.nz + (prop.free_surface ? 1.0 : 2.0) * p;
-    const double P = nx * ny * nz, W = double(window.size()), M = double(g.size());
-    // The arrays a propagator holds are on the padded box (kernels::Box: halos, rows of
-    // 32 values), which a small 3D window doubles: the shot's plan (memory_needs) counts
-    // them so, and this one must agree with it (a budget this plan passed failed every
-    // shot of a 25 x 16 x 30 window: one checkpoint 1.33 MB planned as 0.66).
-    kernels::Box box;
-    box.ndim = g.ndim();
-    box.nx = int(nx);
-    box.ny = int(ny);
-    box.nz = int(nz);
-    for (int ax = 0; ax < 3; ++ax)
-        if (ax != 1 || box.ndim == 3) box.pml_lo[ax] = box.pml_hi[ax] = p;
-    if (prop.free_surface) box.pml_lo[2] = 0;
-    box.free_surface = prop.free_surface;
+    const kernels::Box box = propagation_box(window, g.ndim(), p, prop.free_surface);
+    const double P = double(box.points()), W = double(window.size()), M = double(g.size());
     const double padded = double(box.padded_size());
     const double b = prop.precision == Precision::Double ? 8 : 4;
     const double R = double(most_receivers);
@@ -275,9 +284,9 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     double share = 1;
     if (group_ranks > 1) {
         int most = 0;
-        for (const auto& s : parallel::slab_layout(int(nz), prop.free_surface ? 0 : p, p, prop.free_surface, group_ranks))
+        for (const auto& s : parallel::slab_layout(box.nz, prop.free_surface ? 0 : p, p, prop.free_surface, group_ranks))
             most = std::max(most, s.planes());
-        share = std::min(1.0, (most + 2.0 * stencil::R) / nz);
+        share = std::min(1.0, (most + 2.0 * stencil::R) / box.nz);
     }
     // A VTI/TTI propagator's arrays per padded point (damping layers): p and q at two
     // levels, W's three entries and the damping, with a tilt the axis and the six fluxes
@@ -403,7 +412,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     // and the window's velocities.
     // (VTI/TTI add W_pp, W_pq, and with a tilt the axis, in double.)
     const double domain_bytes = (migration ? 24 : 16) + (aniso ? 16 + (tilt ? 24 : 0) : 0);
-    host.push_back({(domain_bytes * P + 8 * W) * share * (group_ranks > 1 ? 2 : 1) + 4 * W, "domain", layers_cause});
+    host.push_back({(domain_bytes * padded + 8 * W) * share * (group_ranks > 1 ? 2 : 1) + 4 * W, "domain", layers_cause});
     // Born modelling's source. Where the host forms it each step (the CPU, z-slabs): the
     // background's window and L of it (p, q, H p, V q and the six fluxes for VTI/TTI) and
     // the source, in double. One GPU forms it on the device: the host keeps dm v^2, the
@@ -419,10 +428,9 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     if (!migration && prop.backend.gpu)
         host.push_back({2 * (R * rec.nt * 4.0 + R * steps * 8), "two gathers' traces (one written while the next is modelled)",
                         receivers_cause});
-    else if (migration)  // (the next gather is read while one migrates: migration_job.cpp)
+    else  // (migration: the next gather is read while one migrates, migration_job.cpp; modelling
+          // on the CPU: a gather is written while the next is resampled, model_shots)
         host.push_back({2 * R * rec.nt * 4.0 + R * steps * 8, "two gathers and one's traces", receivers_cause});
-    else
-        host.push_back({R * rec.nt * 4.0 + R * steps * 8, "one gather's traces", receivers_cause});
     // On the CPU the propagators live in host memory too.
     std::vector<Need> all = host;
     if (!prop.backend.gpu) all.insert(all.end(), device.begin(), device.end());

@@ -3,6 +3,7 @@
 // large is allocated, check every shot and every output path before the first
 // propagation, and stop after the plan with --dry-run.
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <algorithm>
 #include <fstream>
@@ -365,7 +366,11 @@ TEST_CASE("the plan and the shot count one checkpoint alike: a budget the dry ru
     REQUIRE(state_gb > 0);
     // 2% either side of it, beyond the 0.5% of its printed digits: the plan refuses
     // below and passes above, and the shot that the plan passed runs.
-    const auto budget = [](double gb) { return "--migration.memory-budget " + std::to_string(gb); };
+    const auto budget = [](double gb) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.6g", gb);
+        return "--migration.memory-budget " + std::string(text);
+    };
     r = migrate("below", "--dry-run " + budget(0.98 * state_gb));
     CHECK(r.status == 1);
     CHECK_THAT(r.output, Contains("cannot keep its source wavefield"));
