@@ -262,7 +262,7 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
         auto fetch = prop->receiver_traces_later();
         // Only a group's leader writes its gathers (the members hold the same traces).
         auto to_sink = [&, fetch = std::move(fetch), first, members]() mutable {
-            const UninitVector<double> traces = fetch();  // (a GPU's fetch times itself)
+            const FetchedTraces traces = fetch();  // (a GPU's fetch times itself)
             // Member m goes to the sink (written) while member m + 1 is resampled on the
             // cores: the resampling is compute (the inverse time-dispersion transform,
             // about 0.1 ms a trace) and the writing is I/O, one member at a time so the

@@ -315,7 +315,7 @@ public:
     // for a modelling job). The steps that wrote it end first. The copy to the host then
     // runs on the legacy stream, which stream_ (non-blocking) is not ordered with: beside
     // the next steps.
-    std::function<UninitVector<double>()> receiver_traces_later() override {
+    std::function<FetchedTraces()> receiver_traces_later() override {
         RTM_CUDA_CHECK(cudaSetDevice(device_));
         RTM_CUDA_CHECK(cudaStreamSynchronize(stream_));
         auto traces = std::make_shared<kc::DeviceBuffer<T>>(std::move(rec_.traces));
@@ -335,7 +335,7 @@ public:
                 if (spare->buffer.empty()) spare->buffer = std::move(*traces);
             }
             const PhaseTimer transposing("traces to receiver order");
-            return DeviceReceivers<T>::template receiver_major<UninitVector<double>>(t, nt, nrec);
+            return FetchedTraces(DeviceReceivers<T>::template receiver_major<UninitVector<double>>(t, nt, nrec));
         };
     }
 
