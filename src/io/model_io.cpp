@@ -66,10 +66,13 @@ std::int64_t centimetres(double metres, const std::string& path, const char* wha
     return std::int64_t(cm);
 }
 
-// The frame's numbers as text, to `step` (m, or 1 for the axes' cosines): an origin or a
-// cosine from coordinates carries rounding (ORIGIN Y=7.96e-13, an axis -1.7e-17), which
-// made the same model in another trace order write a different textual header.
-double snapped(double v, double step) { return std::round(v / step) * step + 0.0; }
+// The frame's numbers for the textual header, to 1 / per_unit (1000: the origin to the
+// millimetre; 1e9: the axes' cosines to 1e-9): an origin or a cosine fitted to
+// coordinates carries rounding (ORIGIN Y=7.96e-13, an axis -1.7e-17), which made the same
+// model in another trace order write a different textual header. Divided (not
+// multiplied by 1 / per_unit) so that decimals come out as the nearest double; + 0.0
+// turns -0 into 0.
+double snapped(double v, double per_unit) { return std::round(v * per_unit) / per_unit + 0.0; }
 
 std::string upper(std::string s) {
     for (auto& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
@@ -321,9 +324,9 @@ void write_volume(const std::string& path, const Volume& v, const std::string& d
         "C 5 SAMPLE INTERVAL (117, 3217) = DZ IN MM; DELAY (109) = Z0 IN M",
         "C 6 CROSSLINE (193) = IX+1, INLINE (189) = IY+1",
         "C 7 CDP X/Y (181/185) = SOURCE X/Y = GROUP X/Y: NODE X/Y IN CM, SCALAR -100",
-        "C 8 ORIGIN X=" + num(snapped(f.ox, 1e-3)) + " Y=" + num(snapped(f.oy, 1e-3)),
-        "C 9 X AXIS (" + num(snapped(f.exx, 1e-9)) + ", " + num(snapped(f.exy, 1e-9)) + ") Y AXIS (" +
-            num(snapped(f.eyx, 1e-9)) + ", " + num(snapped(f.eyy, 1e-9)) + ")",
+        "C 8 ORIGIN X=" + num(snapped(f.ox, 1e3)) + " Y=" + num(snapped(f.oy, 1e3)),
+        "C 9 X AXIS (" + num(snapped(f.exx, 1e9)) + ", " + num(snapped(f.exy, 1e9)) + ") Y AXIS (" +
+            num(snapped(f.eyx, 1e9)) + ", " + num(snapped(f.eyy, 1e9)) + ")",
         "C40 END TEXTUAL HEADER",
     };
     std::vector<std::string> card(40);

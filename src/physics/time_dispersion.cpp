@@ -77,9 +77,11 @@ FrequencyWarp::FrequencyWarp(int n, const std::function<double(double)>& g, cons
     // On every core: M kW Bessel functions, 63 ms on one core for the 6184 steps of a 4 s
     // record at 0.67 ms (two warps per transform), on the path of every job's set-up.
     // Each bin's taps are its own, so the tables are the same bytes on any thread count.
+    // Bin j's frequency, radians per sample (j from -M/2 above the middle).
+    const auto frequency = [this](int j) { return 2 * M_PI * (j < m_ / 2 ? j : j - m_) / m_; };
 #pragma omp parallel for schedule(static)
     for (int j = 0; j < m_; ++j) {
-        const double w = 2 * M_PI * (j < m_ / 2 ? j : j - m_) / m_;
+        const double w = frequency(j);
         const double gw = g(w), aw = a(w);
         // X(g) = exp(-i g c) X_c(g): the trace's DTFT from its centred one.
         const cplx phase = aw * std::exp(cplx(0, -gw * centre_));
@@ -90,7 +92,7 @@ FrequencyWarp::FrequencyWarp(int n, const std::function<double(double)>& g, cons
             weights_[std::size_t(j) * kW + q] = phase * kaiser(2 * (x - (k0 + q)) / kW, kBeta);
     }
     for (int j = 0; j <= m_ / 2; ++j)
-        if (a(2 * M_PI * (j < m_ / 2 ? j : j - m_) / m_) != 0) active_.push_back(j);  // w as above
+        if (a(frequency(j)) != 0) active_.push_back(j);
     std::vector<cplx> half(m_ / 2 + 1);
     auto* c = reinterpret_cast<fftw_complex*>(half.data());
     auto* r = reinterpret_cast<double*>(half.data());
