@@ -146,24 +146,6 @@ void check_shot(const Model& model, const ShotGather& s, const std::string& sour
     }
 }
 
-// The box one propagation of `window` runs on: the window with its absorbing layers,
-// as the propagator holds its arrays (kernels::Box: halos, rows of 32 values). A small
-// 3D window's padding doubles it: the shot's own plan (memory_needs) counts it so, and
-// this plan must agree with it (a budget it passed failed every shot of a 25 x 21 x 25
-// window: one checkpoint 1.33 MB planned as 0.66).
-kernels::Box propagation_box(const Grid& window, int ndim, int p, bool free_surface) {
-    kernels::Box box;
-    box.ndim = ndim;
-    box.nx = window.nx + 2 * p;
-    box.ny = ndim == 3 ? window.ny + 2 * p : 1;
-    box.nz = window.nz + (free_surface ? 1 : 2) * p;
-    for (int ax = 0; ax < 3; ++ax)
-        if (ax != 1 || ndim == 3) box.pml_lo[ax] = box.pml_hi[ax] = p;
-    if (free_surface) box.pml_lo[2] = 0;
-    box.free_surface = free_surface;
-    return box;
-}
-
 }  // namespace
 
 int record_samples(double length, double dt, const std::string& where, bool say) {
@@ -234,7 +216,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
             // The largest padded box (rows of 32 values: not always the most points).
             const Grid w = window_extent(model, s, migration->aperture).grid;
             const auto padded_of = [&](const Grid& x) {
-                return propagation_box(x, g.ndim(), prop.pml_cells, prop.free_surface).padded_size();
+                return Domain::box_of(x, prop.pml_cells, prop.free_surface).padded_size();
             };
             if (k == 0 || padded_of(w) > padded_of(window)) window = w;
         }
@@ -260,9 +242,11 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
     const double steps = ta.nt;
 
     // The grid one propagation runs on: its computed points (what the steps update) and
-    // its padded box (what its arrays hold).
+    // its padded box (what its arrays hold), as the shot's Domain makes it (a small 3D
+    // window's padding doubles it: one checkpoint planned at half its size passed budgets
+    // with which every shot then failed).
     const int p = prop.pml_cells;
-    const kernels::Box box = propagation_box(window, g.ndim(), p, prop.free_surface);
+    const kernels::Box box = Domain::box_of(window, p, prop.free_surface);
     const double P = double(box.points()), W = double(window.size()), M = double(g.size());
     const double padded = double(box.padded_size());
     const double b = prop.precision == Precision::Double ? 8 : 4;

@@ -30,20 +30,25 @@ void Domain::each_stored(Set set, Clear clear) const {
         }
 }
 
+kernels::Box Domain::box_of(const Grid& window, int pml_cells, bool free_surface) {
+    const int nb = pml_cells;
+    kernels::Box box;
+    box.ndim = window.ndim();
+    const int pad_y = box.ndim == 3 ? nb : 0;
+    box.nx = window.nx + 2 * nb;
+    box.ny = window.ny + 2 * pad_y;
+    box.nz = window.nz + (free_surface ? 0 : nb) + nb;
+    box.pml_lo[0] = box.pml_hi[0] = nb;
+    box.pml_lo[1] = box.pml_hi[1] = pad_y;
+    box.pml_lo[2] = free_surface ? 0 : nb;
+    box.pml_hi[2] = nb;
+    box.free_surface = free_surface;
+    return box;
+}
+
 Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOptions& opt,
                const AnisotropyFields& extra)
-    : window_(window), opt_(opt) {
-    const int nb = opt.pml_cells;
-    box_.ndim = window.ndim();
-    const int pad_y = box_.ndim == 3 ? nb : 0;
-    box_.nx = window.nx + 2 * nb;
-    box_.ny = window.ny + 2 * pad_y;
-    box_.nz = window.nz + (opt.free_surface ? 0 : nb) + nb;
-    box_.pml_lo[0] = box_.pml_hi[0] = nb;
-    box_.pml_lo[1] = box_.pml_hi[1] = pad_y;
-    box_.pml_lo[2] = opt.free_surface ? 0 : nb;
-    box_.pml_hi[2] = nb;
-    box_.free_surface = opt.free_surface;
+    : window_(window), opt_(opt), box_(box_of(window, opt.pml_cells, opt.free_surface)) {
 
     held_z0_ = 0;
     held_z1_ = box_.nz;
@@ -71,8 +76,8 @@ Domain::Domain(const Grid& window, const std::vector<float>& vp, const DomainOpt
     const double dt2 = opt.dt * opt.dt;
     each_stored(
         [&](long p, int ix, int iy, int iz) {
-            const int wx = std::clamp(ix - nb, 0, window.nx - 1);
-            const int wy = std::clamp(iy - pad_y, 0, window.ny - 1);
+            const int wx = std::clamp(ix - box_.pml_lo[0], 0, window.nx - 1);
+            const int wy = std::clamp(iy - box_.pml_lo[1], 0, window.ny - 1);
             const int wz = std::clamp(iz - box_.pml_lo[2], 0, window.nz - 1);
             const double v = vp[window.index(wx, wy, wz)];
             vdt2_[std::size_t(p)] = v * v * dt2;

@@ -62,6 +62,11 @@ public:
     Domain(const Grid& window, const std::vector<float>& vp, const DomainOptions& opt,
            const AnisotropyFields& extra = {});
 
+    // The box a domain of `window` with these layers propagates on (its computed points;
+    // padded_size() is what its arrays hold): what the constructor takes, and what a plan
+    // counts before any domain is built, so that the two agree.
+    static kernels::Box box_of(const Grid& window, int pml_cells, bool free_surface);
+
     const Grid& window() const { return window_; }
     const kernels::Box& box() const { return box_; }
     double dt() const { return opt_.dt; }
