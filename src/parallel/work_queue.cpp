@@ -9,10 +9,10 @@ namespace rtm::parallel {
 namespace {
 
 // The counters: the next position in the order, claims under way, retries queued, items
-// done, the stop flag; then the retry queue (item * ranks + the rank that failed it + 1,
+// done, the stop flag, claims whose work has ended (progress); then the retry queue (item * ranks + the rank that failed it + 1,
 // 0 while it is being written) and each retry's claim count (the rank that moves it
 // from 0 has it).
-enum : std::size_t { kNext, kBusy, kRetries, kDone, kStop, kFixed };
+enum : std::size_t { kNext, kBusy, kRetries, kDone, kStop, kEnded, kFixed };
 
 }  // namespace
 
@@ -105,6 +105,7 @@ void WorkQueue::stop() {
 }
 bool WorkQueue::stopped() { return c_ && c_->load(kStop) != 0; }
 long WorkQueue::finished_ok() { return c_ ? long(c_->load(kDone)) : 0; }
+long WorkQueue::ended() { return c_ ? long(c_->fetch_add(kEnded, 1)) + 1 : 0; }
 long WorkQueue::unclaimed() {
     // (kNext also counts the takes that found the order spent.)
     return c_ ? std::max(0L, long(order_.size()) - long(c_->load(kNext))) : 0;

@@ -46,6 +46,11 @@ public:
     void stop();
     bool stopped();
     long finished_ok();           // items done, job-wide (on group leaders; 0 on other members)
+    // A claim's work has ended well (before finish(): its result may still be refused):
+    // returns how many have, this one included, job-wide, each count handed out once (on
+    // group leaders; 0 on other members). Reading finished_ok() there instead, two ranks
+    // ending together both said "1 of 30".
+    long ended();
     long unclaimed();             // items of the order not handed out yet (retries aside; leaders)
     double waiting_seconds() const { return waiting_; }  // this rank's time in next() without work
     // Whether every member of this rank's group had its claim's work succeed (`mine`

@@ -714,7 +714,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         // shots done with this one (those migrated and not yet added counted), their rate
         // so far, and when the rest should be done; should the adding refuse it (a value
         // that is not finite), its failure follows.
-        const long done = before + queue.finished_ok() + long(adding.size() + ready.size()) + 1;
+        const long done = before + queue.ended();
         const double rate = double(done - before) / std::chrono::duration<double>(clock::now() - loop_start).count();
         if (queue.leader())
             every_rank().info("{} ({} of {} done, {:.0f} shots/h, ETA {}): window {} x {} x {}, {} steps, imaging "

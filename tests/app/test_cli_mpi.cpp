@@ -2,11 +2,13 @@
 // process, bit for bit; a job whose rank was killed resumes with another rank count to
 // the same image; a shot that fails is retried once on another rank. CPU ranks, so that
 // all of this runs in CI (one thread per rank, oversubscribed on small machines).
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,6 +113,14 @@ TEST_CASE("mpirun -np 3 rtm migrate gives the image and illumination of one proc
     CHECK_THAT(three.output, Contains("parallel: 3 ranks, 1 per shot, 3 groups") && Contains("8 shots stacked"));
     // The summary gives each rank's shots, busy and waiting time.
     for (int r = 0; r < 3; ++r) CHECK_THAT(three.output, Contains("rank " + std::to_string(r) + " on "));
+    // Each shot's progress line gives the job's count with it: 1 to 8, each once, whichever
+    // ranks end together (two ranks ending together both said "1 of 8").
+    std::vector<int> counts;
+    const std::regex done_re(R"(\((\d+) of 8 done)");
+    for (auto m = std::sregex_iterator(three.output.begin(), three.output.end(), done_re); m != std::sregex_iterator(); ++m)
+        counts.push_back(std::stoi((*m)[1]));
+    std::sort(counts.begin(), counts.end());
+    CHECK(counts == std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8});
     CHECK(bytes_of(dir / "three" / "image.sgy") == bytes_of(dir / "one" / "image.sgy"));
     CHECK(bytes_of(dir / "three" / "illumination.sgy") == bytes_of(dir / "one" / "illumination.sgy"));
 }
