@@ -21,7 +21,7 @@ rc=0
 step() {  # step <name> <rtm args...>: the command's summary lines
     local name=$1; shift
     RTM_TIMELINE="$OUT/$name.timeline.json" "$D/rtm" "$@" > "$OUT/$name.log" 2>&1 || { echo "$name FAILED: $(tail -2 "$OUT/$name.log")"; rc=1; }
-    echo "$name: $(grep -E "done: [0-9]+ shots, grid|migrated [0-9]+ shots in this run" "$OUT/$name.log" | sed 's/.*info //' | tail -1)"
+    echo "$name: $(grep -E "done: [0-9]+ shots?, grid|migrated [0-9]+ shots? in this run" "$OUT/$name.log" | sed 's/.*info //' | tail -1)"
     echo "    $(grep -E "time by phase" "$OUT/$name.log" | sed "s/.*info //" | tail -1)"
     grep -m1 -E "source wavefield by" "$OUT/$name.log" | sed 's/.*info /    /' | cut -c1-220
 }

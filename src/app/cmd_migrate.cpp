@@ -336,9 +336,9 @@ int cmd_migrate(int argc, char** argv) {
     std::vector<std::pair<std::size_t, std::size_t>> where;  // index and gather of each job shot
     for (std::size_t file = 0; file < indexes.size(); ++file) {
         const io::ShotIndex& index = indexes[file];
-        spdlog::info("shots {}: {} gather{}{}", index.path(), index.size(), index.size() == 1 ? "" : "s",
-                     index.dead_traces() ? fmt::format(", {} trace{} marked dead (trace byte 29 = 2) read as zeros",
-                                                       index.dead_traces(), index.dead_traces() == 1 ? "" : "s")
+        spdlog::info("shots {}: {}{}", index.path(), counted(long(index.size()), "gather"),
+                     index.dead_traces() ? fmt::format(", {} marked dead (trace byte 29 = 2) read as zeros",
+                                                       counted(long(index.dead_traces()), "trace"))
                                          : "");
         for (std::size_t k = 0; k < index.size(); ++k) {
             names.push_back({index.path(), index.geometry(k).id});
@@ -436,12 +436,12 @@ int cmd_migrate(int argc, char** argv) {
     const int ranks = parallel::World::get().size();
     for (const auto& r : rep.ranks)
         if (ranks > 1)
-            spdlog::info("rank {} on {}: {} of the {} shots it tried migrated, migrating {} ({:.0f}%, propagation steps {}), "
+            spdlog::info("rank {} on {}: {} of the {} it tried migrated, migrating {} ({:.0f}%, propagation steps {}), "
                          "waiting for work {}",
-                         r.rank, r.node, r.migrated, r.shots, format_duration(r.busy), 100 * r.busy / std::max(1e-9, rep.seconds),
+                         r.rank, r.node, r.migrated, counted(r.shots, "shot"), format_duration(r.busy), 100 * r.busy / std::max(1e-9, rep.seconds),
                          format_duration(r.propagation), format_duration(r.waiting + rep.seconds - r.wall));
     const double seconds = seconds_since_start();  // the whole command's wall time
-    spdlog::info("migrated {} shots in this run on {} rank(s) ({:.0f} shots/hour): {}", rep.done_now, ranks,
+    spdlog::info("migrated {} in this run on {} ({:.0f} shots/hour): {}", counted(rep.done_now, "shot"), counted(ranks, "rank"),
                  rep.done_now / std::max(1e-9, seconds) * 3600,
                  throughput_summary(seconds, rep.busy_seconds, rep.point_updates,
                                     job.migration.propagation.backend.gpu, ranks));
@@ -451,7 +451,7 @@ int cmd_migrate(int argc, char** argv) {
     for (const auto& p : rep.outputs) spdlog::info("wrote {}", p);
     for (const auto& f : rep.failed_now) spdlog::error("shot {} from {} failed: {}", f.shot.id, f.shot.file, f.reason);
     if (rep.complete) {
-        spdlog::info("done: {} shots stacked", rep.total);
+        spdlog::info("done: {} stacked", counted(rep.total, "shot"));
         return 0;
     }
     const int done = rep.done_before + rep.done_now;
@@ -461,14 +461,14 @@ int cmd_migrate(int argc, char** argv) {
     // (its fingerprint): only a cause outside them can have gone away.
     const bool root = parallel::World::get().root();
     if (root && rep.failed)
-        spdlog::error("{} of {} shots done, {} failed ({} in this run; reasons above and in {}/state.json). Running the "
+        spdlog::error("{} of {} done, {} failed ({} in this run; reasons above and in {}/state.json). Running the "
                       "same command again retries them, which helps where the cause lay outside the input files and "
                       "settings (memory, a device, a disk): a cause in them (bad samples, a geometry, a blow-up) is "
                       "fixed by changing them, which this job folder refuses, so migrate the fixed inputs into a new "
                       "output.job folder (or delete this one)",
-                      done, rep.total, rep.failed, rep.failed_now.size(), job.folder);
+                      done, counted(rep.total, "shot"), rep.failed, rep.failed_now.size(), job.folder);
     else if (root)
-        spdlog::info("stopped after {} shots this run ({} of {} done); run the same command to resume", rep.done_now,
+        spdlog::info("stopped after {} this run ({} of {} done); run the same command to resume", counted(rep.done_now, "shot"),
                      done, rep.total);
     // A signal first: a scheduler that requeues a job it stopped reads 128 + signal.
     return rep.signal ? 128 + rep.signal : rep.failed ? 3 : 0;

@@ -17,6 +17,7 @@
 #include "app/preflight.h"
 #include "core/error.h"
 #include "core/host_memory.h"
+#include "core/log.h"
 #include "core/phases.h"
 #include "core/stop_signal.h"
 #include "io/previews.h"
@@ -126,7 +127,7 @@ std::vector<ShotGather> geometry_from(const po::variables_map& vm, const Model& 
                            "Give either a regular spread (acquisition.source-* and receiver-*) or acquisition.geometry");
         }
         const io::ShotIndex index(path, io::ShotIndex::Use::Geometry);  // headers only: the samples are not needed
-        spdlog::info("geometry from {}: {} shots (written in field record and channel order)", path, index.size());
+        spdlog::info("geometry from {}: {} (written in field record and channel order)", path, counted(long(index.size()), "shot"));
         // Its traces may start after the shot; the modelled ones start at the shot.
         if (index.delay_ms() != 0 && parallel::World::get().root())
             spdlog::warn("{}: its traces start {} ms after the shot (delay recording time, byte 109, times the time "
@@ -361,15 +362,15 @@ int cmd_model(int argc, char** argv) {
         int sig = 0;
         std::istringstream(counts[r]) >> shots >> u >> b >> sig;
         updates += u, busy += b, modelled += shots, signal = std::max(signal, sig);
-        if (counts.size() > 1) spdlog::info("rank {}: {} shots, propagation steps {}", r, shots, format_duration(b));
+        if (counts.size() > 1) spdlog::info("rank {}: {}, propagation steps {}", r, counted(shots, "shot"), format_duration(b));
     }
     int stopped[2] = {modelled < long(geometry.size()), signal};  // (the counts are rank 0's)
     world.broadcast(stopped, sizeof stopped);
     signal = stopped[1];
     if (stopped[0]) {  // by a signal: the writer removes out.tmp
-        if (world.root()) spdlog::error("stopped by signal {} after {} of {} shots: {} was not written (an incomplete shot file is not "
+        if (world.root()) spdlog::error("stopped by signal {} after {} of {}: {} was not written (an incomplete shot file is not "
                       "kept, and rtm model does not resume: run the command again)",
-                      signal, modelled, geometry.size(), out);
+                      signal, modelled, counted(long(geometry.size()), "shot"), out);
         return 128 + signal;
     }
     world.on_root([&] { writer->commit(false); });
@@ -390,8 +391,8 @@ int cmd_model(int argc, char** argv) {
 
     const Grid& g = model.grid();
     const TimeAxis ta = time_axis(model, geometry.front(), wavelet, prop);
-    spdlog::info("done: {} shots, grid {} x {} x {} (+{} absorbing cells), {} steps of {:.3g} ms each, {}",
-                 geometry.size(), g.nx, g.ny, g.nz, prop.pml_cells, ta.nt, ta.dt * 1e3,
+    spdlog::info("done: {}, grid {} x {} x {} (+{} absorbing cells), {} steps of {:.3g} ms each, {}",
+                 counted(long(geometry.size()), "shot"), g.nx, g.ny, g.nz, prop.pml_cells, ta.nt, ta.dt * 1e3,
                  throughput_summary(seconds, busy, updates, prop.backend.gpu, world.size()));
     spdlog::info("wrote {} and {}", out, png);
     spdlog::info("time by phase on rank 0: {}", phase_summary());

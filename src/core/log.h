@@ -5,7 +5,14 @@
 // are several (app/streams.cpp sets both up).
 #include <spdlog/spdlog.h>
 
+#include <string>
+
 namespace rtm {
+
+// A count with its noun, for messages: "1 shot", "8 shots" (nouns with a plain "s").
+inline std::string counted(long long n, const char* noun) {
+    return std::to_string(n) + ' ' + noun + (n == 1 ? "" : "s");
+}
 
 inline spdlog::logger& every_rank() {
     const auto l = spdlog::get("every-rank");

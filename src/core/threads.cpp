@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "core/log.h"
 
 namespace rtm {
 
@@ -158,9 +159,9 @@ int set_cpu_threads(int option, const std::string& option_name, int sharing) {
     omp_set_num_threads(c.threads);
     spdlog::info("{}", describe(c));
     if (c.threads > c.affinity_cpus)
-        spdlog::warn("{} CPU threads ({}) on the {} CPUs this process may use: the threads wait for each other's "
+        spdlog::warn("{} ({}) on the {} this process may use: the threads wait for each other's "
                      "cores, slower than one a core. {}to at most {}",
-                     c.threads, c.from, c.affinity_cpus, fix, c.affinity_cpus);
+                     counted(c.threads, "CPU thread"), c.from, counted(c.affinity_cpus, "CPU"), fix, c.affinity_cpus);
     return c.threads;
 }
 

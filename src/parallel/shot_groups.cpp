@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/log.h"
 
 namespace rtm::parallel {
 
@@ -28,7 +29,7 @@ void ShotGroups::configure(int per_shot) {
              "Use 1: each rank (one per GPU) migrates or models its own shots");
     if (world.size() % per_shot != 0)
         fail("option parallel.ranks-per-shot", "is " + g + ", which does not divide the job's " +
-                                                   std::to_string(world.size()) + " ranks into groups",
+                                                   counted(world.size(), "rank") + " into groups",
              "Run a multiple of " + g + " ranks (mpirun -np), or choose a divisor of " + std::to_string(world.size()));
     ShotGroups& s = the_groups();
     s.per_shot_ = per_shot;

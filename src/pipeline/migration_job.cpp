@@ -488,7 +488,7 @@ void absorb_parts(State& st, imaging::Stack& stack) {
         ++parts, shots += int(done.size());
     }
     if (parts) {
-        spdlog::info("recovered {} shots from the checkpoints of {} ranks of an interrupted run", shots, parts);
+        spdlog::info("recovered {} from the checkpoints of {} of an interrupted run", counted(shots, "shot"), counted(parts, "rank"));
         commit(st, stack);
     }
 }
@@ -533,9 +533,9 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         complete_before = st.complete();
         if (complete_before) {
             check_products(st.j, st.folder);
-            spdlog::info("job {} is complete: its {} shots are in its image ({}); nothing to do (use a new output.job "
+            spdlog::info("job {} is complete: its {} in its image ({}); nothing to do (use a new output.job "
                          "folder, or delete this one, to migrate again)",
-                         opt.folder, n, (st.folder / "image.sgy").string());
+                         opt.folder, n == 1 ? "shot is" : std::to_string(n) + " shots are", (st.folder / "image.sgy").string());
             return;
         }
         resuming = st.generation() > 0 || !part_files(st.folder).empty();
@@ -552,7 +552,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             failed_before += st.j["shots"][i]["status"] == "failed";
         }
         if (done || failed_before)
-            spdlog::info("resuming job {}: {} of {} shots already done{}", opt.folder, done, n,
+            spdlog::info("resuming job {}: {} of {} already done{}", opt.folder, done, counted(n, "shot"),
                          failed_before ? ", " + std::to_string(failed_before) + " failed before (tried again)" : "");
     });
     world.broadcast(&complete_before, sizeof complete_before);
@@ -791,8 +791,8 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
                         const long share = (long(order.size()) + groups - 1) / groups;
                         batch = migration_batch(model, ts.back().shot, wavelet, opt.migration, share);
                         if (queue.leader())
-                            every_rank().info("migrating up to {} shot(s) of one window at a time (propagation.batch {}{})",
-                                              batch, opt.migration.propagation.batch,
+                            every_rank().info("migrating up to {} of one window at a time (propagation.batch {}{})",
+                                              counted(batch, "shot"), opt.migration.propagation.batch,
                                               opt.migration.propagation.batch ? "" : ": automatic");
                     } catch (const std::exception& e) {
                         failed(ts.back(), e);
@@ -897,7 +897,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
     }
     me.wall = std::chrono::duration<double>(clock::now() - loop_start).count();
     me.waiting = queue.waiting_seconds();
-    if (stop_signal()) every_rank().warn("stopping on signal {} after {} shots on this rank in this run", stop_signal(), me.shots);
+    if (stop_signal()) every_rank().warn("stopping on signal {} after {} on this rank in this run", stop_signal(), counted(me.shots, "shot"));
 
     // The end of the run: the ranks' stacks to rank 0 in one reduction, their outcomes
     // beside, then rank 0 commits and writes the products. Only the groups' leaders
@@ -949,7 +949,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         for (const auto& s : st.j["shots"]) done += s["status"] == "done";
         for (const auto& s : st.j["shots"]) rep.failed += s["status"] == "failed";
         rep.complete = done == rep.total;
-        spdlog::info("writing the image of {} of {} shots", done, rep.total);
+        spdlog::info("writing the image of {} of {}", done, counted(rep.total, "shot"));
         if (rep.complete) {
             // Nothing will be added to a complete job's stack: instead of committing it
             // (3 GB written and synced in 3D), the products are synced, then state.json

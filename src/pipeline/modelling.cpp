@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "core/log.h"
 #include "core/phases.h"
 #include "core/progress.h"
 #include "core/stop_signal.h"
@@ -186,9 +187,9 @@ void model_shots(const Model& model, const std::vector<ShotGather>& geometry, co
     for (const auto& geo : geometry) receivers = std::max(receivers, geo.receivers.size());
     const int batch = modelling_batch(opt, long(geometry.size()), double(box.points()), double(receivers) * nt);
     auto prop = make_propagator(domain, opt.precision, opt.backend, batch);
-    spdlog::info("modelling {} shot(s) on {} ({}D grid {} x {} x {} with {} absorbing cells), "
-                 "dt {:.3g} ms, {} steps, {} shot(s) at a time", geometry.size(), prop->name(), g.ndim(), g.nx,
-                 g.ny, g.nz, opt.pml_cells, dt * 1e3, nt, batch);
+    spdlog::info("modelling {} on {} ({}D grid {} x {} x {} with {} absorbing cells), "
+                 "dt {:.3g} ms, {} steps, {} at a time", counted(long(geometry.size()), "shot"), prop->name(), g.ndim(),
+                 g.nx, g.ny, g.nz, opt.pml_cells, dt * 1e3, nt, counted(batch, "shot"));
 
     const std::vector<double> src_trace = source_trace(wavelet, ta, opt);
     setting_up.stop();

@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "core/log.h"
 #include "core/host_memory.h"
 #include "kernels/step_args.h"
 #include "parallel/slab_layout.h"
@@ -467,7 +468,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
                                                         "% of the stability limit") +
                   " " + fmt(dt_cfl * 1e3) + " ms at v_max " + fmt(vmax, 6) + " m/s), " + std::to_string(ta.nt) +
                   " steps for the " + fmt(record) + " s record");
-    out.push_back("plan: " + std::to_string(shots.count) + " shot" + (shots.count == 1 ? "" : "s") + ", up to " +
+    out.push_back("plan: " + counted(shots.count, "shot") + ", up to " +
                   std::to_string(most_receivers) + " receivers each; every source and receiver lies in the model");
     auto list = [](const std::vector<Need>& n) {
         std::string s;

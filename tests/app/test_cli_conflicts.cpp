@@ -532,7 +532,7 @@ TEST_CASE("rtm model stopped by SIGTERM stops after the shot under way, exits 14
     const int status = interrupt_rtm(model_cmd(out, "--acquisition.source-x0 500 --acquisition.source-dx 50 "
                                                     "--acquisition.source-nx 40 --acquisition.receiver-dx 20 "
                                                     "--acquisition.receiver-nx 200 --propagation.batch 1"),
-                                     log, "modelling 40 shot(s)", SIGTERM, log);
+                                     log, "modelling 40 shots", SIGTERM, log);
     INFO(bytes_of(log));
     CHECK(status == 128 + SIGTERM);
     CHECK_THAT(bytes_of(log), Contains("stopping after the work under way") &&

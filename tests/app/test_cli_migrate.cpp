@@ -473,7 +473,7 @@ TEST_CASE("rtm migrate in batches gives shot-by-shot migration's image byte for 
     const auto first = run_rtm(cmd("batched", "--propagation.batch 3 --migration.max-shots 2"));
     INFO(first.output);
     REQUIRE(first.status == 0);
-    CHECK_THAT(first.output, Contains("migrating up to 2 shot(s) of one window at a time (propagation.batch 3)") &&
+    CHECK_THAT(first.output, Contains("migrating up to 2 shots of one window at a time (propagation.batch 3)") &&
                                  Contains("in a batch of 2"));
     const auto rest = run_rtm(cmd("batched", "--propagation.batch 3"));
     INFO(rest.output);

@@ -260,7 +260,7 @@ TEST_CASE("parallel.ranks-per-shot above one process's single rank is refused, n
     const auto r = run_rtm(migrate_args(scratch("cli-mpi-per-shot") / "job") + " --parallel.ranks-per-shot 2");
     INFO(r.output);
     CHECK(r.status == 1);
-    CHECK_THAT(r.output, Contains("parallel.ranks-per-shot") && Contains("does not divide the job's 1 ranks"));
+    CHECK_THAT(r.output, Contains("parallel.ranks-per-shot") && Contains("does not divide the job's 1 rank into groups"));
 }
 
 #endif

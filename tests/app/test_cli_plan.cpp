@@ -278,7 +278,7 @@ TEST_CASE("every shot's geometry is checked before the first propagation", "[pla
     INFO(r.output);
     CHECK(r.status == 1);
     CHECK_THAT(r.output, Contains("shot 2 source") && Contains("lies outside the model"));
-    CHECK_THAT(r.output, !Contains("modelling 2 shot(s)"));  // said just before propagating
+    CHECK_THAT(r.output, !Contains("modelling 2 shots"));  // said just before propagating
     CHECK_FALSE(fs::exists(dir / "shots.sgy"));
 }
 
@@ -289,7 +289,7 @@ TEST_CASE("output paths are checked before the work: not under a file, not a fol
     INFO(r.output);
     CHECK(r.status == 1);
     CHECK_THAT(r.output, Contains("option output.shots") && Contains("is a file"));
-    CHECK_THAT(r.output, !Contains("modelling 2 shot(s)"));
+    CHECK_THAT(r.output, !Contains("modelling 2 shots"));
 
     fs::create_directories(dir / "afolder");
     r = run_rtm(model_job(dir, "--output.shots " + (dir / "afolder").string() + " --output.preview " +
@@ -378,5 +378,5 @@ TEST_CASE("the plan and the shot count one checkpoint alike: a budget the dry ru
     CHECK(r.status == 0);
     r = migrate("above", budget(1.02 * state_gb));
     CHECK(r.status == 0);
-    CHECK_THAT(r.output, Contains("done: 1 shots stacked"));
+    CHECK_THAT(r.output, Contains("done: 1 shot stacked"));
 }
