@@ -29,6 +29,7 @@
 #include "io/shot_index.h"
 #include "parallel/world.h"
 #include "pipeline/migration_job.h"
+#include "pipeline/shot_window.h"
 #include "propagation/backend.h"
 
 namespace rtm::app {
@@ -64,7 +65,11 @@ po::options_description data_options() {
         ("data.shots", input_file_list()->multitoken(),
          "SEG-Y shot files, every gather migrated: on the command line several after one --data.shots or the "
          "option repeated, in an INI file one 'shots = FILE' line each. Given on the command line, they replace "
-         "the INI file's (as every option does). A file listed twice, or beside a copy of itself, is refused");
+         "the INI file's (as every option does). A file listed twice, or beside a copy of itself, is refused")
+        ("data.receivers-outside", po::value<std::string>()->default_value("refuse"),
+         "receivers (traces) that lie outside the model: refuse (the job, before any work, naming the first) or "
+         "drop (leave them out of the migration, as if the files had not held them; the log counts them). A "
+         "source outside the model is refused either way");
     return d;
 }
 
@@ -247,6 +252,31 @@ std::string shortest(double d) {
 // (input files by their content: `inputs`, hashed), the model's spacing as used (not
 // model.dx, dy and dz, whose 0 means "the file's": stating the file's own spacing on a
 // resume changes nothing), the backend that runs (whatever propagation.device said).
+// data.receivers-outside drop: the receivers outside the model left out of every gather
+// of the shot files, counted in the log; a gather left with none is refused (nothing of
+// it could be migrated). refuse: the plan refuses the first one.
+void leave_out_receivers_outside(const po::variables_map& vm, const Model& model, std::vector<io::ShotIndex>& indexes) {
+    const std::string how = vm["data.receivers-outside"].as<std::string>();
+    if (how == "refuse") return;
+    if (how != "drop") fail_usage("option data.receivers-outside", "unknown value '" + how + "'", "Use refuse or drop");
+    for (auto& index : indexes) {
+        std::size_t traces = 0;
+        for (std::size_t k = 0; k < index.size(); ++k) traces += index.geometry(k).ntraces();
+        const std::size_t out = index.leave_out_receivers([&](const Position& p) { return in_model(model, p); });
+        for (std::size_t k = 0; k < index.size(); ++k) {
+            const ShotGather& g = index.geometry(k);
+            if (g.receivers.empty())
+                fail(index.path() + ": shot " + std::to_string(g.id),
+                     "every receiver lies outside the model (data.receivers-outside drop left them all out): "
+                     "nothing of it could be migrated",
+                     "Leave the shot out of data.shots, or extend the model to its receivers");
+        }
+        if (out)
+            spdlog::warn("shots {}: the receivers of {} of its {} lie outside the model: left out (data.receivers-outside "
+                         "drop)", index.path(), out, counted(long(traces), "trace"));
+    }
+}
+
 JobFingerprint settings_of(const po::variables_map& vm, const Grid& model, const Backend& backend,
                            std::vector<JobFingerprint::Input> inputs) {
     std::set<std::string> files;  // options whose values are paths
@@ -331,7 +361,8 @@ int cmd_migrate(int argc, char** argv) {
     PhaseTimer reading("read model");
     const Model model = load_model(vm);
     reading.stop();
-    const std::vector<io::ShotIndex> indexes = indexed.get();
+    std::vector<io::ShotIndex> indexes = indexed.get();
+    leave_out_receivers_outside(vm, model, indexes);
     std::vector<JobShot> names;
     std::vector<std::pair<std::size_t, std::size_t>> where;  // index and gather of each job shot
     for (std::size_t file = 0; file < indexes.size(); ++file) {

@@ -219,6 +219,26 @@ ShotIndex::ShotIndex(const std::string& path, Use use) : path_(path), stamp_(fil
     delay_ms_ = late == traces.end() ? 0 : late->delay;
 }
 
+std::size_t ShotIndex::leave_out_receivers(const std::function<bool(const Position&)>& keep) {
+    std::size_t left_out = 0;
+    for (std::size_t k = 0; k < gathers_.size(); ++k) {
+        ShotGather& g = gathers_[k];
+        std::size_t kept = 0;
+        for (std::size_t r = 0; r < g.ntraces(); ++r)
+            if (keep(g.receivers[r])) {
+                g.receivers[kept] = g.receivers[r];
+                g.channels[kept] = g.channels[r];
+                traces_[k][kept] = traces_[k][r];
+                ++kept;
+            }
+        left_out += g.ntraces() - kept;
+        g.receivers.resize(kept);
+        g.channels.resize(kept);
+        traces_[k].resize(kept);
+    }
+    return left_out;
+}
+
 ShotGather ShotIndex::load(std::size_t k) const {
     const detail::SegyReader file(path_);
     // Replaced or rewritten since it was indexed: its gathers would be another file's,

@@ -2,6 +2,7 @@
 // A shot file's gathers without their samples: one pass over the trace headers finds
 // every gather's traces, geometry and sampling; a gather's samples are read when it is
 // loaded. A job then holds one gather's samples at a time, whatever the file's size.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,10 @@ public:
     // so indexes of many files hold no open files); refused when the file has changed
     // since it was indexed.
     ShotGather load(std::size_t k) const;
+    // Leaves out of every gather the receivers (their traces) for which `keep` is false,
+    // as if the file had not held them; returns how many it left out. A gather may be
+    // left with none.
+    std::size_t leave_out_receivers(const std::function<bool(const Position&)>& keep);
     // Traces marked dead (byte 29 = 2), loaded as zeros.
     std::size_t dead_traces() const { return dead_count_; }
     // The delay recording time (byte 109, ms) of the first trace that has one, 0 if none:

@@ -88,9 +88,10 @@ const Need& largest(const std::vector<Need>& n) {
     return *std::max_element(n.begin(), n.end(), [](const Need& a, const Need& b) { return a.bytes < b.bytes; });
 }
 
-// single_trace_gathers: every gather of a migration (more than one) is one trace.
+// single_trace_gathers: every gather of a migration (more than one) is one trace;
+// migration: rtm migrate's (which can leave receivers outside the model out).
 void check_shot(const Model& model, const ShotGather& s, const std::string& source, const Wavelet& wavelet,
-                bool single_trace_gathers, bool free_surface) {
+                bool single_trace_gathers, bool migration, bool free_surface) {
     const std::string who = source + ": shot " + std::to_string(s.id);
     if (s.receivers.empty()) fail(who, "has no receivers", "Give every shot at least one trace");
     // Every gather one trace recorded at its own source: a velocity model (rtm writes a
@@ -123,7 +124,9 @@ void check_shot(const Model& model, const ShotGather& s, const std::string& sour
              "fires half its length late), or record longer");
     require_in_model(model, s.source, who + " source");
     for (std::size_t r = 0; r < s.receivers.size(); ++r)
-        require_in_model(model, s.receivers[r], who + " receiver " + std::to_string(r + 1));
+        require_in_model(model, s.receivers[r], who + " receiver " + std::to_string(r + 1),
+                         migration ? ", or leave the receivers outside it out of the migration (data.receivers-outside drop)"
+                                   : "");
     // A free surface holds the pressure at zero on the model's top: a source there
     // injects nothing and a receiver there records nothing (the image, or the gathers,
     // came out all zeros). Land data and files that leave the depths at 0 put them there.
@@ -203,7 +206,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
         const ShotGather& s = shots.geometry(k);
         // (Gathers of one trace at their own source are a zero-offset survey to model, and
         // to migrate most likely a velocity model given as the shots.)
-        check_shot(model, s, shots.source(k), wavelet, migration && most_receivers == 1 && shots.count > 1,
+        check_shot(model, s, shots.source(k), wavelet, migration && most_receivers == 1 && shots.count > 1, migration,
                    prop.free_surface);
         const ShotGather& first = shots.geometry(0);
         if (!migration && (s.dt != first.dt || s.nt != first.nt))

@@ -10,10 +10,24 @@ namespace rtm {
 
 namespace {
 
+// A position's model-local (x, y) (y = 0 on a 2D line) and its distance off a 2D model's
+// line, as the model's frame gives them.
+struct Local {
+    double x, y, off_line;
+};
+Local local_of(const Grid& g, const Position& p) {
+    Local l{};
+    g.frame.to_local(p.x, p.y, l.x, l.y);
+    l.off_line = g.ndim() == 2 ? std::abs(l.y) : 0;
+    if (g.ndim() == 2) l.y = 0;
+    return l;
+}
+
 // Model-local (x, y) of a world position; y = 0 on a 2D line.
 void model_local(const Model& m, const Position& p, double& x, double& y) {
-    m.grid().frame.to_local(p.x, p.y, x, y);
-    if (m.grid().ndim() == 2) y = 0;
+    const Local l = local_of(m.grid(), p);
+    x = l.x;
+    y = l.y;
 }
 
 PointStencil stencil_of(const Domain& d, const ShotWindow& w, const Model& m, const Position& p,
@@ -26,35 +40,39 @@ PointStencil stencil_of(const Domain& d, const ShotWindow& w, const Model& m, co
 
 }  // namespace
 
-void require_in_model(const Model& m, const Position& p, const std::string& what) {
+bool in_model(const Model& m, const Position& p) {
     const Grid& g = m.grid();
-    double x, y;
-    g.frame.to_local(p.x, p.y, x, y);
+    const Local l = local_of(g, p);
+    // Checked against the model, in the survey's terms, before any window is involved.
+    // (Written as "inside", so that a position that is not a number is outside.)
+    const double t = kPositionTolerance;
+    return l.off_line <= kOffLineTolerance && l.x >= -t && l.x <= g.x_max() + t &&
+           (g.ndim() == 2 || (l.y >= -t && l.y <= g.y_max() + t)) && p.z >= g.z0 - t && p.z <= g.z_max() + t;
+}
+
+void require_in_model(const Model& m, const Position& p, const std::string& what, const std::string& or_else) {
+    if (in_model(m, p)) return;
+    const Grid& g = m.grid();
+    const Local l = local_of(g, p);
     // A 2D model is a line: a position off it is projected onto it, which is right for
     // the metres of a crooked line's feathering and wrong for a survey somewhere else.
-    if (g.ndim() == 2 && std::abs(y) > kOffLineTolerance) {
+    if (l.off_line > kOffLineTolerance) {
         std::ostringstream os;
-        os << "at world X " << p.x << " m, Y " << p.y << " m lies " << std::abs(y) << " m off the 2D model's line"
+        os << "at world X " << p.x << " m, Y " << p.y << " m lies " << l.off_line << " m off the 2D model's line"
            << " (more than " << kOffLineTolerance << " m)";
         fail(what, os.str(),
              "Check the coordinates and their scalar (bytes 71, 73-88) against the model's trace coordinates, or "
-             "migrate with a 3D model");
+             "migrate with a 3D model" + or_else);
     }
-    if (g.ndim() == 2) y = 0;
-    // Checked against the model, in the survey's terms, before any window is involved.
-    const double t = kPositionTolerance;
-    // (Written as "not inside", so that a position that is not a number is outside too.)
-    const bool inside = x >= -t && x <= g.x_max() + t && (g.ndim() == 2 || (y >= -t && y <= g.y_max() + t)) &&
-                        p.z >= g.z0 - t && p.z <= g.z_max() + t;
-    if (!inside) {
-        std::ostringstream os;
-        os << "at world X " << p.x << " m, Y " << p.y << " m, depth " << p.z << " m (x " << x << " m"
-           << (g.ndim() == 3 ? ", y " + std::to_string(y) + " m" : std::string()) << " from the model's first trace)"
-           << " lies outside the model, which spans x 0.." << g.x_max() << " m"
-           << (g.ndim() == 3 ? ", y 0.." + std::to_string(g.y_max()) + " m" : std::string()) << ", depth " << g.z0
-           << ".." << g.z_max() << " m";
-        fail(what, os.str(), "Check the positions (a shot file's coordinates and their scalars, or the acquisition options) against the model's extent, or extend the model");
-    }
+    std::ostringstream os;
+    os << "at world X " << p.x << " m, Y " << p.y << " m, depth " << p.z << " m (x " << l.x << " m"
+       << (g.ndim() == 3 ? ", y " + std::to_string(l.y) + " m" : std::string()) << " from the model's first trace)"
+       << " lies outside the model, which spans x 0.." << g.x_max() << " m"
+       << (g.ndim() == 3 ? ", y 0.." + std::to_string(g.y_max()) + " m" : std::string()) << ", depth " << g.z0
+       << ".." << g.z_max() << " m";
+    fail(what, os.str(),
+         "Check the positions (a shot file's coordinates and their scalars, or the acquisition options) against the "
+         "model's extent, or extend the model" + or_else);
 }
 
 ShotWindow window_extent(const Model& model, const ShotGather& shot, double aperture) {

@@ -27,9 +27,11 @@ ShotWindow window_extent(const Model& model, const ShotGather& shot, double aper
 // crooked line's feathering, not a survey elsewhere.
 constexpr double kOffLineTolerance = 250;
 
-// Throws, naming `what`, when the position lies outside the model (or farther than
-// kOffLineTolerance off a 2D model's line).
-void require_in_model(const Model& m, const Position& p, const std::string& what);
+// Whether the position lies in the model (and within kOffLineTolerance of a 2D model's
+// line); require_in_model throws, naming `what`, where it does not (`or_else`: another
+// way out, appended to the fix).
+bool in_model(const Model& m, const Position& p);
+void require_in_model(const Model& m, const Position& p, const std::string& what, const std::string& or_else = "");
 
 // Stencils of the shot's source and receivers in a domain built on the window;
 // errors name the shot and receiver that lie outside the model.

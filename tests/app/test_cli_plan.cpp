@@ -380,3 +380,62 @@ TEST_CASE("the plan and the shot count one checkpoint alike: a budget the dry ru
     CHECK(r.status == 0);
     CHECK_THAT(r.output, Contains("done: 1 shot stacked"));
 }
+
+TEST_CASE("receivers outside the model: refused by default, naming the option that drops them, and dropped they give the image of a file without them", "[plan]") {
+    const auto dir = scratch("cli-plan-receivers-outside");
+    // Two gathers, 21 receivers from world X `x0` every 50 m (the model's line starts at
+    // X = 1000 m), a spike on each trace; `keep` chooses the receivers written.
+    const auto write = [&](const std::string& name, double x0, auto keep) {
+        std::vector<ShotGather> shots(2);
+        for (int k = 0; k < 2; ++k) {
+            ShotGather& g = shots[k];
+            g.id = k + 1, g.nt = 200, g.dt = 0.004;
+            g.source = {1800.0 + 400 * k, 0, 10};
+            std::vector<int> spikes;  // receiver r's at sample 60 + 2 r
+            for (int r = 0; r < 21; ++r)
+                if (keep(x0 + 50 * r)) {
+                    g.receivers.push_back({x0 + 50 * r, 0, 10});
+                    g.channels.push_back(r + 1);
+                    spikes.push_back(60 + 2 * r);
+                }
+            g.data.assign(g.receivers.size() * 200, 0.f);
+            for (std::size_t r = 0; r < g.receivers.size(); ++r) g.trace(r)[spikes[r]] = 1.f;
+        }
+        const std::string path = (dir / name).string();
+        io::write_shots(path, shots);
+        return path;
+    };
+    // Receivers 800 .. 1800 m: the first four (800 .. 950 m) lie before the model's line.
+    const std::string all = write("all.sgy", 800, [](double) { return true; });
+    const std::string inside = write("inside.sgy", 800, [](double x) { return x >= 1000; });
+    const std::string fast = " --migration.aperture 200 --migration.image-every 4";
+    for (const char* job : {"refused", "dropped", "without", "none", "typo"}) fs::create_directories(dir / job);
+
+    auto r = run_rtm(migrate_job(all, dir / "refused", fast));
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains(all + ": shot 1 receiver 1") && Contains("lies outside the model") &&
+                             Contains("data.receivers-outside drop"));
+
+    r = run_rtm(migrate_job(all, dir / "dropped", fast + " --data.receivers-outside drop"));
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.output, Contains("shots " + all + ": the receivers of 8 of its 42 traces lie outside the model: left out"));
+    const auto without = run_rtm(migrate_job(inside, dir / "without", fast));
+    INFO(without.output);
+    REQUIRE(without.status == 0);
+    // The same image, bit for bit: the dropped traces are as if the file had not held them.
+    CHECK(io::read_volume((dir / "dropped" / "job" / "image.sgy").string()).data ==
+          io::read_volume((dir / "without" / "job" / "image.sgy").string()).data);
+
+    // A gather whose every receiver lies outside is refused, naming it; an unknown choice
+    // is a usage error.
+    const std::string none = write("none.sgy", -2000, [](double) { return true; });
+    r = run_rtm(migrate_job(none, dir / "none", fast + " --data.receivers-outside drop"));
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Contains(none + ": shot 1") && Contains("every receiver lies outside the model"));
+    r = run_rtm(migrate_job(all, dir / "typo", fast + " --data.receivers-outside skip"));
+    CHECK(r.status == 2);
+    CHECK_THAT(r.output, Contains("data.receivers-outside") && Contains("Use refuse or drop"));
+}
