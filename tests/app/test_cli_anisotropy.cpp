@@ -260,13 +260,33 @@ TEST_CASE("rtm migrate images a TTI layered survey on the CPU: finite, non-zero,
     CHECK(std::abs(depth - 500) <= 10 + 0.013 * 500);
 }
 
+TEST_CASE("a tilt of 0 at every node runs the VTI operator (the isotropic one without epsilon and delta), bit for bit, and says so") {
+    const auto dir = scratch("cli-tti-zero-tilt");
+    const std::string vti = "--model.epsilon 0.2 --model.delta 0.1";
+    const auto plain = run_rtm(small_job(dir / "vti", vti));
+    REQUIRE(plain.status == 0);
+    const auto zero = run_rtm(small_job(dir / "zero", vti + " --model.theta 0"));
+    INFO(zero.output);
+    REQUIRE(zero.status == 0);
+    CHECK_THAT(zero.output, Contains("the tilt (model.theta) is 0 at every node, so the VTI operator runs") &&
+                                Contains("pseudo-acoustic VTI") && Contains("cpu VTI"));
+    CHECK(bytes_of(dir / "zero" / "shots.sgy") == bytes_of(dir / "vti" / "shots.sgy"));
+    const auto iso = run_rtm(small_job(dir / "iso", ""));
+    REQUIRE(iso.status == 0);
+    const auto tilt_only = run_rtm(small_job(dir / "tilt-only", "--model.theta 0"));
+    INFO(tilt_only.output);
+    REQUIRE(tilt_only.status == 0);
+    CHECK_THAT(tilt_only.output, Contains("so the isotropic operator runs"));
+    CHECK(bytes_of(dir / "tilt-only" / "shots.sgy") == bytes_of(dir / "iso" / "shots.sgy"));
+}
+
 TEST_CASE("model.smooth smooths vp and the anisotropy parameters, says so, and refuses a negative sigma") {
     const auto dir = scratch("cli-smooth");
     const auto r = run_rtm(small_job(dir, "--model.epsilon 0.2 --model.delta 0.1 --model.smooth 30 --dry-run"));
     INFO(r.output);
     CHECK(r.status == 0);
-    CHECK_THAT(r.output, Contains("model: smoothed (model.smooth: Gaussian sigma 30 m), vp as slowness, the "
-                                  "anisotropy parameters as values"));
+    CHECK_THAT(r.output, Contains("model: smoothed (model.smooth: Gaussian sigma 30 m), vp as slowness, epsilon "
+                                  "and delta as values"));
     const auto bad = run_rtm(small_job(dir, "--model.smooth -5 --dry-run"));
     CHECK(bad.status == 1);
     CHECK_THAT(bad.output, Contains("option model.smooth") && Contains("sigma in m"));
