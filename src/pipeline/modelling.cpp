@@ -72,9 +72,9 @@ double choose_time_step(const Grid& g, double v_max, double record_dt, const Wav
              "Give a positive dt, or 0 to choose it from the CFL limit");
     if (dt > dt_max) {
         std::ostringstream os;
-        os << "the time step " << dt << " s is unstable for v_max = " << v_max << " m/s on this grid"
-           << " (the largest vp; for an anisotropic model, the speed whose isotropic time-step limit is the "
-              "scheme's: docs/anisotropy.md)";
+        os << "the time step " << dt << " s is unstable on this grid: its limit is " << dt_max
+           << " s, an isotropic medium's at " << v_max << " m/s (the largest vp; for an anisotropic model, "
+              "the speed whose isotropic limit is its scheme's, above its largest vp: docs/anisotropy.md)";
         std::ostringstream fix;
         fix << "The largest stable dt is " << dt_max << " s; use propagation.dt <= " << dt_max
             << " or 0 for automatic";

@@ -295,9 +295,9 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
                                                   (cpml ? 2.0 * double(kernels::cpml_memory(sb).values()) : 0.0));
         }
         const double values = aniso ? padded * share * (8 + (tilt ? 9 : 0)) : iso_values;
+        const std::string layers = aniso || !cpml ? "damping" : "C-PML memory";
         device.push_back({values * b * (born ? 2 : 1),
-                          born ? "background and scattered wavefields, coefficients, C-PML memory"
-                               : "wavefields, coefficients, C-PML memory",
+                          (born ? "background and scattered wavefields, coefficients, " : "wavefields, coefficients, ") + layers,
                           layers_cause});
         // A GPU keeps two buffers in the propagation's precision (a batch's traces are
         // fetched while the next batch records into the other: receiver_traces_later);
@@ -469,7 +469,11 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
                   (prop.dt > 0 ? "propagation.dt" : "the largest divisor of the " + fmt(rec.dt * 1e3) +
                                                         " ms record interval within " + fmt(100 * prop.courant_safety) +
                                                         "% of the stability limit") +
-                  " " + fmt(dt_cfl * 1e3) + " ms at v_max " + fmt(vmax, 6) + " m/s), " + std::to_string(ta.nt) +
+                  " " + fmt(dt_cfl * 1e3) + " ms " +
+                  (model.extra.empty() ? "at v_max " + fmt(vmax, 6) + " m/s"
+                                       : "of the anisotropic scheme, an isotropic medium's at " + fmt(v_cfl, 6) +
+                                             " m/s; vp at most " + fmt(vmax, 6) + " m/s") +
+                  "), " + std::to_string(ta.nt) +
                   " steps for the " + fmt(record) + " s record");
     out.push_back("plan: " + counted(shots.count, "shot") + ", up to " +
                   std::to_string(most_receivers) + " receivers each; every source and receiver lies in the model");

@@ -287,6 +287,10 @@ TEST_CASE("model.smooth smooths vp and the anisotropy parameters, says so, and r
     CHECK(r.status == 0);
     CHECK_THAT(r.output, Contains("model: smoothed (model.smooth: Gaussian sigma 30 m), vp as slowness, epsilon "
                                   "and delta as values"));
+    // The plan's time step: the anisotropic scheme's limit, as an isotropic speed above
+    // the largest vp; its layers are damping, not C-PML.
+    CHECK_THAT(r.output, Contains("ms of the anisotropic scheme, an isotropic medium's at ") &&
+                             Contains(" m/s; vp at most ") && Contains("wavefields, coefficients, damping"));
     const auto bad = run_rtm(small_job(dir, "--model.smooth -5 --dry-run"));
     CHECK(bad.status == 1);
     CHECK_THAT(bad.output, Contains("option model.smooth") && Contains("sigma in m"));
