@@ -29,6 +29,7 @@
 #include "io/shot_index.h"
 #include "parallel/world.h"
 #include "pipeline/migration_job.h"
+#include "physics/anisotropy.h"
 #include "pipeline/shot_window.h"
 #include "propagation/backend.h"
 
@@ -422,6 +423,11 @@ int cmd_migrate(int argc, char** argv) {
         fail("option migration.checkpoint-minutes", "must be 0 or more minutes", "Give minutes, e.g. 5 (0: after every shot)");
     job.max_shots = vm["migration.max-shots"].as<int>();
     job.keep_shot_images = vm["migration.keep-shot-images"].as<bool>();
+    // What runs and what the image is, in the log (the preview's title says it too).
+    spdlog::info("migration: the {} imaging condition, image = {}; {} propagation in {} on the {}",
+                 condition_name(job.migration.condition), post_words(job.post), physics_name(model),
+                 job.migration.propagation.precision == Precision::Double ? "fp64" : "fp32",
+                 job.migration.propagation.backend.gpu ? "GPU" : "CPU");
     // The plan, every shot's geometry and the job folder, checked before any shot; --dry-run stops.
     const PlanShots plan_shots{names.size(), [&](std::size_t i) -> const ShotGather& {
                                    return indexes[where[i].first].geometry(where[i].second);

@@ -23,6 +23,7 @@
 #include "io/previews.h"
 #include "io/shot_index.h"
 #include "io/shot_io.h"
+#include "physics/anisotropy.h"
 #include "pipeline/acquisition.h"
 #include "pipeline/migration.h"
 #include "pipeline/modelling.h"
@@ -334,7 +335,9 @@ int cmd_model(int argc, char** argv) {
     std::unique_ptr<io::ShotWriter> writer;
     world.on_root([&] {
         if (auto dir = std::filesystem::path(out).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
-        writer = std::make_unique<io::ShotWriter>(out, geometry);
+        writer = std::make_unique<io::ShotWriter>(
+            out, geometry, io::ShotWriter::Role::Create,
+            std::string(dm ? "Born (scattered) shot gathers, " : "shot gathers, ") + physics_name(model));
     });
     if (!world.root()) writer = std::make_unique<io::ShotWriter>(out, geometry, io::ShotWriter::Role::Join);
     creating.stop();

@@ -1,7 +1,6 @@
 #include "io/model_io.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
@@ -17,6 +16,7 @@ namespace rtm::io {
 namespace {
 
 using detail::num;
+using detail::upper;
 
 void check_options(const GridReadOptions& opt) {
     // (GridReadOptions mirrors the model.* options of the command line; errors name those.)
@@ -73,11 +73,6 @@ std::int64_t centimetres(double metres, const std::string& path, const char* wha
 // multiplied by 1 / per_unit) so that decimals come out as the nearest double; + 0.0
 // turns -0 into 0.
 double snapped(double v, double per_unit) { return std::round(v * per_unit) / per_unit + 0.0; }
-
-std::string upper(std::string s) {
-    for (auto& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
-    return s;
-}
 
 // Shot gathers rather than a model: sources (source X/Y) each shared by several traces,
 // and most traces' receivers (group X/Y, given) away from their source. A model's

@@ -25,6 +25,8 @@ namespace rtm::io::detail {
 
 // A number for messages: up to 10 significant digits, no trailing zeros.
 std::string num(double v);
+// Words for a textual header's card, in upper case as cards are written by custom.
+std::string upper(std::string s);
 
 // "inline number (trace-header byte 189)" and the like, for messages.
 std::string trace_field_name(int byte);

@@ -14,6 +14,7 @@ namespace rtm::io {
 namespace {
 
 using detail::num;
+using detail::upper;
 
 std::int64_t centimetres(double metres, const std::string& path, const std::string& what) {
     const double cm = std::round(metres * 100.0);
@@ -60,7 +61,8 @@ struct ShotWriter::File {
     detail::TraceHeader h;  // the fields every trace shares, set once
 };
 
-ShotWriter::ShotWriter(const std::string& path, const std::vector<ShotGather>& geometry, Role role) : path_(path) {
+ShotWriter::ShotWriter(const std::string& path, const std::vector<ShotGather>& geometry, Role role, const std::string& what)
+    : path_(path) {
     if (geometry.empty()) fail(path, "no shot gathers to write", "Give at least one gather");
     first_.id = geometry.front().id;
     first_.nt = geometry.front().nt;
@@ -88,7 +90,7 @@ ShotWriter::ShotWriter(const std::string& path, const std::vector<ShotGather>& g
              "Resample the gathers to a dt in whole microseconds");
 
     const std::vector<std::string> text = {
-        "C 1 RTM SHOT GATHERS",
+        "C 1 RTM " + upper(what),
         "C 2 SEG-Y REV 1, IEEE FLOAT (FORMAT 5), BIG-ENDIAN, WRITTEN BY RTM",
         "C 3 " + std::to_string(geometry.size()) + " SHOTS, " + std::to_string(nt) + " SAMPLES AT " + num(dt_us) + " US",
         "C 4 FIELD RECORD (9) = SHOT ID; CHANNEL (13); TRACE SEQUENCE (1, 5)",

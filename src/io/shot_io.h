@@ -33,7 +33,9 @@ public:
     // `geometry`: every gather to be written, in order (data may be empty): the headers
     // are written from it (count, nt, dt, most traces per gather), and it is checked
     // now, before any gather is made.
-    ShotWriter(const std::string& path, const std::vector<ShotGather>& geometry, Role role = Role::Create);
+    // `what`: the gathers in a few words for the textual header's first card (a creator's).
+    ShotWriter(const std::string& path, const std::vector<ShotGather>& geometry, Role role = Role::Create,
+               const std::string& what = "shot gathers");
     ~ShotWriter();
     ShotWriter(const ShotWriter&) = delete;
     ShotWriter& operator=(const ShotWriter&) = delete;

@@ -25,6 +25,7 @@ TtiPoint tti_point(double eps, double delta, double theta, double phi) {
 
 bool tilted(const AnisotropyFields& extra) { return extra.count("theta") || extra.count("phi"); }
 bool tilted(const Model& model) { return model.extra.count("theta") || model.extra.count("phi"); }
+const char* physics_name(const Model& model) { return model.extra.empty() ? "isotropic" : tilted(model) ? "TTI" : "VTI"; }
 
 std::size_t clamped_delta_nodes(const Model& model) {
     const auto e = model.extra.find("epsilon"), d = model.extra.find("delta");

@@ -43,6 +43,8 @@ TtiPoint tti_point(double eps, double delta, double theta, double phi);
 using AnisotropyFields = std::map<std::string, std::vector<float>>;
 bool tilted(const AnisotropyFields& extra);
 bool tilted(const Model& model);
+// "isotropic", "VTI" or "TTI": the operator a model runs (for logs and file headers).
+const char* physics_name(const Model& model);
 
 // Nodes where delta > epsilon (the stability rule lowers delta to epsilon there).
 std::size_t clamped_delta_nodes(const Model& model);

@@ -7,19 +7,6 @@
 
 namespace rtm {
 
-namespace {
-
-const char* condition_name(ImagingCondition c) {
-    switch (c) {
-        case ImagingCondition::CrossCorrelation: return "cross-correlation";
-        case ImagingCondition::InverseScattering: return "inverse scattering";
-        case ImagingCondition::BornAdjoint: return "born-adjoint";
-    }
-    return "";
-}
-
-}  // namespace
-
 std::vector<std::string> write_image_previews(const std::string& folder, const Volume& image,
                                               const MigrationJobOptions& opt, int done, int total) {
     const std::filesystem::path dir(folder);
@@ -27,13 +14,8 @@ std::vector<std::string> write_image_previews(const std::string& folder, const V
                               (done == total ? "all " + std::to_string(total) + " shots"
                                              : "partial, " + std::to_string(done) + " of " + std::to_string(total) + " shots") +
                               ", " + condition_name(opt.migration.condition);
-    std::string note = "stack";
-    if (opt.post.normalise) note += " / source illumination";
-    if (opt.post.laplacian) note += ", -Laplacian";
-    if (opt.post.top_mute > 0)
-        note += ", top mute " + std::to_string(int(opt.post.top_mute)) + " m";
-    note += "; no display gain";
-    return io::write_volume_png((dir / "image.png").string(), image, io::PngStyle{}, title, note);
+    return io::write_volume_png((dir / "image.png").string(), image, io::PngStyle{}, title,
+                                post_words(opt.post) + "; no display gain");
 }
 
 std::map<std::string, std::string> shot_preview_labels(const std::vector<JobShot>& names) {

@@ -29,10 +29,29 @@
 #include "io/model_io.h"
 #include "pipeline/job_previews.h"
 #include "pipeline/job_state.h"
+#include "physics/anisotropy.h"
 
 namespace rtm {
 
 namespace fs = std::filesystem;
+
+const char* condition_name(ImagingCondition c) {
+    switch (c) {
+        case ImagingCondition::CrossCorrelation: return "cross-correlation";
+        case ImagingCondition::InverseScattering: return "inverse scattering";
+        case ImagingCondition::BornAdjoint: return "born-adjoint";
+    }
+    return "";
+}
+
+std::string post_words(const imaging::PostProcessing& post) {
+    std::string w = "stack";
+    if (post.normalise) w += " / source illumination";
+    if (post.laplacian) w += ", -Laplacian";
+    if (post.top_mute > 0) w += ", top mute " + std::to_string(int(post.top_mute)) + " m";
+    return w;
+}
+
 using json = nlohmann::json;
 
 namespace {
@@ -253,7 +272,7 @@ void remove_products(const fs::path& folder) {
 
 // The image, the illumination and the previews from `stack`, each file synced by the
 // thread that wrote it, or none of them (remove_products) and the failure rethrown.
-std::vector<std::string> write_products(const fs::path& folder, const imaging::Stack& stack,
+std::vector<std::string> write_products(const fs::path& folder, const imaging::Stack& stack, const Model& model,
                                         const MigrationJobOptions& opt, int done, int total) {
     const imaging::PostProcessing& post = opt.post;
     const std::string image_path = (folder / "image.sgy").string(), illumination_path = (folder / "illumination.sgy").string();
@@ -268,7 +287,7 @@ std::vector<std::string> write_products(const fs::path& folder, const imaging::S
     auto illumination = run_beside(true, 1.0, [&stack, &illumination_values, &illumination_path] {
         const PhaseTimer t("write the illumination");
         io::write_volume(illumination_path, imaging::illumination_volume(stack.grid, illumination_values),
-                         "rtm migrate: source illumination (sum of u^2)");
+                         "source illumination (sum of u^2)");
         sync_file(illumination_path);
     });
     Volume image;  // (outlives the previews' drawing, should the writing fail)
@@ -283,7 +302,8 @@ std::vector<std::string> write_products(const fs::path& folder, const imaging::S
             return write_image_previews(folder.string(), image, opt, done, total);
         });
         const PhaseTimer writing("write the image");
-        io::write_volume(image_path, image, "rtm migrate: stacked RTM image");
+        io::write_volume(image_path, image, std::string("stacked image, ") + condition_name(opt.migration.condition) +
+                                                ", " + physics_name(model));
         sync_file(image_path);
         drawn = previews.get();
         illumination.get();
@@ -956,7 +976,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
             // records the job complete (the commit point), then the stacks and parts go.
             // A run killed before that point resumes from the last commit.
             try {
-                rep.outputs = write_products(st.folder, job, opt, done, rep.total);
+                rep.outputs = write_products(st.folder, job, model, opt, done, rep.total);
             } catch (const std::exception& e) {
                 fail_keeping_stack(st, job, e);
             }
@@ -976,7 +996,7 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         }
         // The products beside the commit: they read the stack, the commit writes its
         // copy (with fsync), and neither waits for the other.
-        auto products = run_beside(true, 1.0, [&] { return write_products(st.folder, job, opt, done, rep.total); });
+        auto products = run_beside(true, 1.0, [&] { return write_products(st.folder, job, model, opt, done, rep.total); });
         try {
             const PhaseTimer t("commit");
             commit(st, job);

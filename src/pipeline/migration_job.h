@@ -90,6 +90,13 @@ struct MigrationJobOptions {
     bool keep_shot_images = false;  // a PNG of each shot's image in FOLDER/shots (pipeline/job_previews.h)
 };
 
+// The job's image in words, for its log, its preview and its file's textual header:
+// the imaging condition ("cross-correlation", "inverse scattering", "born-adjoint") and
+// the post-processing ("stack / source illumination, -Laplacian, top mute 50 m").
+const char* condition_name(ImagingCondition c);
+std::string post_words(const imaging::PostProcessing& post);
+
+
 struct FailedShot {
     JobShot shot;
     std::string reason;

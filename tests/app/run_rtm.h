@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <segyio/segy.h>
+
 #include "support/shell.h"
 
 namespace rtm::test {
@@ -32,6 +34,17 @@ inline Result mpi_rtm(int ranks, const std::string& args, const std::string& env
 inline std::string bytes_of(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A SEG-Y file's textual header as text (segyio reads rtm's EBCDIC as ASCII); "" when
+// it cannot be read.
+inline std::string textual_header(const std::filesystem::path& p) {
+    segy_file* f = segy_open(p.string().c_str(), "rb");
+    if (!f) return "";
+    std::array<char, SEGY_TEXT_HEADER_SIZE + 1> text{};
+    const bool ok = segy_read_textheader(f, text.data()) == SEGY_OK;
+    segy_close(f);
+    return ok ? std::string(text.data()) : "";
 }
 
 // rtm's two streams apart: stdout through a pipe, stderr into `err_file` (neither a terminal).

@@ -50,6 +50,9 @@ double cli_dot_test(const std::string& record_dt, const std::string& anisotropy 
                            " --output.shots " + (dir / "born.sgy").string());
     INFO(m.output);
     REQUIRE(m.status == 0);
+    // The files and the log say what ran.
+    const std::string physics = anisotropy.empty() ? "ISOTROPIC" : "TTI";
+    CHECK_THAT(textual_header(dir / "born.sgy"), Catch::Matchers::StartsWith("C 1 RTM BORN (SCATTERED) SHOT GATHERS, " + physics));
     const auto Fdm = io::read_shots((dir / "born.sgy").string());
     auto d = Fdm;
     for (auto& s : d)
@@ -62,6 +65,10 @@ double cli_dot_test(const std::string& record_dt, const std::string& anisotropy 
                            " --migration.aperture -1 --output.job " + job.string());
     INFO(g.output);
     REQUIRE(g.status == 0);
+    CHECK_THAT(g.output, Catch::Matchers::Contains("migration: the born-adjoint imaging condition, image = stack; " +
+                                                   std::string(anisotropy.empty() ? "isotropic" : "TTI") +
+                                                   " propagation in fp64 on the CPU"));
+    CHECK_THAT(textual_header(job / "image.sgy"), Catch::Matchers::StartsWith("C 1 RTM STACKED IMAGE, BORN-ADJOINT, " + physics));
     // Without normalisation, Laplacian or mute, image.sgy is the stack itself, in fp32.
     const Volume stacked = io::read_volume((job / "image.sgy").string());
     REQUIRE(stacked.data.size() == v.grid.size());
