@@ -13,6 +13,7 @@
 #include <atomic>
 #include <future>
 #include <regex>
+#include <set>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -79,12 +80,19 @@ bool same_value(const std::string& a, const std::string& b) {
 }
 
 // What differs between two fingerprints' settings: the keys, with both values, so that a
-// refused folder says which option (or the backend) changed; empty when none does.
-std::string settings_changed(const std::string& was, const std::string& now) {
+// refused folder says which option (or the backend) changed; empty when none does. An
+// option absent from one side's settings may be among its input files (`was_files`,
+// `now_files`: their options), as a model parameter given as a file on one side and a
+// number on the other is.
+std::string settings_changed(const std::string& was, const std::string& now, const std::set<std::string>& was_files,
+                             const std::set<std::string>& now_files) {
     const auto a = settings_map(was), b = settings_map(now);
     std::string out;
     auto note = [&](const std::string& key, const std::string& x, const std::string& y) {
-        out += (out.empty() ? "" : "; ") + key + " was " + (x.empty() ? "unset" : x) + ", now " + (y.empty() ? "unset" : y);
+        const auto said = [&](const std::string& v, const std::set<std::string>& files) {
+            return !v.empty() ? v : files.count(key) ? std::string("a file") : std::string("unset");
+        };
+        out += (out.empty() ? "" : "; ") + key + " was " + said(x, was_files) + ", now " + said(y, now_files);
     };
     for (const auto& [key, value] : a) {
         const auto it = b.find(key);
@@ -341,7 +349,11 @@ State open_state(const std::string& folder, const std::vector<JobShot>& names, c
     }
     st.j = read_state(st.file());
     const std::string again = "Use a new output.job folder, or delete this one to start again";
-    if (const std::string changed = settings_changed(st.j["settings"].get<std::string>(), fp.settings); !changed.empty())
+    std::set<std::string> was_files, now_files;  // the options of each side's input files
+    for (const auto& [key, hash] : st.j["inputs"].items()) was_files.insert(key.substr(0, key.find(' ')));
+    for (const auto& in : fp.inputs) now_files.insert(in.key.substr(0, in.key.find(' ')));
+    if (const std::string changed = settings_changed(st.j["settings"].get<std::string>(), fp.settings, was_files, now_files);
+        !changed.empty())
         fail(folder, "holds a job with other settings: " + changed, again);
     if (st.j["inputs"].size() != fp.inputs.size()) {
         // Named: the job's inputs (its options) and this run's.

@@ -203,6 +203,19 @@ TEST_CASE("a job folder holding a job with other settings is refused, not mixed"
     INFO(same.output);
     CHECK(same.status == 0);
     CHECK_THAT(same.output, Contains("resuming job"));
+    // A model parameter given as a number, then as a file (an input file, not a setting):
+    // said so (it said "was 0.1, now unset").
+    Volume eps = io::read_volume(layers_vp_smooth());
+    std::fill(eps.data.begin(), eps.data.end(), 0.1f);
+    const auto aniso_dir = scratch("cli-migrate-other-aniso");
+    const std::string eps_file = (aniso_dir / "epsilon.sgy").string();
+    io::write_volume(eps_file, eps);
+    const auto aniso = aniso_dir / "job";
+    REQUIRE(run_rtm(migrate_cmd(aniso, "--migration.max-shots 1 --model.epsilon 0.1")).status == 0);
+    const auto as_file = run_rtm(migrate_cmd(aniso, "--model.epsilon " + eps_file));
+    INFO(as_file.output);
+    CHECK(as_file.status == 1);
+    CHECK_THAT(as_file.output, Contains("model.epsilon was 0.1, now a file"));
 }
 
 // A full disk when the products are written must not lose the shots migrated since the
