@@ -184,6 +184,36 @@ TEST_CASE("rtm bench uses rtm model's device by default and its CPU ratio stays 
     CHECK(j["rows"][0]["ratio"].get<double>() <= 1.0);
 }
 
+TEST_CASE("rtm bench --physics vti|tti times the CPU's VTI/TTI step, its bytes counted, and refuses other modes as a usage error") {
+    // (On a build without CUDA it sent the user to --device gpu, which sent them back.)
+    const auto dir = scratch("bench-tti-cpu");
+    const struct {
+        const char* args;
+        const char* mode;
+        double bytes;  // values moved a point (src/bench/bench.cpp, cpu_tti), 4 B each
+    } cases[] = {{"--physics tti --grid 32x32x32", "tti", 26 * 4.0}, {"--physics vti --grid 64x64", "vti", 9 * 4.0},
+                 {"--physics tti --grid 64x64", "tti", 21 * 4.0}};
+    for (const auto& c : cases) {
+        const auto json = dir / "bench.json";
+        const auto r = run_rtm(std::string("bench --device cpu --steps 2 --repeats 1 ") + c.args + " --json " + json.string());
+        INFO(c.args << ": " << r.output);
+        REQUIRE(r.status == 0);
+        std::ifstream in(json);
+        const auto j = nlohmann::json::parse(in);
+        REQUIRE(j["rows"].size() == 1);
+        const auto& row = j["rows"][0];
+        CHECK(row["variant"] == "tti_step_cpu");
+        CHECK(row["mode"] == c.mode);
+        CHECK(row["bytes_per_point"].get<double>() == c.bytes);
+        // Moving at least the counted bytes, it cannot beat the copy ceiling.
+        CHECK((row["ratio"].get<double>() > 0 && row["ratio"].get<double>() <= 1.0));
+    }
+    const auto r = run_rtm("bench --device cpu --physics tti --mode modelling --grid 64x64 --steps 2 --repeats 1");
+    INFO(r.output);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.output, Contains("option --physics tti: times the VTI/TTI step alone"));
+}
+
 TEST_CASE("rtm bench --sustain is refused where it would hold nothing") {
     SECTION("on the CPU") {
         const auto r = run_rtm("bench --device cpu --grid 64x64 --steps 2 --repeats 1 --sustain 5");
