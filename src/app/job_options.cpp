@@ -1,6 +1,7 @@
 #include "app/job_options.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 
@@ -150,12 +151,25 @@ Model load_model(const po::variables_map& vm) {
         if (!vm.count(key)) continue;
         *path = vm[key].as<std::string>();
         // A number or a file: anything else ("10%", "0,1") was looked for as a file and
-        // reported as "no such file", naming no option.
-        if (!io::as_constant(*path) && !std::filesystem::exists(*path))
+        // reported as "no such file", naming no option. A path (a folder in it, a SEG-Y
+        // name) that is missing is said as model.vp's is (exit 1); other text is a usage
+        // error (exit 2).
+        if (!io::as_constant(*path) && !std::filesystem::exists(*path)) {
+            std::string lower = *path;
+            for (auto& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+            const auto ends = [&](const std::string& e) {
+                return lower.size() >= e.size() && lower.compare(lower.size() - e.size(), e.size(), e) == 0;
+            };
+            std::error_code ec;
+            const std::string cwd = std::filesystem::current_path(ec).string();
+            if (path->find('/') != std::string::npos || ends(".sgy") || ends(".segy"))
+                fail("option " + std::string(key), *path + ": no such file",
+                     "Check the path (relative paths start at " + cwd + ")");
             fail_usage("option " + std::string(key), "'" + *path + "' is neither a number nor an existing file",
                        std::string(key) == "model.epsilon" || std::string(key) == "model.delta"
                            ? "Give Thomsen's parameter as a fraction (0.1, not 10%) or a SEG-Y file on vp's grid"
                            : "Give the angle in degrees (30) or a SEG-Y file on vp's grid");
+        }
     }
     // Read once, by rank 0, and sent to the others (one file read, not one per rank).
     const parallel::World& world = parallel::World::get();

@@ -44,8 +44,8 @@ bool dry_run(const po::variables_map& vm, const std::vector<std::string>& plan) 
 void check_slabs(const Model& model, const PropagationOptions& prop, bool born) {
     const int per_shot = parallel::ShotGroups::get().per_shot();
     if (per_shot == 1) return;
-    if (!model.extra.empty() && born)
-        fail("option parallel.ranks-per-shot",
+    if (!model.extra.empty() && born)  // options that conflict: a usage error (exit 2)
+        fail_usage("option parallel.ranks-per-shot",
              "is " + std::to_string(per_shot) + ": one shot of an anisotropic (VTI/TTI) model over several ranks "
              "has no Born modelling or born-adjoint condition yet",
              "Set parallel.ranks-per-shot = 1 for it");

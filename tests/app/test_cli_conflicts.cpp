@@ -489,6 +489,15 @@ TEST_CASE("an anisotropy value that is neither a number nor a file and an empty 
         CHECK(r.status == 2);
         CHECK_THAT(r.output, Contains("option model.epsilon: '" + std::string(bad) + "' is neither a number nor an existing file"));
     }
+    // A missing file's path is said as model.vp's: no such file, where relative paths start.
+    for (const char* missing : {"eps.sgy", "models/eps"}) {
+        const auto r = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --model.epsilon " +
+                                                              std::string(missing)));
+        INFO(r.output);
+        CHECK(r.status == 1);
+        CHECK_THAT(r.output, Contains("option model.epsilon: " + std::string(missing) + ": no such file") &&
+                                 Contains("relative paths start at"));
+    }
     // Beyond double's range it is still a number: its value's range is named.
     const auto huge = run_rtm(model_cmd(dir / "out.sgy", "--acquisition.source-x0 1000 --dry-run --model.epsilon 1e400"));
     INFO(huge.output);
