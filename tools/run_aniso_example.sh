@@ -2,7 +2,7 @@
 # Why anisotropy matters, on the bundled 3D TTI model (velocity_models/aniso3d_*): model
 # 9 shots through it, then migrate them twice, with the anisotropic model and with vp
 # alone, and leave both images (SEG-Y and PNG slices) in out/aniso3d/{tti,isotropic}/.
-# On a GPU it takes seconds; on two CPU cores about 20 minutes (the TTI propagation is
+# On a GPU it takes seconds; on two CPU cores about 45 minutes (the TTI propagation is
 # the slow part). RTM=path runs another rtm binary (and skips the build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
