@@ -18,12 +18,13 @@
 
 namespace rtm {
 
-constexpr int kStateVersion = 8;  // 2: double stack, per-input hashes, failed shots; 3: exact stack,
+constexpr int kStateVersion = 9;  // 2: double stack, per-input hashes, failed shots; 3: exact stack,
                                   // ranks' parts; 4: the empty exact sum is all zeros; 5: the stack's
                                   // and the products' hashes, each part's own; 6: inputs known by
                                   // their options, not their paths; 7: the model's spacing as used,
                                   // not model.dx, dy and dz; 8: the stack's hash binds its shots, a
-                                  // part's its job
+                                  // part's its job; 9: images of a tilt 0 everywhere (VTI) and of a
+                                  // smoothed tilt (its axis) changed, data.receivers-outside
 
 // What the refusal of a damaged job folder says to do.
 inline const char* const kStartJobAgain = "Delete the job folder (or use a new output.job) to start the job again";
