@@ -112,11 +112,11 @@ void aniso3d(const std::string& dir) {
                 theta.at(ix, iy, iz) = tk[k];
                 phi.at(ix, iy, iz) = tk[k] > 0 ? 30.f : 0.f;
             }
-    io::write_volume(dir + "/aniso3d_vp.segy", vp, "rtm bundled anisotropic model: P velocity along the axis, m/s");
-    io::write_volume(dir + "/aniso3d_epsilon.segy", eps, "rtm bundled anisotropic model: Thomsen epsilon");
-    io::write_volume(dir + "/aniso3d_delta.segy", del, "rtm bundled anisotropic model: Thomsen delta");
-    io::write_volume(dir + "/aniso3d_theta.segy", theta, "rtm bundled anisotropic model: tilt, degrees from vertical");
-    io::write_volume(dir + "/aniso3d_phi.segy", phi, "rtm bundled anisotropic model: azimuth, degrees from the x axis");
+    io::write_volume(dir + "/aniso3d_vp.segy", vp, "bundled anisotropic model: P velocity along the axis, m/s");
+    io::write_volume(dir + "/aniso3d_epsilon.segy", eps, "bundled anisotropic model: Thomsen epsilon");
+    io::write_volume(dir + "/aniso3d_delta.segy", del, "bundled anisotropic model: Thomsen delta");
+    io::write_volume(dir + "/aniso3d_theta.segy", theta, "bundled anisotropic model: tilt, degrees from vertical");
+    io::write_volume(dir + "/aniso3d_phi.segy", phi, "bundled anisotropic model: azimuth, degrees from the x axis");
 }
 
 }  // namespace
@@ -139,10 +139,10 @@ int main(int argc, char** argv) {
     try {
         const Volume layers = layers2d();
         io::write_volume(dir + "/layers2d_vp.segy", layers,
-                         "rtm bundled 2D model: water, layers, a normal fault, a high-velocity body; m/s");
+                         "bundled 2D model: water, layers, a normal fault, a high-velocity body; m/s");
         io::write_volume(dir + "/layers2d_vp_smooth.segy", smooth_slowness(layers, 60.0),
-                         "rtm bundled 2D model, smoothed (slowness, sigma 60 m): migration velocity; m/s");
-        io::write_volume(dir + "/dome3d_vp.segy", dome3d(), "rtm bundled 3D model: dipping layers over a dome; m/s");
+                         "bundled 2D model, smoothed (slowness, sigma 60 m): migration velocity; m/s");
+        io::write_volume(dir + "/dome3d_vp.segy", dome3d(), "bundled 3D model: dipping layers over a dome; m/s");
         aniso3d(dir);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "make_models: %s\n", e.what());

@@ -249,17 +249,11 @@ std::string shortest(double d) {
     return std::string(buf, std::to_chars(buf, buf + sizeof buf, d).ptr - buf);
 }
 
-// Everything that changes the image, for the job folder's fingerprint: the options
-// (input files by their content: `inputs`, hashed), the model's spacing as used (not
-// model.dx, dy and dz, whose 0 means "the file's": stating the file's own spacing on a
-// resume changes nothing), the backend that runs (whatever propagation.device said).
 // data.receivers-outside drop: the receivers outside the model left out of every gather
 // of the shot files, counted in the log; a gather left with none is refused (nothing of
 // it could be migrated). refuse: the plan refuses the first one.
-void leave_out_receivers_outside(const po::variables_map& vm, const Model& model, std::vector<io::ShotIndex>& indexes) {
-    const std::string how = vm["data.receivers-outside"].as<std::string>();
-    if (how == "refuse") return;
-    if (how != "drop") fail_usage("option data.receivers-outside", "unknown value '" + how + "'", "Use refuse or drop");
+// (The option's value is checked before any file is read: receivers_outside_drop.)
+void leave_out_receivers_outside(const Model& model, std::vector<io::ShotIndex>& indexes) {
     for (auto& index : indexes) {
         std::size_t traces = 0;
         for (std::size_t k = 0; k < index.size(); ++k) traces += index.geometry(k).ntraces();
@@ -272,12 +266,16 @@ void leave_out_receivers_outside(const po::variables_map& vm, const Model& model
                      "nothing of it could be migrated",
                      "Leave the shot out of data.shots, or extend the model to its receivers");
         }
-        if (out)
-            spdlog::warn("shots {}: the receivers of {} of its {} lie outside the model: left out (data.receivers-outside "
-                         "drop)", index.path(), out, counted(long(traces), "trace"));
+        if (out && parallel::World::get().root())  // (warnings come from every rank)
+            spdlog::warn("shots {}: {} of its {}: receivers outside the model, left out (data.receivers-outside drop)",
+                         index.path(), out, counted(long(traces), "trace"));
     }
 }
 
+// Everything that changes the image, for the job folder's fingerprint: the options
+// (input files by their content: `inputs`, hashed), the model's spacing as used (not
+// model.dx, dy and dz, whose 0 means "the file's": stating the file's own spacing on a
+// resume changes nothing), the backend that runs (whatever propagation.device said).
 JobFingerprint settings_of(const po::variables_map& vm, const Grid& model, const Backend& backend,
                            std::vector<JobFingerprint::Input> inputs) {
     std::set<std::string> files;  // options whose values are paths
@@ -333,6 +331,10 @@ int cmd_migrate(int argc, char** argv) {
                 std::filesystem::equivalent(files[i], files[j]))
                 fail("option data.shots", files[i] + " is given twice (its shots would be stacked twice)",
                      "List each shot file once");
+    const std::string outside = vm["data.receivers-outside"].as<std::string>();
+    if (outside != "refuse" && outside != "drop")
+        fail_usage("option data.receivers-outside", "unknown value '" + outside + "'", "Use refuse or drop");
+    const bool receivers_outside_drop = outside == "drop";
     // Three reads of different files at once, each on its own thread (one after another
     // they took 0.24, 0.10 and 0.18 s before a 3D migration's first step, H200 host,
     // 2026-11-24): the model (on every core), every shot file's trace headers (checked
@@ -363,7 +365,7 @@ int cmd_migrate(int argc, char** argv) {
     const Model model = load_model(vm);
     reading.stop();
     std::vector<io::ShotIndex> indexes = indexed.get();
-    leave_out_receivers_outside(vm, model, indexes);
+    if (receivers_outside_drop) leave_out_receivers_outside(model, indexes);
     std::vector<JobShot> names;
     std::vector<std::pair<std::size_t, std::size_t>> where;  // index and gather of each job shot
     for (std::size_t file = 0; file < indexes.size(); ++file) {

@@ -204,13 +204,14 @@ Model load_model(const po::variables_map& vm) {
                 smooth_axis(th->second, ph == m.extra.end() ? nullptr : &ph->second, sigma);
             }
         }
-        // A tilt of 0 at every node is a VTI medium: the VTI operator runs (its compact
+        // A tilt of 0 (or 180 degrees, the same axis) at every node is a VTI medium: the VTI operator runs (its compact
         // stencils, a larger time step, about a third of the TTI step's work). The TTI
         // operator at tilt 0 propagates the same qP wave but not the same records: its
         // response to the qSV artefact and to grid-scale energy differs (the records of
         // a layers2d shot by 0.38, docs/anisotropy.md).
         if (const auto th = m.extra.find("theta"); th != m.extra.end() &&
-            std::all_of(th->second.data.begin(), th->second.data.end(), [](float v) { return v == 0.f; })) {
+            std::all_of(th->second.data.begin(), th->second.data.end(),
+                        [](float v) { return v == 0.f || std::abs(v) == float(M_PI); })) {
             m.extra.erase("theta");
             m.extra.erase("phi");
             vertical_axis = true;
@@ -237,7 +238,7 @@ Model load_model(const po::variables_map& vm) {
                                   : ", epsilon and delta as values, the symmetry axis as an axis (its tensor n n^T: "
                                     "tilts of +89 and -89 degrees are 2 degrees apart, as azimuths of 359 and 1 are)");
     if (vertical_axis)
-        spdlog::info("model: the tilt (model.theta) is 0 at every node, so the {} operator runs{} (a tilt anywhere "
+        spdlog::info("model: the tilt (model.theta) is 0 or 180 degrees at every node (a vertical axis), so the {} operator runs{} (a tilt anywhere "
                      "runs the TTI operator, whose records differ from VTI's: docs/anisotropy.md)",
                      m.extra.empty() ? "isotropic" : "VTI", vm.count("model.phi") ? "; model.phi has no effect" : "");
     if (!m.extra.empty()) {
@@ -261,7 +262,7 @@ Model load_model(const po::variables_map& vm) {
                          n, m.vp.data.size());
     }
     if (elliptic > 0 && m.extra.empty() && world.root())
-        spdlog::warn("option model.elliptic-above: the model is isotropic (no epsilon, delta, theta or phi), so it "
+        spdlog::warn("option model.elliptic-above: the model is isotropic (no epsilon or delta, and no tilt), so it "
                      "has no effect");
     return m;
 }

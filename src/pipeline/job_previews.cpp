@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/log.h"
 #include "io/previews.h"
 
 namespace rtm {
@@ -11,8 +12,8 @@ std::vector<std::string> write_image_previews(const std::string& folder, const V
                                               const MigrationJobOptions& opt, int done, int total) {
     const std::filesystem::path dir(folder);
     const std::string title = (dir / "image.sgy").string() + ": " +
-                              (done == total ? "all " + std::to_string(total) + " shots"
-                                             : "partial, " + std::to_string(done) + " of " + std::to_string(total) + " shots") +
+                              (done == total ? "all " + counted(total, "shot")
+                                             : "partial, " + std::to_string(done) + " of " + counted(total, "shot")) +
                               ", " + condition_name(opt.migration.condition);
     return io::write_volume_png((dir / "image.png").string(), image, io::PngStyle{}, title,
                                 post_words(opt.post) + "; no display gain");

@@ -49,7 +49,7 @@ std::string post_words(const imaging::PostProcessing& post) {
     std::string w = "stack";
     if (post.normalise) w += " / source illumination";
     if (post.laplacian) w += ", -Laplacian";
-    if (post.top_mute > 0) w += ", top mute " + std::to_string(int(post.top_mute)) + " m";
+    if (post.top_mute > 0) w += fmt::format(", top mute {:g} m", post.top_mute);
     return w;
 }
 
@@ -746,7 +746,8 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         // shots done with this one (those migrated and not yet added counted), their rate
         // so far, and when the rest should be done; should the adding refuse it (a value
         // that is not finite), its failure follows.
-        const long done = before + queue.ended();
+        // (A shot whose adding was refused ends again on its retry: at most n.)
+        const long done = std::min(before + queue.ended(), long(n));
         const double rate = double(done - before) / std::chrono::duration<double>(clock::now() - loop_start).count();
         if (queue.leader())
             every_rank().info("{} ({} of {} done, {:.0f} shots/h, ETA {}): window {} x {} x {}, {} steps, imaging "

@@ -74,7 +74,7 @@ double choose_time_step(const Grid& g, double v_max, double record_dt, const Wav
         std::ostringstream os;
         os << "the time step " << dt << " s is unstable on this grid: its limit is " << dt_max
            << " s, an isotropic medium's at " << v_max << " m/s (the largest vp; for an anisotropic model, "
-              "the speed whose isotropic limit is its scheme's, above its largest vp: docs/anisotropy.md)";
+              "the speed whose isotropic limit is its scheme's: docs/anisotropy.md)";
         std::ostringstream fix;
         fix << "The largest stable dt is " << dt_max << " s; use propagation.dt <= " << dt_max
             << " or 0 for automatic";

@@ -486,7 +486,7 @@ std::vector<std::string> plan_job(const Model& model, const std::string& model_p
                   bytes(total(device)) + " (" + list(device) + "); host " + bytes(total(host)) + " (" + list(host) +
                   "); a rank may hold " + have.said());
     if (!storage_line.empty()) out.push_back("plan: " + storage_line);
-    out.push_back("plan: estimated time for the " + counted(shots.count, "shot") + " " + duration(seconds) + " (" +
+    out.push_back("plan: estimated time for the " + counted(shots.count, "shot") + ": " + duration(seconds) + " (" +
                   fmt(propagations) + " propagation" +
                   (propagations > 1 ? "s" : "") + " a shot at a nominal " +
                   (prop.backend.gpu ? fmt(rate / 1e9, 2) + " Gpoints/s on the GPU" : fmt(rate / 1e9, 2) + " Gpoints/s on " +
