@@ -110,7 +110,7 @@ TEST_CASE("rtm model of 1000 2D shots on the GPU runs batches beyond 65535 z blo
     REQUIRE(r.status == 0);
     // The automatic batch: its members' planes (151 + 2 x layer cells each) exceed one launch's 65535 z blocks.
     std::smatch m;
-    REQUIRE(std::regex_search(r.output, m, std::regex(R"(with (\d+) absorbing cells.*?(\d+) shot\(s\) at a time)")));
+    REQUIRE(std::regex_search(r.output, m, std::regex(R"(with (\d+) absorbing cells.*?(\d+) shots? at a time)")));
     const long cells = std::stol(m[1]), batch = std::stol(m[2]);
     INFO("batch " << batch << ", " << cells << " absorbing cells");
     CHECK(batch * (151 + 2 * cells) > 65535);
