@@ -178,6 +178,25 @@ Ceiling cpu_ceiling(std::size_t grid_points) {
     return c;
 }
 
+// A CPU bench's row: `one` (a step) run once to warm up, then o.repeats times o.steps
+// steps, their median step over `points` points moving `bytes_per_point` against the
+// ceiling c.
+template <class T, class Step>
+Row cpu_row(const Options& o, const Ceiling& c, const std::string& mode, const std::string& variant, double points,
+            double bytes_per_point, const std::string& note, Step&& one) {
+    one();
+    std::vector<double> t;
+    for (int r = 0; r < o.repeats; ++r) {
+        const auto t0 = Clock::now();
+        for (int s = 0; s < o.steps; ++s) one();
+        t.push_back(seconds_since(t0) / o.steps);
+    }
+    std::sort(t.begin(), t.end());
+    Row r = rate_row(mode, variant, int(sizeof(T)), "cpu", o, t[t.size() / 2], points, bytes_per_point, c.gbs);
+    r.note = std::to_string(omp_get_max_threads()) + " threads" + note;
+    return r;
+}
+
 template <class T>
 Row cpu_full(const Options& o, const Ceiling& c) {
     const kernels::Box box = o.box();
@@ -202,30 +221,7 @@ Row cpu_full(const Options& o, const Ceiling& c) {
         kernels::step_cpu(A);
         std::swap(pu, pw);
     };
-    one();
-    std::vector<double> t;
-    for (int r = 0; r < o.repeats; ++r) {
-        const auto t0 = Clock::now();
-        for (int s = 0; s < o.steps; ++s) one();
-        t.push_back(seconds_since(t0) / o.steps);
-    }
-    std::sort(t.begin(), t.end());
-    Row r;
-    r.mode = "full";
-    r.variant = "step_cpu";
-    r.precision = sizeof(T) == 4 ? "fp32" : "fp64";
-    r.device = "cpu";
-    r.nx = o.nx;
-    r.ny = o.ny;
-    r.nz = o.nz;
-    r.seconds_per_step = t[t.size() / 2];
-    r.gpts = box.points() / r.seconds_per_step * 1e-9;
-    r.bytes_per_point = 4.0 * sizeof(T);
-    r.gbs = r.gpts * r.bytes_per_point;
-    r.ceiling_gpts = c.gbs / r.bytes_per_point;
-    r.ratio = r.gpts / r.ceiling_gpts;
-    r.note = std::to_string(omp_get_max_threads()) + " threads";
-    return r;
+    return cpu_row<T>(o, c, "full", "step_cpu", double(box.points()), 4.0 * sizeof(T), "", one);
 }
 
 // The CPU's VTI/TTI step (--physics vti|tti --device cpu), the GPU kernels' twin: on
@@ -270,30 +266,8 @@ Row cpu_tti(const Options& o, const Ceiling& c) {
         std::swap(p, wp);
         std::swap(q, wq);
     };
-    one();
-    std::vector<double> t;
-    for (int r = 0; r < o.repeats; ++r) {
-        const auto t0 = Clock::now();
-        for (int s = 0; s < o.steps; ++s) one();
-        t.push_back(seconds_since(t0) / o.steps);
-    }
-    std::sort(t.begin(), t.end());
-    Row r;
-    r.mode = o.physics;
-    r.variant = "tti_step_cpu";
-    r.precision = sizeof(T) == 4 ? "fp32" : "fp64";
-    r.device = "cpu";
-    r.nx = o.nx;
-    r.ny = o.ny;
-    r.nz = o.nz;
-    r.seconds_per_step = t[t.size() / 2];
-    r.gpts = box.points() / r.seconds_per_step * 1e-9;
-    r.bytes_per_point = double(tilted ? 11 + 5 * box.ndim : 9) * sizeof(T);
-    r.gbs = r.gpts * r.bytes_per_point;
-    r.ceiling_gpts = c.gbs / r.bytes_per_point;
-    r.ratio = r.gpts / r.ceiling_gpts;
-    r.note = std::to_string(omp_get_max_threads()) + " threads" + (tilted ? ", two passes through memory" : "");
-    return r;
+    return cpu_row<T>(o, c, o.physics, "tti_step_cpu", double(box.points()),
+                      double(tilted ? 11 + 5 * box.ndim : 9) * sizeof(T), tilted ? ", two passes through memory" : "", one);
 }
 
 // A whole forward-modelling step through the backend's Propagator: C-PML on every

@@ -69,6 +69,28 @@ struct Row {
     GpuConditions gpu;            // the GPU's clocks while timed (GPU rows)
 };
 
+// A timed step's row but its note: its rate over `points` points in `seconds`, its
+// bytes per point (`bpp`) and its share of the copy ceiling measured in the same run.
+// value_bytes: 4 (fp32) or 8 (fp64).
+inline Row rate_row(const std::string& mode, const std::string& variant, int value_bytes, const std::string& device,
+                    const Options& o, double seconds, double points, double bpp, double ceiling_gbs) {
+    Row r;
+    r.mode = mode;
+    r.variant = variant;
+    r.precision = value_bytes == 4 ? "fp32" : "fp64";
+    r.device = device;
+    r.nx = o.nx;
+    r.ny = o.ny;
+    r.nz = o.nz;
+    r.seconds_per_step = seconds;
+    r.gpts = points / seconds * 1e-9;
+    r.bytes_per_point = bpp;
+    r.gbs = r.gpts * bpp;
+    r.ceiling_gpts = ceiling_gbs / bpp;
+    r.ratio = r.gpts / r.ceiling_gpts;
+    return r;
+}
+
 // --mode rtm (bench_rtm.cpp): one migrate_shot against one model_shots, printed and
 // written to json_file when not empty.
 void rtm_mode(const Options& o, const std::string& json_file, const std::string& cmd, const std::string& device_name);

@@ -42,20 +42,7 @@ __global__ void fill_kernel(T* p, std::size_t n, std::uint32_t seed, T lo, T hi)
 template <class T, class Info>
 Row kernel_row(const std::string& mode, const std::string& variant, const Options& o, double seconds, double points,
                double bpp, double ceiling_gbs, const Info& info, const std::string& extra) {
-    Row r;
-    r.mode = mode;
-    r.variant = variant;
-    r.precision = sizeof(T) == 4 ? "fp32" : "fp64";
-    r.device = "gpu";
-    r.nx = o.nx;
-    r.ny = o.ny;
-    r.nz = o.nz;
-    r.seconds_per_step = seconds;
-    r.gpts = points / seconds * 1e-9;
-    r.bytes_per_point = bpp;
-    r.gbs = r.gpts * bpp;
-    r.ceiling_gpts = ceiling_gbs / bpp;
-    r.ratio = r.gpts / r.ceiling_gpts;
+    Row r = rate_row(mode, variant, int(sizeof(T)), "gpu", o, seconds, points, bpp, ceiling_gbs);
     char note[240];
     std::snprintf(note, sizeof note, "%d regs, %d B smem, %d threads, %d blocks/SM, %ld blocks, zchunk %d%s", info.regs,
                   info.smem, info.threads, info.blocks_per_sm, info.blocks, info.zchunk, extra.c_str());
