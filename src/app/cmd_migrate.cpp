@@ -279,7 +279,7 @@ void leave_out_receivers_outside(const Model& model, std::vector<io::ShotIndex>&
 JobFingerprint settings_of(const po::variables_map& vm, const Grid& model, const Backend& backend,
                            std::vector<JobFingerprint::Input> inputs) {
     std::set<std::string> files;  // options whose values are paths
-    for (const auto& in : inputs) files.insert(in.key.substr(0, in.key.find(' ')));
+    for (const auto& in : inputs) files.insert(JobFingerprint::option_of(in.key));
     std::ostringstream os;
     for (const auto& [key, value] : vm) {
         if (key == "config" || key == "output.job" || key == "migration.max-shots" ||

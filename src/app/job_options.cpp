@@ -204,8 +204,9 @@ Model load_model(const po::variables_map& vm) {
                 smooth_axis(th->second, ph == m.extra.end() ? nullptr : &ph->second, sigma);
             }
         }
-        // A tilt of 0 (or 180 degrees, the same axis) at every node is a VTI medium: the VTI operator runs (its compact
-        // stencils, a larger time step, about a third of the TTI step's work). The TTI
+        // A tilt of 0 (or 180 degrees, the same axis) at every node is a VTI medium: the VTI
+        // operator runs (its compact stencils, a larger time step, about a third of the
+        // TTI step's work). The TTI
         // operator at tilt 0 propagates the same qP wave but not the same records: its
         // response to the qSV artefact and to grid-scale energy differs (the records of
         // a layers2d shot by 0.38, docs/anisotropy.md).
@@ -238,8 +239,9 @@ Model load_model(const po::variables_map& vm) {
                                   : ", epsilon and delta as values, the symmetry axis as an axis (its tensor n n^T: "
                                     "tilts of +89 and -89 degrees are 2 degrees apart, as azimuths of 359 and 1 are)");
     if (vertical_axis)
-        spdlog::info("model: the tilt (model.theta) is 0 or 180 degrees at every node (a vertical axis), so the {} operator runs{} (a tilt anywhere "
-                     "runs the TTI operator, whose records differ from VTI's: docs/anisotropy.md)",
+        spdlog::info("model: the tilt (model.theta) is 0 or 180 degrees at every node (a vertical axis), so the {} "
+                     "operator runs{} (a tilt anywhere runs the TTI operator, whose records differ from VTI's: "
+                     "docs/anisotropy.md)",
                      m.extra.empty() ? "isotropic" : "VTI", vm.count("model.phi") ? "; model.phi has no effect" : "");
     if (!m.extra.empty()) {
         spdlog::info("model: anisotropic, pseudo-acoustic {} (parameters:{}{}{}{})",

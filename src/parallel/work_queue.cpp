@@ -9,9 +9,9 @@ namespace rtm::parallel {
 namespace {
 
 // The counters: the next position in the order, claims under way, retries queued, items
-// done, the stop flag, claims whose work has ended (progress); then the retry queue (item * ranks + the rank that failed it + 1,
-// 0 while it is being written) and each retry's claim count (the rank that moves it
-// from 0 has it).
+// done, the stop flag, claims whose work has ended (progress); then the retry queue
+// (item * ranks + the rank that failed it + 1, 0 while it is being written) and each
+// retry's claim count (the rank that moves it from 0 has it).
 enum : std::size_t { kNext, kBusy, kRetries, kDone, kStop, kEnded, kFixed };
 
 }  // namespace

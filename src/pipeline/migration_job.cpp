@@ -350,8 +350,8 @@ State open_state(const std::string& folder, const std::vector<JobShot>& names, c
     st.j = read_state(st.file());
     const std::string again = "Use a new output.job folder, or delete this one to start again";
     std::set<std::string> was_files, now_files;  // the options of each side's input files
-    for (const auto& [key, hash] : st.j["inputs"].items()) was_files.insert(key.substr(0, key.find(' ')));
-    for (const auto& in : fp.inputs) now_files.insert(in.key.substr(0, in.key.find(' ')));
+    for (const auto& [key, hash] : st.j["inputs"].items()) was_files.insert(JobFingerprint::option_of(key));
+    for (const auto& in : fp.inputs) now_files.insert(JobFingerprint::option_of(in.key));
     if (const std::string changed = settings_changed(st.j["settings"].get<std::string>(), fp.settings, was_files, now_files);
         !changed.empty())
         fail(folder, "holds a job with other settings: " + changed, again);
@@ -565,9 +565,9 @@ JobReport run_migration_job(const Model& model, const std::vector<JobShot>& name
         complete_before = st.complete();
         if (complete_before) {
             check_products(st.j, st.folder);
-            spdlog::info("job {} is complete: its {} in its image ({}); nothing to do (use a new output.job "
+            spdlog::info("job {} is complete: its image ({}) holds its {}; nothing to do (use a new output.job "
                          "folder, or delete this one, to migrate again)",
-                         opt.folder, n == 1 ? "shot is" : std::to_string(n) + " shots are", (st.folder / "image.sgy").string());
+                         opt.folder, (st.folder / "image.sgy").string(), counted(n, "shot"));
             return;
         }
         resuming = st.generation() > 0 || !part_files(st.folder).empty();

@@ -77,6 +77,8 @@ struct JobFingerprint {
         std::string path;  // as given, for messages
         std::string hash;  // of its content (io/file_hash.h)
     };
+    // The option of an input's key ("data.shots" of "data.shots 2").
+    static std::string option_of(const std::string& key) { return key.substr(0, key.find(' ')); }
     std::string settings;  // "key=value;" of the options that are not input files
     std::vector<Input> inputs;
 };
@@ -95,7 +97,6 @@ struct MigrationJobOptions {
 // the post-processing ("stack / source illumination, -Laplacian, top mute 50 m").
 const char* condition_name(ImagingCondition c);
 std::string post_words(const imaging::PostProcessing& post);
-
 
 struct FailedShot {
     JobShot shot;

@@ -23,19 +23,11 @@ Local local_of(const Grid& g, const Position& p) {
     return l;
 }
 
-// Model-local (x, y) of a world position; y = 0 on a 2D line.
-void model_local(const Model& m, const Position& p, double& x, double& y) {
-    const Local l = local_of(m.grid(), p);
-    x = l.x;
-    y = l.y;
-}
-
 PointStencil stencil_of(const Domain& d, const ShotWindow& w, const Model& m, const Position& p,
                         const std::string& what) {
     require_in_model(m, p, what);
-    double x, y;
-    model_local(m, p, x, y);
-    return d.point(x - w.ix0 * w.grid.dx, y - w.iy0 * w.grid.dy, p.z, what);
+    const Local l = local_of(m.grid(), p);
+    return d.point(l.x - w.ix0 * w.grid.dx, l.y - w.iy0 * w.grid.dy, p.z, what);
 }
 
 }  // namespace
@@ -80,17 +72,14 @@ ShotWindow window_extent(const Model& model, const ShotGather& shot, double aper
     ShotWindow w;
     int x0 = 0, x1 = g.nx - 1, y0 = 0, y1 = g.ny - 1;
     if (aperture >= 0) {
-        double xmin, ymin, xmax, ymax;
-        model_local(model, shot.source, xmin, ymin);
-        xmax = xmin;
-        ymax = ymin;
+        const Local s = local_of(g, shot.source);
+        double xmin = s.x, ymin = s.y, xmax = s.x, ymax = s.y;
         for (const auto& r : shot.receivers) {
-            double x, y;
-            model_local(model, r, x, y);
-            xmin = std::min(xmin, x);
-            xmax = std::max(xmax, x);
-            ymin = std::min(ymin, y);
-            ymax = std::max(ymax, y);
+            const Local l = local_of(g, r);
+            xmin = std::min(xmin, l.x);
+            xmax = std::max(xmax, l.x);
+            ymin = std::min(ymin, l.y);
+            ymax = std::max(ymax, l.y);
         }
         // Clamped as doubles: an aperture beyond the model (1e30 m) is the whole model, not
         // an integer overflow.
